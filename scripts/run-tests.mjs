@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// Runs every compiled test file with node's test runner. Before that it checks the
+// PostgreSQL server the PostgreSQL tests use: under CI an unreachable server fails
+// the run; elsewhere those tests are skipped with the reason. Each test file makes
+// its own fresh database (named with this run's id); the run drops them at the end.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const root = new URL('..', import.meta.url).pathname;
+const testRoot = join(root, 'dist', 'test');
+const filter = process.argv.slice(2);
+
+function collect(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return collect(path);
+    return name.endsWith('.test.js') ? [path] : [];
+  });
+}
+
+const files = collect(testRoot)
+  .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files found under dist/test (did the build run?)');
+  process.exit(1);
+}
+
+const adminUrl = process.env.COREGATE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const runId = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+const env = { ...process.env, COREGATE_TEST_PG_URL: adminUrl, COREGATE_TEST_RUN_ID: runId };
+delete env.DATABASE_URL;
+
+async function adminClient() {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  return client;
+}
+
+try {
+  const client = await adminClient();
+  await client.end();
+} catch (error) {
+  const reason = `PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} is unreachable: ${error.message}`;
+  if (process.env.CI === 'true') {
+    console.error(`FAIL: ${reason} (CI requires the PostgreSQL tests)`);
+    process.exit(1);
+  }
+  console.error(`warning: ${reason}; PostgreSQL tests will be skipped`);
+  env.COREGATE_TEST_PG_SKIP = reason;
+}
+
+const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env, cwd: root });
+const code = await new Promise((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
+
+if (!env.COREGATE_TEST_PG_SKIP) {
+  try {
+    const client = await adminClient();
+    const { rows } = await client.query('select datname from pg_database where datname like $1', [`coregate_test_${runId}_%`]);
+    for (const { datname } of rows) await client.query(`drop database if exists "${datname}" with (force)`);
+    await client.end();
+  } catch (error) {
+    console.error(`warning: could not drop this run's test databases: ${error.message}`);
+  }
+}
+process.exit(code);

@@ -1,0 +1,57 @@
+/**
+ * The schema, as an ordered list of migrations. Each runs once, in a transaction,
+ * on PostgreSQL and on PGlite alike. Never edit a released migration: add one.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  /** Single statements, run in order (PGlite's extended protocol takes one statement per query). */
+  readonly statements: readonly string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'clients, refresh tokens, signing keys',
+    statements: [
+      `create table clients (
+        id text primary key,
+        name text not null,
+        platform text not null,
+        scopes text[] not null,
+        grants text[] not null,
+        allowed_ips text[] not null default '{}',
+        enabled boolean not null default true,
+        secret_digest text not null,
+        created_at timestamptz not null,
+        secret_rotated_at timestamptz not null,
+        updated_at timestamptz not null
+      )`,
+      `create index clients_platform on clients (platform)`,
+      `create table refresh_tokens (
+        digest text primary key,
+        client_id text not null references clients (id) on delete cascade,
+        chain_id text not null,
+        scope text not null,
+        issued_at timestamptz not null,
+        expires_at timestamptz not null,
+        used_at timestamptz,
+        revoked_at timestamptz
+      )`,
+      `create index refresh_tokens_chain on refresh_tokens (chain_id)`,
+      `create index refresh_tokens_expiry on refresh_tokens (expires_at)`,
+      `create table signing_keys (
+        kid text primary key,
+        alg text not null,
+        public_jwk jsonb not null,
+        private_sealed text not null,
+        created_at timestamptz not null,
+        retired_at timestamptz,
+        publish_until timestamptz
+      )`,
+      // At most one active key, enforced by the database so that two processes
+      // starting on an empty database cannot both create one.
+      `create unique index signing_keys_one_active on signing_keys ((true)) where retired_at is null`,
+    ],
+  },
+];

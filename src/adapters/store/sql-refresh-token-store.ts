@@ -1,0 +1,72 @@
+import type { ConsumeResult, RefreshTokenRecord, RefreshTokenStore } from '../../ports/refresh-token-store.js';
+import type { Database } from './database.js';
+
+interface RefreshTokenRow {
+  digest: string;
+  client_id: string;
+  chain_id: string;
+  scope: string;
+  issued_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const COLUMNS = 'digest, client_id, chain_id, scope, issued_at, expires_at, used_at, revoked_at';
+
+function toRecord(row: RefreshTokenRow): RefreshTokenRecord {
+  return {
+    digest: row.digest,
+    clientId: row.client_id,
+    chainId: row.chain_id,
+    scope: row.scope,
+    issuedAt: new Date(row.issued_at),
+    expiresAt: new Date(row.expires_at),
+  };
+}
+
+export class SqlRefreshTokenStore implements RefreshTokenStore {
+  constructor(private readonly db: Database) {}
+
+  async insert(token: RefreshTokenRecord): Promise<void> {
+    await this.db.query(
+      `insert into refresh_tokens (digest, client_id, chain_id, scope, issued_at, expires_at) values ($1, $2, $3, $4, $5, $6)`,
+      [token.digest, token.clientId, token.chainId, token.scope, token.issuedAt, token.expiresAt],
+    );
+  }
+
+  async consume(digest: string, clientId: string, now: Date): Promise<ConsumeResult> {
+    return this.db.transaction(async (tx) => {
+      // The conditional update is the compare-and-swap: of concurrent callers only
+      // one sees the row still unused.
+      const consumed = await tx.query<RefreshTokenRow>(
+        `update refresh_tokens set used_at = $2
+         where digest = $1 and client_id = $3 and used_at is null and revoked_at is null and expires_at > $2
+         returning ${COLUMNS}`,
+        [digest, now, clientId],
+      );
+      if (consumed[0]) return { outcome: 'consumed', token: toRecord(consumed[0]) };
+      const existing = await tx.query<RefreshTokenRow>(`select ${COLUMNS} from refresh_tokens where digest = $1 and client_id = $2`, [
+        digest,
+        clientId,
+      ]);
+      const row = existing[0];
+      if (!row) return { outcome: 'unknown' };
+      if (row.used_at !== null) {
+        await tx.query(`update refresh_tokens set revoked_at = $2 where chain_id = $1 and revoked_at is null`, [row.chain_id, now]);
+        return { outcome: 'replayed', token: toRecord(row) };
+      }
+      return { outcome: 'dead', token: toRecord(row) };
+    });
+  }
+
+  async revokeChainOf(digest: string, clientId: string, at: Date): Promise<boolean> {
+    const rows = await this.db.query<{ chain_id: string }>(
+      `update refresh_tokens set revoked_at = $3
+       where chain_id = (select chain_id from refresh_tokens where digest = $1 and client_id = $2) and revoked_at is null
+       returning chain_id`,
+      [digest, clientId, at],
+    );
+    return rows.length > 0;
+  }
+}

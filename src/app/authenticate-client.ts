@@ -1,0 +1,34 @@
+import type { ClientRecord } from '../domain/client.js';
+import { InvalidClient } from '../domain/errors.js';
+import type { ClientStore } from '../ports/client-store.js';
+import type { CredentialHasher } from '../ports/credential-hasher.js';
+
+export interface ClientCredentials {
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+/**
+ * Authenticates a client by id and secret (client_secret_basic). Every failure is
+ * the same {@link InvalidClient}; the real cause goes only to the log.
+ */
+export class ClientAuthenticator {
+  /** Compared against when the client does not exist, so both paths cost one HMAC. */
+  private readonly decoyDigest: string;
+
+  constructor(
+    private readonly clients: ClientStore,
+    private readonly hasher: CredentialHasher,
+  ) {
+    this.decoyDigest = hasher.digest(hasher.generate('decoy_'));
+  }
+
+  async authenticate(credentials: ClientCredentials): Promise<ClientRecord> {
+    const client = await this.clients.findById(credentials.clientId);
+    const secretMatches = this.hasher.matches(credentials.clientSecret, client?.secretDigest ?? this.decoyDigest);
+    if (!client) throw new InvalidClient('unknown client_id');
+    if (!secretMatches) throw new InvalidClient(`wrong secret for ${client.id}`);
+    if (!client.enabled) throw new InvalidClient(`client ${client.id} is disabled`);
+    return client;
+  }
+}

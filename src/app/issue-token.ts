@@ -1,0 +1,129 @@
+/**
+ * The token endpoint's grants (spec §4.1, CONTRACT §3): client_credentials and
+ * refresh_token, one scope per token, refresh tokens rotated on every use.
+ * Client authentication has already happened; checks run grant_type first, then
+ * the other parameters.
+ */
+import { randomUUID } from 'node:crypto';
+import { isKnownScope, type ClientRecord } from '../domain/client.js';
+import { InvalidGrant, InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../domain/errors.js';
+import type { Clock } from '../ports/clock.js';
+import type { CredentialHasher } from '../ports/credential-hasher.js';
+import type { RefreshTokenStore } from '../ports/refresh-token-store.js';
+import type { TokenSigner } from '../ports/token-signer.js';
+
+export const REFRESH_TOKEN_PREFIX = 'cgr_';
+
+/** Form parameters of a token request; absent and empty are both `undefined` (RFC 6749 §3.1). */
+export interface TokenRequest {
+  readonly grant_type?: string | undefined;
+  readonly scope?: string | undefined;
+  readonly refresh_token?: string | undefined;
+}
+
+export interface TokenResponse {
+  readonly access_token: string;
+  readonly token_type: 'Bearer';
+  readonly expires_in: number;
+  readonly scope: string;
+  readonly refresh_token?: string;
+}
+
+export interface TokenIssuerOptions {
+  readonly issuer: () => string;
+  readonly accessTokenTtlSeconds: number;
+  readonly refreshTokenTtlSeconds: number;
+}
+
+export class TokenIssuer {
+  constructor(
+    private readonly refreshTokens: RefreshTokenStore,
+    private readonly hasher: CredentialHasher,
+    private readonly signer: TokenSigner,
+    private readonly clock: Clock,
+    private readonly options: TokenIssuerOptions,
+  ) {}
+
+  async issue(client: ClientRecord, request: TokenRequest): Promise<TokenResponse> {
+    switch (request.grant_type) {
+      case undefined:
+        throw new InvalidRequest('grant_type is required');
+      case 'client_credentials':
+        return this.respond(client, this.scopeFor(client, request.scope), randomUUID());
+      case 'refresh_token':
+        if (!client.grants.includes('refresh_token')) throw new UnauthorizedClient('this client may not use refresh tokens');
+        return this.refresh(client, request);
+      case 'authorization_code':
+        throw new UnauthorizedClient('this client may not use the authorization code grant');
+      default:
+        throw new UnsupportedGrantType('grant_type must be client_credentials or refresh_token');
+    }
+  }
+
+  /** One scope per token (spec §5.4); omitted means every scope the client holds. */
+  private scopeFor(client: ClientRecord, requested: string | undefined): string {
+    if (requested === undefined) return client.scopes.join(' ');
+    const scopes = requested.split(' ').filter(Boolean);
+    if (scopes.length !== 1) throw new InvalidRequest('exactly one scope may be requested');
+    const [scope] = scopes as [string];
+    if (!isKnownScope(scope)) throw new InvalidRequest('unknown scope');
+    if (!client.scopes.includes(scope)) throw new InvalidGrant('the client was not granted this scope');
+    return scope;
+  }
+
+  private async refresh(client: ClientRecord, request: TokenRequest): Promise<TokenResponse> {
+    if (request.refresh_token === undefined) throw new InvalidRequest('refresh_token is required');
+    // Scope syntax is checked before the token is spent, so a malformed request costs nothing.
+    const requestedScope = request.scope === undefined ? undefined : this.scopeFor(client, request.scope);
+    const result = await this.refreshTokens.consume(this.hasher.digest(request.refresh_token), client.id, this.clock.now());
+    switch (result.outcome) {
+      case 'unknown':
+        throw new InvalidGrant('refresh token is invalid', 'unknown refresh token');
+      case 'dead':
+        throw new InvalidGrant('refresh token is invalid', 'expired or revoked refresh token');
+      case 'replayed':
+        throw new InvalidGrant('refresh token is invalid', `refresh token reused: chain ${result.token.chainId} revoked`);
+      case 'consumed':
+        break;
+    }
+    const { token } = result;
+    const stillGranted = token.scope.split(' ').every((scope) => client.scopes.includes(scope as never));
+    if (!stillGranted) throw new InvalidGrant('the client no longer holds the scope of this refresh token');
+    if (requestedScope !== undefined && requestedScope !== token.scope) {
+      throw new InvalidGrant('a refreshed token keeps the scope of the original grant');
+    }
+    return this.respond(client, token.scope, token.chainId);
+  }
+
+  private async respond(client: ClientRecord, scope: string, chainId: string): Promise<TokenResponse> {
+    const now = this.clock.now();
+    const iat = Math.floor(now.getTime() / 1000);
+    const accessToken = await this.signer.sign({
+      iss: this.options.issuer(),
+      sub: client.id,
+      client_id: client.id,
+      scope,
+      token_use: 'access',
+      iat,
+      exp: iat + this.options.accessTokenTtlSeconds,
+      jti: randomUUID(),
+    });
+    const response: TokenResponse = {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: this.options.accessTokenTtlSeconds,
+      scope,
+    };
+    if (!client.grants.includes('refresh_token')) return response;
+    const refreshToken = this.hasher.generate(REFRESH_TOKEN_PREFIX);
+    await this.refreshTokens.insert({
+      digest: this.hasher.digest(refreshToken),
+      clientId: client.id,
+      chainId,
+      scope,
+      issuedAt: now,
+      expiresAt: new Date(now.getTime() + this.options.refreshTokenTtlSeconds * 1000),
+    });
+    return { ...response, refresh_token: refreshToken };
+  }
+}

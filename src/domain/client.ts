@@ -1,0 +1,39 @@
+/** Registered platform clients of the authorization server. */
+
+/** Scopes coregate knows. A token carries exactly one (spec §5.4). */
+export const KNOWN_SCOPES = ['core/main'] as const;
+export type Scope = (typeof KNOWN_SCOPES)[number];
+export const DEFAULT_SCOPE: Scope = 'core/main';
+
+export function isKnownScope(value: string): value is Scope {
+  return (KNOWN_SCOPES as readonly string[]).includes(value);
+}
+
+/** Grants a client may hold; `client_credentials` is always granted (CONTRACT §1). */
+export const CLIENT_GRANTS = ['client_credentials', 'refresh_token'] as const;
+export type ClientGrant = (typeof CLIENT_GRANTS)[number];
+
+export function isClientGrant(value: string): value is ClientGrant {
+  return (CLIENT_GRANTS as readonly string[]).includes(value);
+}
+
+export interface Client {
+  readonly id: string;
+  readonly name: string;
+  /** The tenant whose customers this client may reach. */
+  readonly platform: string;
+  readonly scopes: readonly Scope[];
+  readonly grants: readonly ClientGrant[];
+  /** CIDR blocks the client may call from; empty means anywhere. */
+  readonly allowedIps: readonly string[];
+  readonly enabled: boolean;
+  readonly createdAt: Date;
+  /** When the current secret was set (equal to `createdAt` until the first rotation). */
+  readonly secretRotatedAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** A client as stored, with the digest of its secret (never the secret itself). */
+export interface ClientRecord extends Client {
+  readonly secretDigest: string;
+}

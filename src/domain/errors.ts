@@ -1,0 +1,139 @@
+/**
+ * Every error coregate answers with, one class each. What the caller is told
+ * (`message`, `description`) is kept apart from the real cause (`detail`), which
+ * is only ever logged.
+ */
+
+/** Error codes of the token endpoint (spec §7.1, RFC 6749 §5.2). */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type';
+
+/** An error of the OAuth endpoints, rendered as `400 {"error": code, "error_description": ...}`. */
+export abstract class OAuthError extends Error {
+  abstract readonly error: OAuthErrorCode;
+  readonly status = 400;
+  constructor(
+    /** Public, safe to send: never contains a secret or what the caller sent. */
+    readonly description: string,
+    /** Private cause, for the log only. */
+    readonly detail?: string,
+  ) {
+    super(description);
+  }
+}
+
+export class InvalidRequest extends OAuthError {
+  readonly error = 'invalid_request';
+}
+export class InvalidClient extends OAuthError {
+  readonly error = 'invalid_client';
+  constructor(detail?: string) {
+    // One public message for every cause, so a caller cannot probe which part was wrong.
+    super('client authentication failed', detail);
+  }
+}
+export class InvalidGrant extends OAuthError {
+  readonly error = 'invalid_grant';
+}
+export class UnauthorizedClient extends OAuthError {
+  readonly error = 'unauthorized_client';
+}
+export class UnsupportedGrantType extends OAuthError {
+  readonly error = 'unsupported_grant_type';
+}
+
+/**
+ * An error of the gateway (`/core/*` and everything that is not OAuth), rendered as
+ * the FeathersJS envelope `{name, className, message, code, data}` (CONTRACT §3).
+ */
+export abstract class GatewayError extends Error {
+  abstract readonly status: number;
+  abstract readonly className: string;
+  /** Extra response headers, for example `WWW-Authenticate` or `Retry-After`. */
+  readonly headers: Readonly<Record<string, string>>;
+  constructor(
+    message: string,
+    readonly data: Readonly<Record<string, unknown>> = {},
+    options: { detail?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.detail = options.detail;
+    this.headers = options.headers ?? {};
+  }
+  /** Private cause, for the log only. */
+  readonly detail: string | undefined;
+}
+
+export interface FieldProblem {
+  /** Where the problem is, as a JSON pointer-like path (`/registration/customerId`) or a query name. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export class BadRequest extends GatewayError {
+  override readonly name = 'BadRequest';
+  readonly status = 400;
+  readonly className = 'bad-request';
+  constructor(message: string, errors: readonly FieldProblem[] = [], options?: { detail?: string }) {
+    super(message, { errors }, options);
+  }
+}
+export class NotAuthenticated extends GatewayError {
+  override readonly name = 'NotAuthenticated';
+  readonly status = 401;
+  readonly className = 'not-authenticated';
+}
+export class Forbidden extends GatewayError {
+  override readonly name = 'Forbidden';
+  readonly status = 403;
+  readonly className = 'forbidden';
+}
+export class NotFound extends GatewayError {
+  override readonly name = 'NotFound';
+  readonly status = 404;
+  readonly className = 'not-found';
+}
+export class MethodNotAllowed extends GatewayError {
+  override readonly name = 'MethodNotAllowed';
+  readonly status = 405;
+  readonly className = 'method-not-allowed';
+}
+export class Conflict extends GatewayError {
+  override readonly name = 'Conflict';
+  readonly status = 409;
+  readonly className = 'conflict';
+}
+export class PayloadTooLarge extends GatewayError {
+  override readonly name = 'PayloadTooLarge';
+  readonly status = 413;
+  readonly className = 'payload-too-large';
+}
+export class Unprocessable extends GatewayError {
+  override readonly name = 'Unprocessable';
+  readonly status = 422;
+  readonly className = 'unprocessable';
+}
+export class TooManyRequests extends GatewayError {
+  override readonly name = 'TooManyRequests';
+  readonly status = 429;
+  readonly className = 'too-many-requests';
+}
+export class GeneralError extends GatewayError {
+  override readonly name = 'GeneralError';
+  readonly status = 500;
+  readonly className = 'general-error';
+}
+export class BadGateway extends GatewayError {
+  override readonly name = 'BadGateway';
+  readonly status = 502;
+  readonly className = 'bad-gateway';
+}
+export class Unavailable extends GatewayError {
+  override readonly name = 'Unavailable';
+  readonly status = 503;
+  readonly className = 'unavailable';
+}

@@ -1,0 +1,45 @@
+/**
+ * Client credentials from an HTTP Basic header, per RFC 6749 §2.3.1: the id and
+ * the secret are each form-urlencoded, joined by ":" and base64-encoded. Anything
+ * that does not decode cleanly is a failed client authentication.
+ */
+import type { ClientCredentials } from '../app/authenticate-client.js';
+import { InvalidClient } from '../domain/errors.js';
+
+const BASIC = /^Basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** `application/x-www-form-urlencoded` decoding of one value: "+" is a space, then percent-decoding. */
+function formDecode(value: string): string {
+  return decodeURIComponent(value.replaceAll('+', ' '));
+}
+
+export function parseBasicCredentials(header: string | undefined): ClientCredentials {
+  if (header === undefined) throw new InvalidClient('no Authorization header');
+  const match = BASIC.exec(header);
+  if (!match) throw new InvalidClient('Authorization is not Basic with base64 credentials');
+  const encoded = match[1]!;
+  const bytes = Buffer.from(encoded, 'base64');
+  // Buffer.from ignores stray characters and bad padding; a strict round trip does not.
+  if (bytes.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '')) {
+    throw new InvalidClient('Authorization credentials are not canonical base64');
+  }
+  let decoded: string;
+  try {
+    decoded = utf8.decode(bytes);
+  } catch {
+    throw new InvalidClient('Authorization credentials are not UTF-8');
+  }
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new InvalidClient('Authorization credentials have no ":"');
+  let clientId: string;
+  let clientSecret: string;
+  try {
+    clientId = formDecode(decoded.slice(0, colon));
+    clientSecret = formDecode(decoded.slice(colon + 1));
+  } catch {
+    throw new InvalidClient('Authorization credentials are not form-urlencoded');
+  }
+  if (clientId === '' || clientSecret === '') throw new InvalidClient('empty client_id or client_secret');
+  return { clientId, clientSecret };
+}

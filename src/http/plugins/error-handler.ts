@@ -1,0 +1,128 @@
+/**
+ * The one error handler. OAuth routes answer `{error, error_description}` (spec
+ * §7.1); every other route answers the FeathersJS envelope (CONTRACT §3). What
+ * the caller is told never includes a stack, a secret or what it sent; the real
+ * cause is logged.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  BadRequest,
+  GatewayError,
+  GeneralError,
+  InvalidRequest,
+  MethodNotAllowed,
+  NotFound,
+  OAuthError,
+  PayloadTooLarge,
+  type FieldProblem,
+} from '../../domain/errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** How errors of this route are rendered; the gateway envelope unless `oauth`. */
+    errorFormat?: 'oauth' | 'envelope';
+  }
+}
+
+const OAUTH_CONTENT_TYPE = 'application/json;charset=UTF-8';
+
+/** Token responses must never be cached (RFC 6749 §5.1). */
+export function noStore(reply: FastifyReply): FastifyReply {
+  return reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+}
+
+export function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
+  return noStore(reply)
+    .code(error.status)
+    .type(OAUTH_CONTENT_TYPE)
+    .send({ error: error.error, error_description: error.description });
+}
+
+export function sendEnvelopeError(reply: FastifyReply, error: GatewayError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.status).send({
+    name: error.name,
+    className: error.className,
+    message: error.message,
+    code: error.status,
+    data: error.data,
+  });
+}
+
+/** Ajv's report of a schema violation, turned into `{path, message}` naming the field. */
+function fieldProblems(error: FastifyError): FieldProblem[] {
+  return (error.validation ?? []).map((issue) => {
+    const base = issue.instancePath || '';
+    const missing = (issue.params as { missingProperty?: string }).missingProperty;
+    const extra = (issue.params as { additionalProperty?: string }).additionalProperty;
+    const field = missing ?? extra;
+    const path = field === undefined ? base : `${base}/${field}`;
+    const where = error.validationContext === 'querystring' ? path.replace(/^\//, '') : path || '/';
+    const message = extra !== undefined ? 'is not allowed' : missing !== undefined ? 'is required' : (issue.message ?? 'is invalid');
+    return { path: where, message };
+  });
+}
+
+/** Maps framework errors (validation, parsing, limits) to our public errors. */
+function toGatewayError(error: FastifyError): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error.validation) return new BadRequest('invalid request', fieldProblems(error));
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new PayloadTooLarge('request body is too large');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new BadRequest('body is not valid JSON', [{ path: '/', message: 'must be a JSON object' }]);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new BadRequest('unsupported request body', [{ path: 'content-type', message: 'must be application/json' }]);
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 413) return new PayloadTooLarge('request body is too large');
+  if (status >= 400 && status < 500) return new BadRequest('bad request');
+  return new GeneralError('internal error');
+}
+
+function toOAuthError(error: FastifyError): OAuthError | undefined {
+  if (error instanceof OAuthError) return error;
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new InvalidRequest('the request is malformed');
+  return undefined;
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const format = request.routeOptions.config?.errorFormat ?? 'envelope';
+    const detail = (error as { detail?: string }).detail;
+    if (format === 'oauth') {
+      const oauth = toOAuthError(error);
+      if (oauth) {
+        request.log.info({ err: { type: oauth.error, detail } }, 'oauth request refused');
+        return sendOAuthError(reply, oauth);
+      }
+      request.log.error({ err: error }, 'unexpected error');
+      return noStore(reply).code(500).type(OAUTH_CONTENT_TYPE).send({ error: 'server_error' });
+    }
+    const gatewayError = toGatewayError(error);
+    if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
+      request.log.error({ err: error }, 'unexpected error');
+    } else {
+      request.log.info({ err: { type: gatewayError.name, detail: gatewayError.detail ?? detail } }, 'request refused');
+    }
+    return sendEnvelopeError(reply, gatewayError);
+  });
+
+  // The path is not echoed: a caller may have put personal data in it.
+  app.setNotFoundHandler((_request, reply) => sendEnvelopeError(reply, new NotFound('no such resource')));
+}
+
+/** 405 with `Allow` for a path that exists with other methods. */
+export function methodNotAllowed(allow: string) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('allow', allow);
+    if (request.routeOptions.config?.errorFormat === 'oauth') {
+      return noStore(reply).code(405).type(OAUTH_CONTENT_TYPE).send({ error: 'invalid_request', error_description: `use ${allow}` });
+    }
+    return sendEnvelopeError(reply, new MethodNotAllowed(`use ${allow}`));
+  };
+}

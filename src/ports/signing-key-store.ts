@@ -1,0 +1,30 @@
+/** Persistence of the JWT signing keys; private parts arrive here already sealed. */
+export interface StoredSigningKey {
+  readonly kid: string;
+  readonly alg: string;
+  readonly publicJwk: Readonly<Record<string, unknown>>;
+  /** The private JWK, sealed with the encryption key (see `SecretSealer`). */
+  readonly privateSealed: string;
+  readonly createdAt: Date;
+  /** When the key stopped signing; `null` for the active key. */
+  readonly retiredAt: Date | null;
+  /** Until when a retired key stays in the JWKS (tokens it signed may still be alive). */
+  readonly publishUntil: Date | null;
+}
+
+export class ActiveKeyConflict extends Error {
+  constructor() {
+    super('another process activated a signing key at the same time');
+  }
+}
+
+export interface SigningKeyStore {
+  /** The active key and the retired keys still to be published at `now`, newest first. */
+  listPublished(now: Date): Promise<StoredSigningKey[]>;
+  /**
+   * Makes `key` the active key. With `retireActive` the current active key is retired
+   * (published until `publishUntil`); without it, the insert fails with
+   * {@link ActiveKeyConflict} if an active key exists. Atomic across processes.
+   */
+  activate(key: StoredSigningKey, options: { retireActive: boolean; publishUntil: Date }): Promise<void>;
+}

@@ -1,0 +1,111 @@
+/**
+ * An application on a chosen backend with a fake clock, for HTTP tests through
+ * `app.inject()`. Nothing listens unless a test calls `listen`.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { createServices, type Services } from '../../src/composition.js';
+import { loadConfig } from '../../src/config/config.js';
+import { buildApp, bearerGuard } from '../../src/http/app.js';
+import type { Backend } from './backends.js';
+import { FakeClock } from './fake-clock.js';
+
+export const TEST_ISSUER = 'http://coregate.test';
+
+export interface HarnessOptions {
+  readonly env?: Record<string, string>;
+  /** Registers extra routes (for example a bearer-protected test route) before the app is ready. */
+  readonly routes?: (app: FastifyInstance, services: Services) => Promise<void> | void;
+  readonly logger?: Logger;
+}
+
+export interface Harness {
+  readonly app: FastifyInstance;
+  readonly services: Services;
+  readonly clock: FakeClock;
+  /** Creates a client; returns its id and secret. */
+  client(options?: { platform?: string; grants?: string[]; scopes?: string[]; allowedIps?: string[]; name?: string }): Promise<{ id: string; secret: string; platform: string }>;
+  /** A valid access token for the client. */
+  token(client: { id: string; secret: string }, scope?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function basic(id: string, secret: string): string {
+  const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
+  return `Basic ${Buffer.from(`${encode(id)}:${encode(secret)}`).toString('base64')}`;
+}
+
+export async function createHarness(backend: Backend, options: HarnessOptions = {}): Promise<Harness> {
+  const opened = await backend.open();
+  const dataDir = mkdtempSync(join(tmpdir(), 'coregate-test-'));
+  const env: Record<string, string> = {
+    COREGATE_DATA_DIR: dataDir,
+    COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    COREGATE_ISSUER: TEST_ISSUER,
+    LOG_LEVEL: 'silent',
+    ...(opened.databaseUrl ? { DATABASE_URL: opened.databaseUrl } : {}),
+    ...options.env,
+  };
+  const config = loadConfig(env);
+  const clock = new FakeClock();
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const services = await createServices(config, { logger, database: opened.database, clock });
+  const app = await buildApp({
+    logger,
+    clock,
+    issuer: services.issuer.get,
+    authenticator: services.authenticator,
+    tokenIssuer: services.tokenIssuer,
+    revoker: services.revoker,
+    keyring: services.keyring,
+    clientDirectory: services.clientDirectory,
+    trustProxy: config.trustProxy,
+  });
+  await options.routes?.(app, services);
+  await app.ready();
+
+  return {
+    app,
+    services,
+    clock,
+    async client(spec = {}) {
+      const { client, secret } = await services.clientRegistry.create({
+        name: spec.name ?? 'test client',
+        platform: spec.platform,
+        grants: spec.grants,
+        scopes: spec.scopes,
+        allowedIps: spec.allowedIps,
+      });
+      return { id: client.id, secret, platform: client.platform };
+    },
+    async token(client, scope) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/oauth2/token',
+        headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `grant_type=client_credentials${scope ? `&scope=${encodeURIComponent(scope)}` : ''}`,
+      });
+      if (response.statusCode !== 200) throw new Error(`token request failed: ${response.statusCode} ${response.body}`);
+      return (response.json() as { access_token: string }).access_token;
+    },
+    async close() {
+      await app.close();
+      await opened.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Registers `GET /test/protected`, guarded like the gateway routes. */
+export function protectedTestRoute(scope = 'core/main') {
+  return (app: FastifyInstance, services: Services) => {
+    app.register(async (scoped) => {
+      scoped.addHook('onRequest', bearerGuard(services, scope));
+      scoped.get('/test/protected', async (request) => ({ principal: request.principal }));
+    });
+  };
+}
