@@ -1,0 +1,80 @@
+/**
+ * The bank's core banking system, as coregate needs it: start a session for a
+ * customer (getting a delegate reference ID), and read accounts with that ID.
+ * Implementations: the HTTP connector (reference core protocol) and the
+ * in-process simulator.
+ */
+import type { AccountRecord } from '../domain/account.js';
+
+/** Who to start a core session for. Demographics are already normalised. */
+export type SessionSubject =
+  | {
+      readonly kind: 'demographics';
+      /** 9 digits, no dashes. */
+      readonly socialSecurityNumber: string;
+      readonly accountNumber: string;
+      /** `YYYY-MM-DD`. */
+      readonly birthDay: string;
+    }
+  | { readonly kind: 'customerKey'; readonly customerKey: string };
+
+export interface CoreSession {
+  readonly customerKey: string;
+  readonly delegateReferenceId: string;
+  readonly expiresAt: Date;
+}
+
+export interface CoreCallContext {
+  /** Propagated to the core as `X-Request-Id`. */
+  readonly requestId: string;
+}
+
+export interface CoreConnector {
+  /** Throws {@link CustomerNotRecognised} when the core does not know the subject. */
+  startSession(subject: SessionSubject, context: CoreCallContext): Promise<CoreSession>;
+  /** Throws {@link SessionRejected} when the core refuses the delegate reference ID. */
+  listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]>;
+  close(): Promise<void>;
+}
+
+/** A failure reported by, or on the way to, the core. */
+export abstract class CoreError extends Error {
+  /** Whether repeating the same call cannot do harm (nothing was changed at the core). */
+  abstract readonly retrySafe: boolean;
+}
+
+/** The core does not recognise the customer (demographics or customer key). */
+export class CustomerNotRecognised extends CoreError {
+  readonly retrySafe = true;
+  constructor() {
+    super('the core does not recognise the customer');
+  }
+}
+
+/** The core refused a delegate reference ID (unknown, expired or revoked there). */
+export class SessionRejected extends CoreError {
+  readonly retrySafe = true;
+  constructor() {
+    super('the core rejected the delegate reference ID');
+  }
+}
+
+/** The core could not be reached, timed out, or answered 5xx. */
+export class CoreUnavailable extends CoreError {
+  constructor(
+    readonly reason: string,
+    readonly retrySafe: boolean,
+  ) {
+    super(`core unavailable: ${reason}`);
+  }
+}
+
+/** The core answered something that does not follow the protocol. */
+export class CoreProtocolError extends CoreError {
+  constructor(
+    readonly reason: string,
+    readonly retrySafe: boolean,
+  ) {
+    super(`core protocol error: ${reason}`);
+  }
+}
