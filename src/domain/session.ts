@@ -1,0 +1,32 @@
+/**
+ * The stored association between a platform's customer and a core customer, and
+ * the rule deciding when its core session must be renewed (spec §3, CONTRACT §4).
+ */
+
+/** Associations are keyed by (platform, customerId): each platform has its own customer ids. */
+export interface AssociationKey {
+  readonly platform: string;
+  readonly customerId: string;
+}
+
+export interface Association extends AssociationKey {
+  readonly customerKey: string;
+  /** The delegate reference ID in clear, in memory only; stored sealed. */
+  readonly delegateReferenceId: string;
+  readonly expiresAt: Date;
+  /** Set when the core no longer recognises `customerKey`: only a new registration helps. */
+  readonly needsReregistration: boolean;
+  /** Increases with every new core session; the compare-and-swap token for renewals. */
+  readonly version: number;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/**
+ * True when a new core session must be started before calling the core:
+ * `now >= expiresAt - skew`. Renewing a little early means the ID never expires
+ * between this check and the core receiving the call.
+ */
+export function needsRenewal(expiresAt: Date, now: Date, skewSeconds: number): boolean {
+  return now.getTime() >= expiresAt.getTime() - skewSeconds * 1000;
+}
