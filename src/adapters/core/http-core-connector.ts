@@ -1,0 +1,200 @@
+/**
+ * A {@link CoreConnector} speaking the reference core protocol
+ * (docs/core-protocol.md) over HTTP with undici: kept-alive connections, a
+ * deadline on every call, strict reading of every answer, and failures mapped to
+ * the port's typed errors. Error messages name what went wrong, never the
+ * delegate reference ID, the demographics or the API key.
+ */
+import { Pool, type Dispatcher } from 'undici';
+import type { AccountRecord } from '../../domain/account.js';
+import {
+  CoreProtocolError,
+  CoreUnavailable,
+  type CoreCallContext,
+  type CoreConnector,
+  type CoreSession,
+  type SessionSubject,
+} from '../../ports/core-connector.js';
+import { describeProblems, isPlainObject, jsonType, readAccountRecord, type Problem } from './account-record.js';
+import { errorForAnswer, PROTOCOL_HEADERS, PROTOCOL_PATHS, retrySafe, type CoreOperation, type StartSessionBody } from './protocol.js';
+
+export interface HttpCoreConnectorOptions {
+  /** Base URL of the core (or of the bank's adapter), e.g. `https://core.bank.example/coregate`; the protocol paths go below it. */
+  readonly baseUrl: string;
+  /** The institution's API key, sent as `X-Api-Key` (COREGATE_CORE_API_KEY). */
+  readonly apiKey?: string;
+  /** Deadline of each call, connection included; 5000 ms by default. */
+  readonly timeoutMs?: number;
+  /** Size of the keep-alive pool; 32 by default. Ignored with `dispatcher`. */
+  readonly connections?: number;
+  /** An undici dispatcher to use instead of an own pool (for example an Agent with TLS options, or a MockAgent). Not closed by {@link HttpCoreConnector.close}. */
+  readonly dispatcher?: Dispatcher;
+  /** Largest answer read; 4 MiB by default. */
+  readonly maxResponseBytes?: number;
+}
+
+/** Errors that mean the request never left coregate, so nothing can have happened at the core. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMED_OUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Anything that may go into a header: visible ASCII. */
+const HEADER_SAFE = /^[\x21-\x7e]{1,1024}$/;
+const ISO_WITH_ZONE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+class TooLarge extends Error {}
+
+interface Answer {
+  readonly status: number;
+  readonly text: string;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const candidate = error as { code?: unknown; cause?: { code?: unknown }; errors?: { code?: unknown }[] };
+  const code = candidate?.code ?? candidate?.cause?.code ?? candidate?.errors?.[0]?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Parses an ISO 8601 date-time with a zone (`Z` or `±hh:mm`); more than millisecond precision is cut. */
+function parseInstant(value: string): Date | undefined {
+  const match = ISO_WITH_ZONE.exec(value);
+  if (!match) return undefined;
+  const date = new Date(`${match[1]}${match[2] ? match[2].slice(0, 4) : ''}${match[3]}`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+export class HttpCoreConnector implements CoreConnector {
+  private readonly origin: string;
+  private readonly prefix: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
+
+  constructor(options: HttpCoreConnectorOptions) {
+    const base = new URL(options.baseUrl);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError('the core base URL must be http: or https:');
+    if (options.apiKey !== undefined && !HEADER_SAFE.test(options.apiKey)) throw new TypeError('the core API key must be visible ASCII characters');
+    this.origin = base.origin;
+    this.prefix = base.pathname.replace(/\/+$/, '');
+    this.apiKey = options.apiKey === '' ? undefined : options.apiKey;
+    this.timeoutMs = options.timeoutMs ?? 5000;
+    this.maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher =
+      options.dispatcher ??
+      new Pool(this.origin, {
+        connections: options.connections ?? 32,
+        connect: { timeout: this.timeoutMs },
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+  }
+
+  async startSession(subject: SessionSubject, context: CoreCallContext): Promise<CoreSession> {
+    const body: StartSessionBody =
+      subject.kind === 'customerKey'
+        ? { customerKey: subject.customerKey }
+        : { demographics: { socialSecurityNumber: subject.socialSecurityNumber, accountNumber: subject.accountNumber, birthDay: subject.birthDay } };
+    const answer = await this.call('startSession', 'POST', PROTOCOL_PATHS.sessions, context, { 'content-type': 'application/json' }, JSON.stringify(body));
+    if (answer.status !== 201 && answer.status !== 200) throw this.failure('startSession', answer);
+    const json = this.json('startSession', answer);
+    const problems: Problem[] = [];
+    if (!isPlainObject(json)) throw new CoreProtocolError(`the session answer is ${jsonType(json)}, not an object`, retrySafe('startSession', true));
+    const { customerKey, delegateReferenceId, expiresAt } = json;
+    if (typeof customerKey !== 'string' || customerKey === '') problems.push({ path: 'customerKey', message: `expected a non-empty string, got ${jsonType(customerKey)}` });
+    if (typeof delegateReferenceId !== 'string' || !HEADER_SAFE.test(delegateReferenceId)) {
+      problems.push({ path: 'delegateReferenceId', message: 'expected 1 to 1024 visible ASCII characters' });
+    }
+    const expires = typeof expiresAt === 'string' ? parseInstant(expiresAt) : undefined;
+    if (!expires) problems.push({ path: 'expiresAt', message: 'expected an ISO 8601 date-time with a zone, e.g. 2026-03-01T12:15:00Z' });
+    if (problems.length > 0) throw new CoreProtocolError(`invalid session answer: ${describeProblems(problems)}`, retrySafe('startSession', true));
+    if (subject.kind === 'customerKey' && customerKey !== subject.customerKey) {
+      // Never hand out a session for someone other than who was asked for.
+      throw new CoreProtocolError('the session answer names a different customerKey than requested', retrySafe('startSession', true));
+    }
+    return { customerKey: customerKey as string, delegateReferenceId: delegateReferenceId as string, expiresAt: expires! };
+  }
+
+  async listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]> {
+    if (!HEADER_SAFE.test(delegateReferenceId)) throw new CoreProtocolError('the delegate reference ID cannot be sent in a header', true);
+    const answer = await this.call('listAccounts', 'GET', PROTOCOL_PATHS.accounts, context, { [PROTOCOL_HEADERS.delegateReferenceId]: delegateReferenceId });
+    if (answer.status !== 200) throw this.failure('listAccounts', answer);
+    const json = this.json('listAccounts', answer);
+    if (!isPlainObject(json) || !Array.isArray(json.accounts)) {
+      throw new CoreProtocolError(`invalid accounts answer: expected {"accounts": [...]}, got ${isPlainObject(json) ? `accounts as ${jsonType(json.accounts)}` : jsonType(json)}`, true);
+    }
+    const problems: Problem[] = [];
+    const records: AccountRecord[] = [];
+    json.accounts.forEach((item: unknown, index: number) => {
+      const record = readAccountRecord(item, `accounts[${index}]`, problems, 'drop');
+      if (record) records.push(record);
+    });
+    if (problems.length > 0) throw new CoreProtocolError(`invalid accounts answer: ${describeProblems(problems)}`, true);
+    return records;
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  private async call(
+    operation: CoreOperation,
+    method: 'GET' | 'POST',
+    path: string,
+    context: CoreCallContext,
+    extra: Record<string, string>,
+    body?: string,
+  ): Promise<Answer> {
+    const headers: Record<string, string> = { accept: 'application/json', ...extra };
+    if (HEADER_SAFE.test(context.requestId)) headers[PROTOCOL_HEADERS.requestId] = context.requestId;
+    if (this.apiKey !== undefined) headers[PROTOCOL_HEADERS.apiKey] = this.apiKey;
+    const deadline = AbortSignal.timeout(this.timeoutMs);
+    try {
+      const response = await this.dispatcher.request({ origin: this.origin, path: `${this.prefix}${path}`, method, headers, body: body ?? null, signal: deadline });
+      const text = await this.read(response.body);
+      return { status: response.statusCode, text };
+    } catch (error) {
+      if (error instanceof TooLarge) throw new CoreProtocolError(`the answer is larger than ${this.maxResponseBytes} bytes`, retrySafe(operation, true));
+      const code = errorCode(error);
+      if (deadline.aborted || (code !== undefined && TIMED_OUT.has(code))) {
+        throw new CoreUnavailable(`no answer within ${this.timeoutMs} ms`, retrySafe(operation, true));
+      }
+      if (code !== undefined && NOT_SENT.has(code)) throw new CoreUnavailable(`cannot connect to the core (${code})`, retrySafe(operation, false));
+      throw new CoreUnavailable(`the call failed (${code ?? (error as Error)?.name ?? 'unknown error'})`, retrySafe(operation, true));
+    }
+  }
+
+  private async read(body: Dispatcher.ResponseData['body']): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > this.maxResponseBytes) {
+        body.destroy();
+        throw new TooLarge();
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  private json(operation: CoreOperation, answer: Answer): unknown {
+    try {
+      return JSON.parse(answer.text);
+    } catch {
+      throw new CoreProtocolError(`the ${answer.status} answer is not JSON`, retrySafe(operation, true));
+    }
+  }
+
+  private failure(operation: CoreOperation, answer: Answer): Error {
+    let code: string | undefined;
+    try {
+      const parsed: unknown = JSON.parse(answer.text);
+      if (isPlainObject(parsed) && typeof parsed.error === 'string') code = parsed.error;
+    } catch {
+      // An error page that is not JSON: the status alone decides.
+    }
+    return errorForAnswer(operation, answer.status, code);
+  }
+}
