@@ -9,6 +9,13 @@ import { ClientDirectory } from './app/client-directory.js';
 import { ClientRegistry } from './app/client-registry.js';
 import { TokenIssuer } from './app/issue-token.js';
 import { TokenRevoker } from './app/revoke-token.js';
+import { CoreSessionKeeper } from './app/core-session-keeper.js';
+import { AccountReader } from './app/list-accounts.js';
+import { SessionRegistrar } from './app/register-session.js';
+import { HttpCoreConnector } from './adapters/core/http-core-connector.js';
+import { InProcessCoreConnector } from './adapters/core/in-process-core-connector.js';
+import { CoreSimulator } from './adapters/core/simulator/core-simulator.js';
+import { SqlAssociationStore } from './adapters/store/sql-association-store.js';
 import { systemClock } from './adapters/clock/system-clock.js';
 import { AesGcmSealer } from './adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKey, type EncryptionKey } from './adapters/crypto/encryption-keys.js';
@@ -25,6 +32,7 @@ import { SqlRefreshTokenStore } from './adapters/store/sql-refresh-token-store.j
 import { SqlSigningKeyStore } from './adapters/store/sql-signing-key-store.js';
 import type { Config } from './config/config.js';
 import type { Clock } from './ports/clock.js';
+import type { CoreConnector } from './ports/core-connector.js';
 
 /** The issuer URL, fixed once the listening address is known. */
 export class IssuerUrl {
@@ -55,6 +63,12 @@ export interface Services {
   readonly revoker: TokenRevoker;
   readonly keyring: JoseKeyring;
   readonly clientDirectory: ClientDirectory;
+  readonly core: CoreConnector;
+  /** The built-in simulator, when `CORE_URL` is unset (and no connector was injected). */
+  readonly simulator: CoreSimulator | undefined;
+  readonly sessionKeeper: CoreSessionKeeper;
+  readonly registrar: SessionRegistrar;
+  readonly accountReader: AccountReader;
   close(): Promise<void>;
 }
 
@@ -99,6 +113,20 @@ export interface ServiceOptions {
   readonly clock?: Clock;
   /** Extra cleanup after the database closes (for example releasing the data-dir lock). */
   readonly onClose?: () => void;
+  /** A core connector to use instead of the configured one (tests). */
+  readonly core?: CoreConnector;
+}
+
+/** The configured core: the HTTP connector for `CORE_URL`, else the simulator in process. */
+export function createCoreConnector(config: Config, clock: Clock): { core: CoreConnector; simulator: CoreSimulator | undefined } {
+  if (config.coreUrl !== undefined) {
+    return {
+      core: new HttpCoreConnector({ baseUrl: config.coreUrl, apiKey: config.coreApiKey, timeoutMs: config.coreTimeoutMs }),
+      simulator: undefined,
+    };
+  }
+  const simulator = new CoreSimulator({ clock, sessionTtlSeconds: config.simulatorSessionTtlSeconds });
+  return { core: new InProcessCoreConnector(simulator, { timeoutMs: config.coreTimeoutMs }), simulator };
 }
 
 /** Builds every use case on an open database, after applying pending migrations. */
@@ -124,6 +152,13 @@ export async function createServices(config: Config, options: ServiceOptions): P
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
   };
+  const { core, simulator } = options.core ? { core: options.core, simulator: undefined } : createCoreConnector(config, clock);
+  const associations = new SqlAssociationStore(database, sealer);
+  const sessionKeeper = new CoreSessionKeeper(associations, core, clock, {
+    skewSeconds: config.sessionSkewSeconds,
+    // A renewal lease outlives one core call, so a crashed renewer blocks others only briefly.
+    leaseSeconds: Math.ceil(config.coreTimeoutMs / 1000) + 5,
+  });
   let closed = false;
   return {
     config,
@@ -138,9 +173,15 @@ export async function createServices(config: Config, options: ServiceOptions): P
     revoker: new TokenRevoker(refreshTokens, hasher, clock),
     keyring,
     clientDirectory: new ClientDirectory(clients, clock, config.clientCacheSeconds),
+    core,
+    simulator,
+    sessionKeeper,
+    registrar: new SessionRegistrar(associations, core, clock),
+    accountReader: new AccountReader(associations, core, sessionKeeper),
     async close() {
       if (closed) return;
       closed = true;
+      await core.close();
       await database.close();
       options.onClose?.();
     },

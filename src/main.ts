@@ -11,6 +11,7 @@ import { createServices, openDatabase, type Services } from './composition.js';
 import type { Config } from './config/config.js';
 import { createLogger } from './adapters/logging/logger.js';
 import { buildApp } from './http/app.js';
+import { welcomeFirstRun } from './first-run.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -54,6 +55,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     keyring: services.keyring,
     clientDirectory: services.clientDirectory,
     trustProxy: config.trustProxy,
+    gateway: { registrar: services.registrar, accountReader: services.accountReader },
   });
   await app.listen({ port: config.port, host: config.host });
   const url = listeningUrl(app.server.address() as AddressInfo);
@@ -67,6 +69,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
     adminServer = await serveAdminSocket(socketPath, (argv, io) => runAdminCommand(argv, services, io));
   }
   logger.info({ url, issuer: services.issuer.get() }, `coregate listening on ${url}`);
+  if (services.simulator) {
+    logger.info('CORE_URL is not set: using the built-in core simulator with its demo data');
+  }
+  if (embedded) await welcomeFirstRun(services, url);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -7,11 +7,18 @@
 import { parseArgs } from 'node:util';
 import type { Client } from '../domain/client.js';
 import { GatewayError } from '../domain/errors.js';
-import { migrate } from '../adapters/store/migrate.js';
+import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
 import type { Services } from '../composition.js';
 import { UsageError, type CliIo } from './io.js';
 
-export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database'>;
+export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database'> & {
+  /**
+   * Migrations applied when this command opened the database itself (every command
+   * migrates on open): `migrate` reports them as its own work. Unset when a server
+   * runs the command, whose startup migrations belong to the server.
+   */
+  readonly migratedOnOpen?: MigrationReport;
+};
 
 export const ADMIN_COMMANDS = new Set(['clients', 'keys', 'migrate']);
 
@@ -186,7 +193,8 @@ async function keys(args: string[], services: AdminServices, io: CliIo): Promise
 async function migrateCommand(args: string[], services: AdminServices, io: CliIo): Promise<number> {
   const { values } = parse(args, {}, 0);
   if (values.help) return (io.out(MIGRATE_HELP), 0);
-  const report = await migrate(services.database);
+  const pending = await migrate(services.database);
+  const report: MigrationReport = { applied: [...(services.migratedOnOpen?.applied ?? []), ...pending.applied], current: pending.current };
   if (values.json) io.out(JSON.stringify(report));
   else io.out(report.applied.length ? `applied ${report.applied.map((m) => m.version).join(', ')}; schema version ${report.current}` : `schema is up to date (version ${report.current})`);
   return 0;

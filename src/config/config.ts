@@ -40,6 +40,12 @@ export interface Config {
   readonly databasePoolMax: number;
   /** Whether `X-Forwarded-For` from a proxy in front of coregate is believed. */
   readonly trustProxy: boolean;
+  /** Institution API key sent to the core as `X-Api-Key`. */
+  readonly coreApiKey: string | undefined;
+  /** Timeout of every call to the core. */
+  readonly coreTimeoutMs: number;
+  /** Session lifetime of the built-in simulator (when `CORE_URL` is unset). */
+  readonly simulatorSessionTtlSeconds: number;
 }
 
 /** Settings and their defaults; the README's configuration table mirrors this list. */
@@ -52,6 +58,8 @@ export const DEFAULTS = Object.freeze({
   COREGATE_REFRESH_TOKEN_TTL_SECONDS: 14 * 24 * 3600,
   COREGATE_CLIENT_CACHE_SECONDS: 30,
   COREGATE_DB_POOL_MAX: 10,
+  COREGATE_CORE_TIMEOUT_MS: 5000,
+  COREGATE_SIM_SESSION_TTL_SECONDS: 900,
   LOG_LEVEL: 'info' as LogLevel,
 });
 
@@ -134,5 +142,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     clientCacheSeconds: integer(env, 'COREGATE_CLIENT_CACHE_SECONDS', DEFAULTS.COREGATE_CLIENT_CACHE_SECONDS, 0, 60),
     databasePoolMax: integer(env, 'COREGATE_DB_POOL_MAX', DEFAULTS.COREGATE_DB_POOL_MAX, 1, 1000),
     trustProxy: boolean(env, 'COREGATE_TRUST_PROXY'),
+    coreApiKey: present(env, 'COREGATE_CORE_API_KEY'),
+    coreTimeoutMs: integer(env, 'COREGATE_CORE_TIMEOUT_MS', DEFAULTS.COREGATE_CORE_TIMEOUT_MS, 50, 120_000),
+    simulatorSessionTtlSeconds: integer(env, 'COREGATE_SIM_SESSION_TTL_SECONDS', DEFAULTS.COREGATE_SIM_SESSION_TTL_SECONDS, 1, 86_400),
   });
+}
+
+/** The institution API key alone, for the core simulator (which needs none of the rest). */
+export function coreApiKeyFromEnv(env: Env = process.env): string | undefined {
+  return present(env, 'COREGATE_CORE_API_KEY');
 }

@@ -8,11 +8,16 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ClientAuthenticator } from '../app/authenticate-client.js';
 import type { ClientDirectory } from '../app/client-directory.js';
 import type { TokenIssuer } from '../app/issue-token.js';
+import type { AccountReader } from '../app/list-accounts.js';
+import type { SessionRegistrar } from '../app/register-session.js';
+import { DEFAULT_SCOPE } from '../domain/client.js';
 import type { TokenRevoker } from '../app/revoke-token.js';
 import type { Clock } from '../ports/clock.js';
 import type { TokenSigner, TokenVerifier } from '../ports/token-signer.js';
 import { requireBearer } from './plugins/bearer-auth.js';
 import { installErrorHandling } from './plugins/error-handler.js';
+import { accountsRoute } from './routes/core/accounts.js';
+import { sessionsRoute } from './routes/core/sessions.js';
 import { revokeRoute } from './routes/oauth/revoke.js';
 import { tokenRoute } from './routes/oauth/token.js';
 import { wellKnownRoutes } from './routes/oauth/well-known.js';
@@ -28,6 +33,8 @@ export interface AppDeps {
   readonly clientDirectory: ClientDirectory;
   /** Believe `X-Forwarded-For` (and later `X-Forwarded-Proto`) from a proxy in front. */
   readonly trustProxy: boolean;
+  /** The `/core/*` gateway; without it only the authorization server is served. */
+  readonly gateway?: { readonly registrar: SessionRegistrar; readonly accountReader: AccountReader };
 }
 
 /** Gateway bodies above this size are refused with 413 (CONTRACT §3). */
@@ -68,6 +75,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(tokenRoute, { authenticator: deps.authenticator, issuer: deps.tokenIssuer });
   await app.register(revokeRoute, { authenticator: deps.authenticator, revoker: deps.revoker });
   await app.register(wellKnownRoutes, { signer: deps.keyring, issuer: deps.issuer });
+  const gateway = deps.gateway;
+  if (gateway) {
+    await app.register(async (core) => {
+      core.addHook('onRequest', bearerGuard(deps, DEFAULT_SCOPE));
+      await core.register(sessionsRoute, { registrar: gateway.registrar, clock: deps.clock });
+      await core.register(accountsRoute, { accountReader: gateway.accountReader });
+    });
+  }
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -8,6 +8,7 @@ import { InvalidClient } from '../domain/errors.js';
 
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /** `application/x-www-form-urlencoded` decoding of one value: "+" is a space, then percent-decoding. */
 function formDecode(value: string): string {
@@ -41,5 +42,11 @@ export function parseBasicCredentials(header: string | undefined): ClientCredent
     throw new InvalidClient('Authorization credentials are not form-urlencoded');
   }
   if (clientId === '' || clientSecret === '') throw new InvalidClient('empty client_id or client_secret');
+  // Ids and secrets are printable. A control character is no credential, and a NUL
+  // would otherwise reach the client lookup, which PostgreSQL refuses (text cannot
+  // hold NUL): a 500 instead of invalid_client.
+  if (CONTROL_CHARACTER.test(clientId) || CONTROL_CHARACTER.test(clientSecret)) {
+    throw new InvalidClient('control character in client_id or client_secret');
+  }
   return { clientId, clientSecret };
 }

@@ -30,6 +30,7 @@ export interface BearerAuthDeps {
 }
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
+const BEARER_SCHEME_WITH_CREDENTIALS = /^Bearer[ ]+\S/i;
 
 function invalidToken(detail: string): NotAuthenticated {
   return new NotAuthenticated('invalid or expired access token', {}, {
@@ -41,8 +42,12 @@ function invalidToken(detail: string): NotAuthenticated {
 /** An `onRequest` hook that admits only holders of a valid token with `requiredScope`. */
 export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
   return async function bearerAuth(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const match = BEARER.exec(request.headers.authorization ?? '');
+    const authorization = request.headers.authorization ?? '';
+    const match = BEARER.exec(authorization);
     if (!match) {
+      // "Bearer" with credentials that are not a token68 still presents a token, an invalid one:
+      // telling the caller so beats "no token", which hides the mistake (RFC 6750 §3.1).
+      if (BEARER_SCHEME_WITH_CREDENTIALS.test(authorization)) throw invalidToken('malformed bearer token');
       throw new NotAuthenticated('a bearer access token is required', {}, { headers: { 'www-authenticate': 'Bearer' } });
     }
     let claims;

@@ -54,4 +54,26 @@ export const MIGRATIONS: readonly Migration[] = [
       `create unique index signing_keys_one_active on signing_keys ((true)) where retired_at is null`,
     ],
   },
+  {
+    version: 2,
+    name: 'customer associations with sealed delegate reference IDs',
+    statements: [
+      `create table associations (
+        platform text not null,
+        customer_id text not null,
+        customer_key text not null,
+        delegate_sealed text not null,
+        delegate_key_id text not null,
+        expires_at timestamptz not null,
+        needs_reregistration boolean not null default false,
+        version integer not null default 1,
+        renewal_owner text,
+        renewal_lease_until timestamptz,
+        created_at timestamptz not null,
+        updated_at timestamptz not null,
+        primary key (platform, customer_id)
+      )`,
+      `create index associations_customer_key on associations (platform, customer_key)`,
+    ],
+  },
 ];

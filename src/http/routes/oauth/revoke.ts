@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenRevoker } from '../../../app/revoke-token.js';
 import { InvalidRequest } from '../../../domain/errors.js';
-import { parseBasicCredentials } from '../../basic-credentials.js';
 import { methodNotAllowed, noStore } from '../../plugins/error-handler.js';
+import { authenticateClient, authenticatedClient } from './client-authentication.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 import { OAuthErrorSchema } from './token.js';
 
@@ -26,8 +26,9 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
       consumes: ['application/x-www-form-urlencoded'],
       response: { 400: OAuthErrorSchema },
     },
+    onRequest: authenticateClient(deps.authenticator),
     handler: async (request, reply) => {
-      const client = await deps.authenticator.authenticate(parseBasicCredentials(request.headers.authorization));
+      const client = authenticatedClient(request);
       const token = readOAuthForm(request, client.id).get('token');
       if (token === undefined) throw new InvalidRequest('token is required');
       // Access tokens are short-lived JWTs and are not revocable one by one; disabling

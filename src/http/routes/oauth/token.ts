@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenIssuer } from '../../../app/issue-token.js';
-import { parseBasicCredentials } from '../../basic-credentials.js';
 import { methodNotAllowed, noStore } from '../../plugins/error-handler.js';
+import { authenticateClient, authenticatedClient } from './client-authentication.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 
 export interface TokenRouteDeps {
@@ -48,8 +48,9 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
       consumes: ['application/x-www-form-urlencoded'],
       response: { 200: TokenResponseSchema, 400: OAuthErrorSchema },
     },
+    onRequest: authenticateClient(deps.authenticator),
     handler: async (request, reply) => {
-      const client = await deps.authenticator.authenticate(parseBasicCredentials(request.headers.authorization));
+      const client = authenticatedClient(request);
       const form = readOAuthForm(request, client.id);
       const tokens = await deps.issuer.issue(client, {
         grant_type: form.get('grant_type'),

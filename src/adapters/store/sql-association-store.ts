@@ -1,0 +1,125 @@
+import type { Association, AssociationKey } from '../../domain/session.js';
+import type { AssociationStore, ClaimResult, NewSession, RegisterResult } from '../../ports/association-store.js';
+import type { SecretSealer } from '../../ports/secret-sealer.js';
+import type { Queryable } from './database.js';
+
+interface AssociationRow {
+  platform: string;
+  customer_id: string;
+  customer_key: string;
+  delegate_sealed: string;
+  expires_at: Date;
+  needs_reregistration: boolean;
+  version: number;
+  renewal_owner: string | null;
+  renewal_lease_until: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS =
+  'platform, customer_id, customer_key, delegate_sealed, expires_at, needs_reregistration, version, renewal_owner, renewal_lease_until, created_at, updated_at';
+
+/** Binds a sealed delegate reference ID to its row: it cannot be copied to another customer. */
+function sealContext(key: AssociationKey): string {
+  return `delegate:${JSON.stringify([key.platform, key.customerId])}`;
+}
+
+/** The key id is the second part of a sealed value (`v1.<key id>.…`), kept in its own column for rotation. */
+function keyIdOf(sealed: string): string {
+  return sealed.split('.')[1] ?? '';
+}
+
+export class SqlAssociationStore implements AssociationStore {
+  constructor(
+    private readonly db: Queryable,
+    private readonly sealer: SecretSealer,
+  ) {}
+
+  private toAssociation(row: AssociationRow): Association {
+    const key = { platform: row.platform, customerId: row.customer_id };
+    return {
+      ...key,
+      customerKey: row.customer_key,
+      delegateReferenceId: this.sealer.open(row.delegate_sealed, sealContext(key)),
+      expiresAt: new Date(row.expires_at),
+      needsReregistration: row.needs_reregistration,
+      version: Number(row.version),
+      createdAt: new Date(row.created_at),
+      updatedAt: new Date(row.updated_at),
+    };
+  }
+
+  async find(key: AssociationKey): Promise<Association | undefined> {
+    const rows = await this.db.query<AssociationRow>(`select ${COLUMNS} from associations where platform = $1 and customer_id = $2`, [
+      key.platform,
+      key.customerId,
+    ]);
+    return rows[0] && this.toAssociation(rows[0]);
+  }
+
+  async register(key: AssociationKey, session: NewSession, now: Date): Promise<RegisterResult> {
+    const sealed = this.sealer.seal(session.delegateReferenceId, sealContext(key));
+    // One statement: insert, or refresh the row only if it names the same core
+    // customer. No row back means another customer holds this customerId.
+    const rows = await this.db.query<AssociationRow>(
+      `insert into associations (platform, customer_id, customer_key, delegate_sealed, delegate_key_id, expires_at, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $7)
+       on conflict (platform, customer_id) do update set
+         delegate_sealed = excluded.delegate_sealed,
+         delegate_key_id = excluded.delegate_key_id,
+         expires_at = excluded.expires_at,
+         needs_reregistration = false,
+         version = associations.version + 1,
+         renewal_owner = null,
+         renewal_lease_until = null,
+         updated_at = excluded.updated_at
+       where associations.customer_key = excluded.customer_key
+       returning ${COLUMNS}`,
+      [key.platform, key.customerId, session.customerKey, sealed, keyIdOf(sealed), session.expiresAt, now],
+    );
+    return rows[0] ? { outcome: 'registered', association: this.toAssociation(rows[0]) } : { outcome: 'conflict' };
+  }
+
+  async claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date): Promise<ClaimResult> {
+    const claimed = await this.db.query<AssociationRow>(
+      `update associations set renewal_owner = $4, renewal_lease_until = $6
+       where platform = $1 and customer_id = $2 and version = $3
+         and (renewal_lease_until is null or renewal_lease_until <= $5)
+       returning ${COLUMNS}`,
+      [key.platform, key.customerId, version, owner, now, leaseUntil],
+    );
+    if (claimed[0]) return { outcome: 'claimed', association: this.toAssociation(claimed[0]) };
+    const current = await this.find(key);
+    return { outcome: current && current.version === version ? 'busy' : 'stale', association: current };
+  }
+
+  async completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date): Promise<Association | undefined> {
+    const sealed = this.sealer.seal(session.delegateReferenceId, sealContext(key));
+    const rows = await this.db.query<AssociationRow>(
+      `update associations set
+         delegate_sealed = $5, delegate_key_id = $6, expires_at = $7, version = version + 1,
+         renewal_owner = null, renewal_lease_until = null, updated_at = $8
+       where platform = $1 and customer_id = $2 and version = $3 and renewal_owner = $4
+       returning ${COLUMNS}`,
+      [key.platform, key.customerId, version, owner, sealed, keyIdOf(sealed), session.expiresAt, now],
+    );
+    return rows[0] && this.toAssociation(rows[0]);
+  }
+
+  async releaseRenewal(key: AssociationKey, owner: string): Promise<void> {
+    await this.db.query(
+      `update associations set renewal_owner = null, renewal_lease_until = null
+       where platform = $1 and customer_id = $2 and renewal_owner = $3`,
+      [key.platform, key.customerId, owner],
+    );
+  }
+
+  async markNeedsReregistration(key: AssociationKey, version: number, now: Date): Promise<void> {
+    await this.db.query(
+      `update associations set needs_reregistration = true, renewal_owner = null, renewal_lease_until = null, updated_at = $4
+       where platform = $1 and customer_id = $2 and version = $3`,
+      [key.platform, key.customerId, version, now],
+    );
+  }
+}

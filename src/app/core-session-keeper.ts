@@ -1,0 +1,102 @@
+/**
+ * Keeps an association's core session usable (spec §3, CONTRACT §4): renews it
+ * when `now >= expiresAt - skew` or when the core rejects it, starting at most
+ * one new core session per association at a time — inside the process through a
+ * shared promise, across processes through a renewal lease taken with
+ * compare-and-swap on the association's version.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { NotFound } from '../domain/errors.js';
+import { needsRenewal, type Association } from '../domain/session.js';
+import type { AssociationStore } from '../ports/association-store.js';
+import type { Clock } from '../ports/clock.js';
+import { CoreProtocolError, CustomerNotRecognised, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
+import { badGateway, reregistrationRequired } from './core-failures.js';
+import { SingleFlight } from './single-flight.js';
+
+export interface KeeperOptions {
+  readonly skewSeconds: number;
+  /** How long a renewal may hold its lease: longer than one core call can take. */
+  readonly leaseSeconds: number;
+  /** How often a process waiting on another process's renewal looks again. */
+  readonly pollMs?: number;
+}
+
+export interface RenewalEvents {
+  onRenewal?(association: Association): void;
+  onWait?(): void;
+}
+
+export class CoreSessionKeeper {
+  private readonly flights = new SingleFlight<Association>();
+  /** Names this process as a lease owner. */
+  private readonly owner = randomUUID();
+
+  constructor(
+    private readonly store: AssociationStore,
+    private readonly core: CoreConnector,
+    private readonly clock: Clock,
+    private readonly options: KeeperOptions,
+    private readonly events: RenewalEvents = {},
+  ) {}
+
+  /** The association with a session that will not expire within the skew, renewing if needed. */
+  async fresh(association: Association, context: CoreCallContext): Promise<Association> {
+    if (association.needsReregistration) throw reregistrationRequired();
+    if (!needsRenewal(association.expiresAt, this.clock.now(), this.options.skewSeconds)) return association;
+    return this.renew(association, context);
+  }
+
+  /** Starts a new core session replacing `association.version`, shared by every concurrent caller. */
+  renew(association: Association, context: CoreCallContext): Promise<Association> {
+    const flightKey = JSON.stringify([association.platform, association.customerId, association.version]);
+    return this.flights.run(flightKey, () => this.renewAcrossProcesses(association, context));
+  }
+
+  private async renewAcrossProcesses(association: Association, context: CoreCallContext): Promise<Association> {
+    const key = { platform: association.platform, customerId: association.customerId };
+    const pollMs = this.options.pollMs ?? 25;
+    const deadline = this.clock.now().getTime() + 2 * this.options.leaseSeconds * 1000;
+    for (;;) {
+      const now = this.clock.now();
+      const claim = await this.store.claimRenewal(key, association.version, this.owner, now, new Date(now.getTime() + this.options.leaseSeconds * 1000));
+      if (claim.outcome === 'claimed') return this.startNewSession(claim.association, context);
+      const current = claim.association;
+      if (!current) throw new NotFound('no such customer');
+      if (current.needsReregistration) throw reregistrationRequired();
+      // Another process finished a renewal (or a registration replaced the session).
+      if (claim.outcome === 'stale') return current;
+      if (this.clock.now().getTime() > deadline) throw badGateway(new Error('timed out waiting for another process to renew the core session'));
+      this.events.onWait?.();
+      await sleep(pollMs);
+    }
+  }
+
+  private async startNewSession(association: Association, context: CoreCallContext): Promise<Association> {
+    const key = { platform: association.platform, customerId: association.customerId };
+    let session;
+    try {
+      session = await this.core.startSession({ kind: 'customerKey', customerKey: association.customerKey }, context);
+      if (session.customerKey !== association.customerKey) {
+        throw new CoreProtocolError('the core answered for another customer key', false);
+      }
+    } catch (error) {
+      if (error instanceof CustomerNotRecognised) {
+        await this.store.markNeedsReregistration(key, association.version, this.clock.now());
+        throw reregistrationRequired();
+      }
+      await this.store.releaseRenewal(key, this.owner);
+      throw badGateway(error);
+    }
+    const renewed = await this.store.completeRenewal(key, association.version, this.owner, session, this.clock.now());
+    if (!renewed) {
+      // The lease ran out and someone else moved the association on: use theirs.
+      const current = await this.store.find(key);
+      if (!current) throw new NotFound('no such customer');
+      return current;
+    }
+    this.events.onRenewal?.(renewed);
+    return renewed;
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * `GET /core/accounts?customerId=` (spec §4.3, CONTRACT §3–§4): the customer's
+ * accounts through the stored association, renewing the core session when it is
+ * due, and once more if the core rejects an unexpired one.
+ */
+import type { AccountRecord } from '../domain/account.js';
+import { NotFound } from '../domain/errors.js';
+import type { AssociationStore } from '../ports/association-store.js';
+import { SessionRejected, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
+import { badGateway } from './core-failures.js';
+import type { CoreSessionKeeper } from './core-session-keeper.js';
+
+export class AccountReader {
+  constructor(
+    private readonly store: AssociationStore,
+    private readonly core: CoreConnector,
+    private readonly keeper: CoreSessionKeeper,
+  ) {}
+
+  async list(platform: string, customerId: string, context: CoreCallContext): Promise<AccountRecord[]> {
+    const stored = await this.store.find({ platform, customerId });
+    // Another platform's customer gets the very same answer as an unknown one.
+    if (!stored) throw new NotFound('no registered customer with this customerId');
+    let association = await this.keeper.fresh(stored, context);
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.core.listAccounts(association.delegateReferenceId, context);
+      } catch (error) {
+        if (error instanceof SessionRejected && attempt === 0) {
+          association = await this.keeper.renew(association, context);
+          continue;
+        }
+        throw badGateway(error);
+      }
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The first start on a fresh embedded installation: create a demo client once and
+ * print a copy-paste walk-through (token → register a demo customer → accounts).
+ * Production installations (PostgreSQL) never get a demo client.
+ */
+import type { Services } from './composition.js';
+
+/** A named demo customer of the built-in simulator (docs/core-protocol.md §7). */
+export const DEMO_REGISTRATION = {
+  demographics: { socialSecurityNumber: '123-45-6789', accountNumber: '70001234', birthDay: '1980-04-12' },
+  registration: { customerId: 'demo-customer-1' },
+};
+
+export function walkthrough(url: string, clientId: string, clientSecret: string): string {
+  const body = JSON.stringify(DEMO_REGISTRATION);
+  return `
+A demo client was created on this first run. Its secret is shown only now:
+
+  client_id:     ${clientId}
+  client_secret: ${clientSecret}
+
+Try coregate with the built-in core simulator:
+
+  # 1. get an access token
+  TOKEN=$(curl -s -u '${clientId}:${clientSecret}' -d grant_type=client_credentials -d scope=core/main \\
+    ${url}/oauth2/token | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).access_token')
+
+  # 2. register a demo customer with the core
+  curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
+    -d '${body}' ${url}/core/sessions
+
+  # 3. list the customer's accounts
+  curl -s -H "Authorization: Bearer $TOKEN" '${url}/core/accounts?customerId=demo-customer-1'
+`;
+}
+
+/** Creates the demo client when the database has no client at all, and prints the walk-through to stdout. */
+export async function welcomeFirstRun(services: Pick<Services, 'clientRegistry'>, url: string, out: (text: string) => void = (text) => process.stdout.write(text)): Promise<boolean> {
+  if ((await services.clientRegistry.list()).length > 0) return false;
+  const { client, secret } = await services.clientRegistry.create({ name: 'Demo platform', platform: 'demo', grants: ['refresh_token'] });
+  out(walkthrough(url, client.id, secret));
+  return true;
+}

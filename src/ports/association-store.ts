@@ -1,0 +1,42 @@
+/**
+ * Persistence of customer associations. The delegate reference ID is stored
+ * sealed; the store seals and opens through the `SecretSealer` it was given, so
+ * callers only ever see it in clear, in memory.
+ */
+import type { Association, AssociationKey } from '../domain/session.js';
+
+export interface NewSession {
+  readonly customerKey: string;
+  readonly delegateReferenceId: string;
+  readonly expiresAt: Date;
+}
+
+export type RegisterResult =
+  | { readonly outcome: 'registered'; readonly association: Association }
+  /** The customerId is already associated with another core customer; nothing changed. */
+  | { readonly outcome: 'conflict' };
+
+export type ClaimResult =
+  | { readonly outcome: 'claimed'; readonly association: Association }
+  /** Another process holds the renewal lease, or the version moved on. */
+  | { readonly outcome: 'busy' | 'stale'; readonly association: Association | undefined };
+
+export interface AssociationStore {
+  find(key: AssociationKey): Promise<Association | undefined>;
+  /**
+   * Creates the association, or refreshes it with a new session when it already
+   * names the same core customer (idempotent registration; clears re-registration).
+   */
+  register(key: AssociationKey, session: NewSession, now: Date): Promise<RegisterResult>;
+  /**
+   * Takes the renewal lease of the association at `version` until `leaseUntil`, so
+   * that across processes one caller renews while the others wait (compare-and-swap).
+   */
+  claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date): Promise<ClaimResult>;
+  /** Stores the new session of a claimed renewal; `undefined` if the lease was lost meanwhile. */
+  completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date): Promise<Association | undefined>;
+  /** Gives the lease back after a failed renewal. */
+  releaseRenewal(key: AssociationKey, owner: string): Promise<void>;
+  /** Marks that only a new registration can help: the core no longer knows the customer key. */
+  markNeedsReregistration(key: AssociationKey, version: number, now: Date): Promise<void>;
+}
