@@ -11,6 +11,7 @@ import { pino, type Logger } from 'pino';
 import { createServices, type Services } from '../../src/composition.js';
 import { loadConfig } from '../../src/config/config.js';
 import { buildApp, bearerGuard } from '../../src/http/app.js';
+import type { CoreConnector } from '../../src/ports/core-connector.js';
 import type { Backend } from './backends.js';
 import { FakeClock } from './fake-clock.js';
 
@@ -21,6 +22,8 @@ export interface HarnessOptions {
   /** Registers extra routes (for example a bearer-protected test route) before the app is ready. */
   readonly routes?: (app: FastifyInstance, services: Services) => Promise<void> | void;
   readonly logger?: Logger;
+  /** A core connector to use instead of the built-in simulator (the default, with the harness's fake clock). */
+  readonly core?: CoreConnector;
 }
 
 export interface Harness {
@@ -53,7 +56,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
   const config = loadConfig(env);
   const clock = new FakeClock();
   const logger = options.logger ?? pino({ level: 'silent' });
-  const services = await createServices(config, { logger, database: opened.database, clock });
+  const services = await createServices(config, { logger, database: opened.database, clock, ...(options.core ? { core: options.core } : {}) });
   const app = await buildApp({
     logger,
     clock,
@@ -64,6 +67,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
     keyring: services.keyring,
     clientDirectory: services.clientDirectory,
     trustProxy: config.trustProxy,
+    gateway: { registrar: services.registrar, accountReader: services.accountReader },
   });
   await options.routes?.(app, services);
   await app.ready();
@@ -94,6 +98,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
     },
     async close() {
       await app.close();
+      await services.core.close();
       await opened.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
