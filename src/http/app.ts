@@ -45,7 +45,12 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger,
-    trustProxy: deps.trustProxy,
+    // Trust one hop, the proxy in front (hop 0 is the socket peer): `request.ip` is then the
+    // address that proxy saw. `true` would trust every hop and take the leftmost
+    // X-Forwarded-For entry, which the caller writes itself (a proxy appends to the
+    // header): anyone could pass an IP allow-list by sending it. (Fastify ignores a
+    // numeric hop count, hence the function.)
+    trustProxy: deps.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
     bodyLimit: BODY_LIMIT,
     // A caller's request id is kept only if it is short and plain: it ends up in logs.
     genReqId: (request) => {

@@ -1,0 +1,177 @@
+/**
+ * The bearer check of gateway routes → 401 (RFC 6750, CONTRACT §3): no token →
+ * `WWW-Authenticate: Bearer`; a bad, forged, expired or foreign token, or one of
+ * a disabled or deleted client → `Bearer error="invalid_token"`.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import { AesGcmSealer } from '../../../src/adapters/crypto/aes-gcm-sealer.js';
+import { SqlSigningKeyStore } from '../../../src/adapters/store/sql-signing-key-store.js';
+import { encryptionKeys } from '../../../src/composition.js';
+import { BACKENDS } from '../../support/backends.js';
+import { createHarness, protectedTestRoute, TEST_ISSUER, type Harness } from '../../support/harness.js';
+import { clientCredentials } from '../oauth/oauth-requests.js';
+import { assertAdmitted, assertInvalidToken, assertNoToken, getProtected } from './bearer-responses.js';
+
+const ACCESS_TOKEN_TTL_SECONDS = 3600;
+const CLIENT_CACHE_SECONDS = 30;
+
+/**
+ * The server's own active signing key, unsealed as `JoseKeyring` does it, to mint
+ * tokens the server would never issue (another `typ`, another `token_use`, …) whose
+ * signature is nevertheless good: only the claim and header checks can refuse them.
+ */
+async function serverSigningKey(h: Harness): Promise<{ kid: string; key: CryptoKey }> {
+  const published = await new SqlSigningKeyStore(h.services.database).listPublished(h.clock.now());
+  const active = published.find((key) => key.retiredAt === null) ?? assert.fail('no active signing key');
+  const sealer = new AesGcmSealer(encryptionKeys(h.services.config));
+  const jwk = JSON.parse(sealer.open(active.privateSealed, `signing-key:${active.kid}`)) as JWK;
+  return { kid: active.kid, key: (await importJWK(jwk, 'EdDSA')) as CryptoKey };
+}
+
+function mint(claims: JWTPayload, header: Record<string, unknown>, key: CryptoKey): Promise<string> {
+  return new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', ...header }).sign(key);
+}
+
+for (const backend of BACKENDS) {
+  describe(`bearer-protected route 401 (${backend.name})`, { skip: backend.skip }, () => {
+    let h: Harness;
+    before(async () => {
+      h = await createHarness(backend, { routes: protectedTestRoute() });
+    });
+    after(() => h?.close());
+
+    it('admits a valid core/main token and names the caller', async () => {
+      const client = await h.client({ platform: 'acme' });
+      const { principal } = assertAdmitted(await getProtected(h, { token: await h.token(client) }));
+      assert.deepEqual(principal, { clientId: client.id, platform: 'acme', scopes: ['core/main'] });
+      assertAdmitted(await getProtected(h, { authorization: `bearer  ${await h.token(client)} ` }), 'scheme is case-insensitive');
+    });
+
+    it('answers 401 with a bare Bearer challenge when no bearer token is presented', async () => {
+      const client = await h.client();
+      const cases: Array<[string, string | undefined]> = [
+        ['no Authorization header', undefined],
+        ['empty header', ''],
+        ['scheme only', 'Bearer'],
+        ['scheme and blanks', 'Bearer   '],
+        ['Basic credentials', `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`],
+        ['token without a scheme', await h.token(client)],
+      ];
+      for (const [why, authorization] of cases) {
+        const response = await getProtected(h, authorization === undefined ? {} : { authorization });
+        assertNoToken(response, why);
+        assert.match(response.json().message, /token/);
+      }
+    });
+
+    it('answers invalid_token to garbage, a malformed token, and a tampered one', async () => {
+      const token = await h.token(await h.client());
+      const [header, payload, signature] = token.split('.') as [string, string, string];
+      const claims = decodeJwt(token);
+      const cases: Array<[string, string]> = [
+        ['garbage', 'not-a-jwt'],
+        ['three garbage parts', 'a.b.c'],
+        ['not token68', '!!!'],
+        ['two tokens', `${token} ${token}`],
+        ['truncated signature', token.slice(0, -4)],
+        ['another signature', `${header}.${payload}.${signature.split('').reverse().join('')}`],
+        ['widened claims', `${header}.${Buffer.from(JSON.stringify({ ...claims, scope: 'core/main admin' })).toString('base64url')}.${signature}`],
+        ['unsigned (alg none)', `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')}.${payload}.`],
+      ];
+      for (const [why, value] of cases) {
+        const response = await getProtected(h, { token: value });
+        assertInvalidToken(response, why);
+        assert.equal(response.body.includes(value), false, 'the token is not echoed');
+      }
+    });
+
+    it('answers invalid_token to a token signed with another key, whatever kid it names', async () => {
+      const genuine = await h.token(await h.client());
+      const { privateKey } = await generateKeyPair('EdDSA');
+      const claims = decodeJwt(genuine);
+      const realKid = decodeProtectedHeader(genuine).kid!;
+      for (const [why, kid] of [['the server’s kid', realKid], ['an unknown kid', randomUUID()]] as const) {
+        assertInvalidToken(await getProtected(h, { token: await mint(claims, { kid, typ: 'at+jwt' }, privateKey) }), why);
+      }
+    });
+
+    it('answers invalid_token to an expired token, and not a second earlier', async () => {
+      const token = await h.token(await h.client());
+      h.clock.advance(ACCESS_TOKEN_TTL_SECONDS - 1);
+      assertAdmitted(await getProtected(h, { token }), 'one second before exp');
+      h.clock.advance(2);
+      assertInvalidToken(await getProtected(h, { token }), 'one second after exp');
+    });
+
+    it('answers invalid_token to a refresh token', async () => {
+      const client = await h.client({ grants: ['refresh_token'] });
+      const { access_token: accessToken, refresh_token: refreshToken } = await clientCredentials(h, client);
+      assert.ok(refreshToken);
+      assertAdmitted(await getProtected(h, { token: accessToken }), 'its access token');
+      assertInvalidToken(await getProtected(h, { token: refreshToken }), 'the refresh token');
+    });
+
+    it('answers invalid_token to well-signed tokens that are not coregate access tokens', async () => {
+      const client = await h.client();
+      const { kid, key } = await serverSigningKey(h);
+      const claims = decodeJwt(await h.token(client));
+      const header = { kid, typ: 'at+jwt' };
+      // The minting itself is sound: the untouched claims and header are admitted.
+      assertAdmitted(await getProtected(h, { token: await mint(claims, header, key) }), 'minted like the server');
+      const { token_use: _use, ...withoutTokenUse } = claims;
+      const { client_id: _clientId, ...withoutClientId } = claims;
+      const now = Math.floor(h.clock.now().getTime() / 1000);
+      const cases: Array<[string, JWTPayload, Record<string, unknown>]> = [
+        ['typ JWT', claims, { kid, typ: 'JWT' }],
+        ['no typ', claims, { kid }],
+        ['no kid', claims, { typ: 'at+jwt' }],
+        ['token_use refresh', { ...claims, token_use: 'refresh' }, header],
+        ['token_use id', { ...claims, token_use: 'id' }, header],
+        ['no token_use', withoutTokenUse, header],
+        ['another issuer', { ...claims, iss: 'https://elsewhere.example' }, header],
+        ['issuer with a trailing slash', { ...claims, iss: `${TEST_ISSUER}/` }, header],
+        ['no client_id', withoutClientId, header],
+        ['scope not a string', { ...claims, scope: ['core/main'] }, header],
+        ['already expired', { ...claims, exp: now - 1 }, header],
+        ['not yet valid', { ...claims, nbf: now + 600 }, header],
+      ];
+      for (const [why, payload, protectedHeader] of cases) {
+        assertInvalidToken(await getProtected(h, { token: await mint(payload, protectedHeader, key) }), why);
+      }
+    });
+
+    it('answers invalid_token to a well-signed token of a client that does not exist', async () => {
+      const { kid, key } = await serverSigningKey(h);
+      const claims = decodeJwt(await h.token(await h.client()));
+      const ghost = 'cg_doesNotExist000000000';
+      assertInvalidToken(await getProtected(h, { token: await mint({ ...claims, sub: ghost, client_id: ghost }, { kid, typ: 'at+jwt' }, key) }));
+    });
+
+    it('stops a disabled client’s tokens once the client cache lapses (CONTRACT: within 60 s)', async () => {
+      const client = await h.client();
+      const token = await h.token(client);
+      assertAdmitted(await getProtected(h, { token }), 'enabled');
+      await h.services.clientRegistry.setEnabled(client.id, false);
+      assertAdmitted(await getProtected(h, { token }), 'within the cache window');
+      h.clock.advance(CLIENT_CACHE_SECONDS + 1);
+      assertInvalidToken(await getProtected(h, { token }), 'after the cache window');
+      await h.services.clientRegistry.setEnabled(client.id, true);
+      h.clock.advance(CLIENT_CACHE_SECONDS + 1);
+      assertAdmitted(await getProtected(h, { token }), 're-enabled');
+    });
+
+    it('stops a deleted client’s tokens once the client cache lapses', async () => {
+      const client = await h.client();
+      const token = await h.token(client);
+      assertAdmitted(await getProtected(h, { token }), 'existing');
+      // No command deletes clients; an operator may still remove the row.
+      await h.services.database.query('delete from clients where id = $1', [client.id]);
+      assertAdmitted(await getProtected(h, { token }), 'within the cache window');
+      h.clock.advance(CLIENT_CACHE_SECONDS + 1);
+      assertInvalidToken(await getProtected(h, { token }), 'after the cache window');
+    });
+  });
+}
