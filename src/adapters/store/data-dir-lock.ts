@@ -1,10 +1,18 @@
 /**
  * Exclusive ownership of an embedded data directory. PGlite is one process's
  * database: a second process opening the same files would corrupt them. The
- * holder writes a lock file with its pid (created atomically with `wx`) and, for
- * a server, the admin socket through which other commands reach the database.
+ * holder writes a lock file with its pid and, for a server, the admin socket
+ * through which other commands reach the database.
+ *
+ * The lock file is written in full under a private name and then hard-linked into
+ * place: link(2) creates it atomically or fails because it exists, so no process
+ * ever reads a half-written lock and mistakes it for a stale one. Removing a stale
+ * lock (its process died) is a read-then-delete, so it is done only while holding
+ * a second, short-lived takeover lock: two processes can never both delete what
+ * they judged stale and both go on to take the data dir.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface LockHolder {
@@ -52,32 +60,76 @@ export function currentHolder(dataDir: string): LockHolder | undefined {
   return Number.isInteger(holder.pid) && holder.pid !== process.pid && isAlive(holder.pid) ? holder : undefined;
 }
 
+/** Creates `path` as a link to the complete file `draft`; false if `path` exists. */
+function tryLink(draft: string, path: string): boolean {
+  try {
+    linkSync(draft, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Deletes the lock file if its holder is dead, under the takeover lock; returns
+ * without deleting anything when another process is taking over at the same time.
+ */
+function removeStaleLock(dataDir: string, draft: string): void {
+  const path = lockFilePath(dataDir);
+  const takeover = `${path}.takeover`;
+  if (!tryLink(draft, takeover)) {
+    // Held for a few microseconds by another process removing the stale lock;
+    // left behind only if that process died in between.
+    let taker: number | undefined;
+    try {
+      taker = (JSON.parse(readFileSync(takeover, 'utf8')) as LockHolder).pid;
+    } catch {
+      return;
+    }
+    // A takeover file naming this process's pid was left by an earlier process that had it.
+    if (taker === process.pid || !isAlive(taker)) rmSync(takeover, { force: true });
+    else pause(5);
+    return;
+  }
+  try {
+    // Re-checked under the takeover lock: only a taker deletes the lock file, so
+    // what is judged stale here is still what gets deleted.
+    if (currentHolder(dataDir) === undefined) rmSync(path, { force: true });
+  } finally {
+    rmSync(takeover, { force: true });
+  }
+}
+
 /** Takes the data directory or throws {@link DataDirBusy}. */
 export function acquireDataDirLock(dataDir: string, holder: Omit<LockHolder, 'pid'>): DataDirLock {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = lockFilePath(dataDir);
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    let fd: number;
-    try {
-      fd = openSync(path, 'wx', 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  const draft = `${path}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  writeFileSync(draft, JSON.stringify({ pid: process.pid, ...holder }), { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      if (tryLink(draft, path)) {
+        let released = false;
+        return {
+          release() {
+            if (released) return;
+            released = true;
+            rmSync(path, { force: true });
+          },
+        };
+      }
       const live = currentHolder(dataDir);
       if (live) throw new DataDirBusy(dataDir, live);
       // Left behind by a process that died: take it over.
-      rmSync(path, { force: true });
-      continue;
+      removeStaleLock(dataDir, draft);
     }
-    writeSync(fd, JSON.stringify({ pid: process.pid, ...holder }));
-    closeSync(fd);
-    let released = false;
-    return {
-      release() {
-        if (released) return;
-        released = true;
-        rmSync(path, { force: true });
-      },
-    };
+  } finally {
+    rmSync(draft, { force: true });
   }
   throw new Error(`could not lock ${dataDir}: the lock file keeps reappearing`);
 }

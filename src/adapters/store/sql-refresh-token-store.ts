@@ -38,10 +38,14 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
   async consume(digest: string, clientId: string, now: Date): Promise<ConsumeResult> {
     return this.db.transaction(async (tx) => {
       // The conditional update is the compare-and-swap: of concurrent callers only
-      // one sees the row still unused.
+      // one sees the row still unused. A chain with any revoked token is revoked as a
+      // whole, including a token written into it after the revocation: when a thief
+      // and the client present the same token at once, the winner's new token is
+      // inserted only after the loser's replay revoked the chain.
       const consumed = await tx.query<RefreshTokenRow>(
         `update refresh_tokens set used_at = $2
          where digest = $1 and client_id = $3 and used_at is null and revoked_at is null and expires_at > $2
+           and not exists (select 1 from refresh_tokens revoked where revoked.chain_id = refresh_tokens.chain_id and revoked.revoked_at is not null)
          returning ${COLUMNS}`,
         [digest, now, clientId],
       );

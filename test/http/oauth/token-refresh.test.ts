@@ -90,11 +90,6 @@ for (const backend of BACKENDS) {
 
     it(
       'one refresh token presented twice at once: exactly one wins, and the chain — the winner’s new token included — is revoked',
-      {
-        todo:
-          'known bug (src/adapters/store/sql-refresh-token-store.ts + ports/refresh-token-store.ts): the successor token ' +
-          'is inserted after the consuming transaction, so a replay handled in between revokes the chain without it',
-      },
       async () => {
         const { client, refreshToken } = await refreshingClient(h);
         const answers = await Promise.all([refresh(h, client, refreshToken), refresh(h, client, refreshToken)]);
