@@ -22,7 +22,8 @@ import { encryptionKey, type EncryptionKey } from './adapters/crypto/encryption-
 import { HmacCredentialHasher } from './adapters/crypto/hmac-credential-hasher.js';
 import { JoseKeyring } from './adapters/crypto/jose-keyring.js';
 import { loadOrCreateKeyFile } from './adapters/crypto/key-file.js';
-import { acquireDataDirLock, type LockHolder } from './adapters/store/data-dir-lock.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { acquireDataDirLock, DataDirBusy, type DataDirLock, type LockHolder } from './adapters/store/data-dir-lock.js';
 import type { Database } from './adapters/store/database.js';
 import { migrate, type MigrationReport } from './adapters/store/migrate.js';
 import { PgliteDatabase } from './adapters/store/pglite-database.js';
@@ -78,6 +79,26 @@ export interface OpenedDatabase {
   readonly release: () => void;
 }
 
+/** How long a starting server waits for a CLI command that holds the data directory. */
+const COMMAND_HOLD_WAIT_MS = 15_000;
+
+/**
+ * Takes the data directory. A CLI command holds it only for seconds, so a server
+ * waits for it instead of failing; another server holding it is an error at once.
+ */
+async function acquireWaitingForCommands(dataDir: string, holder: Omit<LockHolder, 'pid'>): Promise<DataDirLock> {
+  const deadline = Date.now() + COMMAND_HOLD_WAIT_MS;
+  for (;;) {
+    try {
+      return acquireDataDirLock(dataDir, holder);
+    } catch (error) {
+      const waitable = error instanceof DataDirBusy && error.holder.role === 'command' && holder.role === 'server';
+      if (!waitable || Date.now() >= deadline) throw error;
+    }
+    await sleep(100);
+  }
+}
+
 /** Opens PostgreSQL, or the embedded database after taking its data directory. */
 export async function openDatabase(config: Config, holder: Omit<LockHolder, 'pid'>): Promise<OpenedDatabase> {
   if (config.databaseUrl !== undefined) {
@@ -86,7 +107,7 @@ export async function openDatabase(config: Config, holder: Omit<LockHolder, 'pid
       release: () => {},
     };
   }
-  const lock = acquireDataDirLock(config.dataDir, holder);
+  const lock = await acquireWaitingForCommands(config.dataDir, holder);
   try {
     return { database: await PgliteDatabase.open(join(config.dataDir, 'pg')), release: () => lock.release() };
   } catch (error) {

@@ -4,6 +4,7 @@
  * naming the variable, which the entry points print before exiting.
  */
 import { isAbsolute, resolve } from 'node:path';
+import { parseCidr } from '../domain/ip-allow-list.js';
 
 export class ConfigError extends Error {
   constructor(
@@ -38,8 +39,11 @@ export interface Config {
   /** How long a process may keep using a client's cached status (enabled flag, IP allow-list). */
   readonly clientCacheSeconds: number;
   readonly databasePoolMax: number;
-  /** Whether `X-Forwarded-For` from a proxy in front of coregate is believed. */
-  readonly trustProxy: boolean;
+  /**
+   * Whose `X-Forwarded-For` is believed: `false` nobody; `true` the immediate peer
+   * (coregate is reachable only through its proxy); or the proxies' addresses/CIDRs.
+   */
+  readonly trustProxy: boolean | readonly string[];
   /** Institution API key sent to the core as `X-Api-Key`. */
   readonly coreApiKey: string | undefined;
   /** Timeout of every call to the core. */
@@ -85,6 +89,20 @@ function boolean(env: Env, name: string): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function trustProxy(env: Env): boolean | readonly string[] {
+  const name = 'COREGATE_TRUST_PROXY';
+  const raw = present(env, name);
+  if (raw === undefined || /^(0|false|no|off|1|true|yes|on)$/i.test(raw)) return boolean(env, name);
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const cidrs: string[] = [];
+  for (const entry of entries) {
+    const parsed = parseCidr(entry);
+    if (!parsed.ok) throw new ConfigError(name, `must be true, false or a comma-separated list of proxy addresses or CIDR blocks (${parsed.reason})`);
+    cidrs.push(parsed.cidr);
+  }
+  return Object.freeze(cidrs);
 }
 
 function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
@@ -141,7 +159,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel,
     clientCacheSeconds: integer(env, 'COREGATE_CLIENT_CACHE_SECONDS', DEFAULTS.COREGATE_CLIENT_CACHE_SECONDS, 0, 60),
     databasePoolMax: integer(env, 'COREGATE_DB_POOL_MAX', DEFAULTS.COREGATE_DB_POOL_MAX, 1, 1000),
-    trustProxy: boolean(env, 'COREGATE_TRUST_PROXY'),
+    trustProxy: trustProxy(env),
     coreApiKey: present(env, 'COREGATE_CORE_API_KEY'),
     coreTimeoutMs: integer(env, 'COREGATE_CORE_TIMEOUT_MS', DEFAULTS.COREGATE_CORE_TIMEOUT_MS, 50, 120_000),
     simulatorSessionTtlSeconds: integer(env, 'COREGATE_SIM_SESSION_TTL_SECONDS', DEFAULTS.COREGATE_SIM_SESSION_TTL_SECONDS, 1, 86_400),

@@ -32,7 +32,8 @@ export interface AppDeps {
   readonly keyring: TokenSigner & TokenVerifier;
   readonly clientDirectory: ClientDirectory;
   /** Believe `X-Forwarded-For` (and later `X-Forwarded-Proto`) from a proxy in front. */
-  readonly trustProxy: boolean;
+  /** `true`: the immediate peer is the proxy; a list: the proxies' addresses/CIDRs. */
+  readonly trustProxy: boolean | readonly string[];
   /** The `/core/*` gateway; without it only the authorization server is served. */
   readonly gateway?: { readonly registrar: SessionRegistrar; readonly accountReader: AccountReader };
 }
@@ -45,12 +46,16 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger,
-    // Trust one hop, the proxy in front (hop 0 is the socket peer): `request.ip` is then the
-    // address that proxy saw. `true` would trust every hop and take the leftmost
-    // X-Forwarded-For entry, which the caller writes itself (a proxy appends to the
-    // header): anyone could pass an IP allow-list by sending it. (Fastify ignores a
-    // numeric hop count, hence the function.)
-    trustProxy: deps.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
+    // `true` trusts one hop, the proxy in front (hop 0 is the socket peer): `request.ip` is
+    // then the address that proxy saw. Fastify's own `true` would trust every hop and take
+    // the leftmost X-Forwarded-For entry, which the caller writes itself (a proxy appends
+    // to the header): anyone could pass an IP allow-list by sending it. (Fastify ignores
+    // a numeric hop count, hence the function.) A list trusts exactly those proxies.
+    trustProxy: Array.isArray(deps.trustProxy)
+      ? [...deps.trustProxy]
+      : deps.trustProxy
+        ? (_address: string, hop: number) => hop === 0
+        : false,
     bodyLimit: BODY_LIMIT,
     // A caller's request id is kept only if it is short and plain: it ends up in logs.
     genReqId: (request) => {

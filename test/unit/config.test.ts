@@ -101,6 +101,12 @@ describe('loadConfig', () => {
     it(`refuses ${label}, naming ${variable}`, () => assertRefused(env, variable, reason));
   }
 
+  it('takes COREGATE_TRUST_PROXY as a list of proxy addresses and CIDR blocks', () => {
+    assert.deepEqual(loadConfig({ COREGATE_TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,2001:db8::/32' }).trustProxy, ['10.0.0.0/8', '192.0.2.7/32', '2001:db8::/32']);
+    assert.equal(loadConfig({ COREGATE_TRUST_PROXY: 'off' }).trustProxy, false);
+    assertRefused({ COREGATE_TRUST_PROXY: '10.0.0.0/8,10.0.0.0/99' }, 'COREGATE_TRUST_PROXY');
+  });
+
   it('never echoes a DATABASE_URL (it may hold a password)', () => {
     assert.throws(
       () => loadConfig({ DATABASE_URL: 'mysql://app:hunter2@db/coregate', COREGATE_ENCRYPTION_KEY: KEY }),

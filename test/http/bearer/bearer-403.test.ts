@@ -113,4 +113,21 @@ for (const backend of BACKENDS) {
       assertAdmitted(await getProtected(h, { token, remoteAddress: '192.0.2.1', headers: honest }), 'insider behind another hop');
     });
   });
+
+  describe(`bearer-protected route 403 behind listed proxies (${backend.name})`, { skip: backend.skip }, () => {
+    let h: Harness;
+    before(async () => {
+      h = await createHarness(backend, { routes: protectedTestRoute(), env: { COREGATE_TRUST_PROXY: '192.0.2.0/24' } });
+    });
+    after(() => h?.close());
+
+    it('believes X-Forwarded-For only from a listed proxy', async () => {
+      const token = await h.token(await h.client({ allowedIps: ['10.1.0.0/16'] }));
+      assertAdmitted(await getProtected(h, { token, remoteAddress: '192.0.2.1', headers: { 'x-forwarded-for': '10.1.2.3' } }), 'through a listed proxy');
+      assertNotWhitelisted(
+        await getProtected(h, { token, remoteAddress: '198.51.100.9', headers: { 'x-forwarded-for': '10.1.2.3' } }),
+        'a direct caller forging the header',
+      );
+    });
+  });
 }
