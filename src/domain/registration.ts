@@ -26,7 +26,11 @@ export type RegistrationParse = { ok: true; registration: Registration } | { ok:
 /** Printable ASCII without spaces: ids end up in URLs, logs and keys. */
 export const CUSTOMER_ID_PATTERN = '^[\\x21-\\x7E]{1,128}$';
 const CUSTOMER_ID = new RegExp(CUSTOMER_ID_PATTERN);
-const CUSTOMER_KEY = /^[\x21-\x7E]{1,64}$/;
+/**
+ * As long as a core's customer keys may be (docs/core-protocol.md: 1 to 128 visible
+ * ASCII characters): every customerKey coregate answers must be accepted back in Form B.
+ */
+const CUSTOMER_KEY = /^[\x21-\x7E]{1,128}$/;
 const ACCOUNT_NUMBER = /^[A-Za-z0-9][A-Za-z0-9 -]{0,33}$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const US_DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/;
@@ -130,7 +134,7 @@ export function parseRegistration(body: unknown, today: Date): RegistrationParse
       checkKeys(customer, ['customerKey'], '/customer', problems);
       const customerKey = stringField(customer, 'customerKey', '/customer', problems);
       if (customerKey !== undefined && !CUSTOMER_KEY.test(customerKey)) {
-        problems.push({ path: '/customer/customerKey', message: 'must be 1 to 64 printable characters without spaces' });
+        problems.push({ path: '/customer/customerKey', message: 'must be 1 to 128 printable characters without spaces' });
       } else if (customerKey !== undefined) subject = { kind: 'customerKey', customerKey };
     }
   }

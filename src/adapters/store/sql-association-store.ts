@@ -82,9 +82,12 @@ export class SqlAssociationStore implements AssociationStore {
   }
 
   async claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date): Promise<ClaimResult> {
+    // Never a lease on an association marked for re-registration: marking keeps the
+    // version and clears the lease, so a caller that read the row before the mark
+    // would otherwise claim it and ask the core again for a key it no longer knows.
     const claimed = await this.db.query<AssociationRow>(
       `update associations set renewal_owner = $4, renewal_lease_until = $6
-       where platform = $1 and customer_id = $2 and version = $3
+       where platform = $1 and customer_id = $2 and version = $3 and not needs_reregistration
          and (renewal_lease_until is null or renewal_lease_until <= $5)
        returning ${COLUMNS}`,
       [key.platform, key.customerId, version, owner, now, leaseUntil],

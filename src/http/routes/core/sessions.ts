@@ -48,6 +48,10 @@ export const RegistrationResponseSchema = SuccessEnvelope(
 );
 
 export async function sessionsRoute(app: FastifyInstance, deps: SessionsRouteDeps): Promise<void> {
+  // Fastify parses text/plain by default; a JSON body sent as text/plain would then be
+  // refused as "must be a JSON object", hiding the real mistake. Without the parser it
+  // is refused for its content type. (This plugin is encapsulated: other routes keep it.)
+  app.removeContentTypeParser('text/plain');
   app.route({
     method: 'POST',
     url: '/core/sessions',

@@ -1,0 +1,160 @@
+/**
+ * Concurrent calls for one association start at most one new core session
+ * "across all processes sharing the database" (CONTRACT §4): a real
+ * `coregate core-sim` with a 2-second session lifetime, two `coregate serve`
+ * processes on one PostgreSQL database pointed at it, and 50 parallel account
+ * calls split across both — once after the core session expired (the expiry
+ * path) and once after the core dropped every session (the rejection path).
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
+import { BIN, killAll, processEnv, requestToken, ROOT, runJson, startServer, tempDataDir, type CreatedClient, type ServerProcess } from './support/process.js';
+
+after(killAll);
+
+const SESSION_TTL_SECONDS = 2;
+const PARALLEL = 50;
+/** Well below the connector's 5 s deadline, well above the time both processes need to find the session due. */
+const CORE_LATENCY_MS = 250;
+const ISSUER = 'http://coregate.two-processes.test';
+
+interface SimStats {
+  sessionsStarted: number;
+  accountRequests: number;
+  activeSessions: number;
+}
+
+/** `bin/coregate core-sim --port 0`, resolved once it announces its URL. */
+async function startCoreSim(args: readonly string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [BIN, 'core-sim', '--port', '0', ...args], { cwd: ROOT, env: processEnv({}), stdio: ['ignore', 'ignore', 'pipe'] });
+  // Not tracked by support/process.ts: make sure it dies with this test file whatever happens.
+  process.once('exit', () => child.kill('SIGKILL'));
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`core-sim did not listen within 10 s: ${stderr}`)), 10_000);
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      const match = /core simulator listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`core-sim exited with ${code}: ${stderr}`));
+    });
+  });
+  return { url, child };
+}
+
+async function simStats(simUrl: string): Promise<SimStats> {
+  return (await (await fetch(`${simUrl}/_sim/stats`)).json()) as SimStats;
+}
+
+describe('two coregate processes on one database renew a core session once', { skip: postgresSkip, timeout: 90_000 }, () => {
+  let database: FreshDatabase;
+  let data: { dir: string; remove: () => void };
+  let sim: { url: string; child: ChildProcess };
+  let servers: ServerProcess[] = [];
+  let token: string;
+  const customerId = 'two-processes-1';
+
+  before(async () => {
+    data = tempDataDir();
+    [database, sim] = await Promise.all([createFreshDatabase(), startCoreSim(['--session-ttl', String(SESSION_TTL_SECONDS)])]);
+    const env = {
+      DATABASE_URL: database.url,
+      COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      COREGATE_DATA_DIR: data.dir,
+      COREGATE_ISSUER: ISSUER,
+      CORE_URL: sim.url,
+      COREGATE_SESSION_SKEW_SECONDS: '0',
+    };
+    // Migrates the fresh database before the servers start.
+    const client = await runJson<CreatedClient>(['clients', 'create', '--name', 'two processes', '--json'], env);
+    servers = [await startServer(env), await startServer(env)];
+    const issued = await requestToken(servers[0]!.url, client, 'grant_type=client_credentials&scope=core%2Fmain');
+    assert.equal(issued.status, 200, JSON.stringify(issued.body));
+    token = String(issued.body['access_token']);
+  });
+
+  after(async () => {
+    await Promise.allSettled(servers.map((server) => server.stop()));
+    sim?.child.kill('SIGTERM');
+    await database?.drop();
+    data?.remove();
+  });
+
+  async function accounts(server: ServerProcess): Promise<{ status: number; body: string }> {
+    const response = await fetch(`${server.url}/core/accounts?customerId=${customerId}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+    return { status: response.status, body: await response.text() };
+  }
+
+  async function setFaults(faults: Record<string, number>): Promise<void> {
+    const response = await fetch(`${sim.url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
+    assert.equal(response.status, 200, await response.text());
+  }
+
+  /**
+   * 50 parallel calls, alternating between the two processes: every one must be 200
+   * with the same body. The core answers slowly meanwhile, so that the renewal of one
+   * process is certainly still running when the other process finds the session due.
+   */
+  async function burst(expected: string): Promise<void> {
+    await setFaults({ latencyMs: CORE_LATENCY_MS });
+    let answers;
+    try {
+      answers = await Promise.all(Array.from({ length: PARALLEL }, (_, index) => accounts(servers[index % 2]!)));
+    } finally {
+      await setFaults({});
+    }
+    answers.forEach((answer, index) => {
+      assert.equal(answer.status, 200, `call ${index} (process ${index % 2 ? 'B' : 'A'}): ${answer.body}`);
+      assert.equal(answer.body, expected, `call ${index}: the same answer`);
+    });
+  }
+
+  it('registers through process A; process B serves the customer too', async () => {
+    const response = await fetch(`${servers[0]!.url}/core/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ demographics: { socialSecurityNumber: '234-56-7890', accountNumber: '70002345', birthDay: '11/30/1975' }, registration: { customerId } }),
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+    assert.deepEqual(((await response.json()) as { data: unknown }).data, { customerId, customerKey: 'C-1002' });
+    const [a, b] = [await accounts(servers[0]!), await accounts(servers[1]!)];
+    assert.equal(a.status, 200, a.body);
+    assert.equal(b.body, a.body);
+    assert.equal((await simStats(sim.url)).sessionsStarted, 1);
+  });
+
+  it(`after the core session expired, ${PARALLEL} parallel calls across both processes start exactly one new session`, async () => {
+    const expected = (await accounts(servers[1]!)).body;
+    // Past the delegate reference ID's expiration (skew 0): every process sees it due.
+    await sleep(SESSION_TTL_SECONDS * 1000 + 300);
+    const before = await simStats(sim.url);
+    assert.equal(before.activeSessions, 0, 'the core session has expired');
+    await burst(expected);
+    const after = await simStats(sim.url);
+    assert.equal(after.sessionsStarted, before.sessionsStarted + 1, 'exactly one new core session');
+    assert.ok(after.accountRequests >= before.accountRequests + PARALLEL);
+  });
+
+  it(`after the core dropped every session, ${PARALLEL} parallel calls across both processes start exactly one new session`, async () => {
+    const expected = (await accounts(servers[0]!)).body;
+    const expired = await fetch(`${sim.url}/_sim/sessions/expire`, { method: 'POST' });
+    assert.equal(expired.status, 200);
+    const before = await simStats(sim.url);
+    await burst(expected);
+    const after = await simStats(sim.url);
+    assert.equal(after.sessionsStarted, before.sessionsStarted + 1, 'exactly one new core session');
+  });
+});

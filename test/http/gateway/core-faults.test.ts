@@ -1,0 +1,145 @@
+/**
+ * A core that is slow, failing or answering off-protocol (CONTRACT §3–§4):
+ * latency beyond COREGATE_CORE_TIMEOUT_MS → 502 BadGateway within about the
+ * timeout; 5xx answers → 502; anything else unexpected → 502 and never a
+ * renewal loop. Nothing is stored on a failed registration, a failed renewal
+ * leaves the association usable, and once the faults are reset the same
+ * requests succeed.
+ */
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { BACKENDS } from '../../support/backends.js';
+import { createHarness, type Harness } from '../../support/harness.js';
+import {
+  assertError,
+  assertSuccess,
+  associationCount,
+  associationRow,
+  BAD_GATEWAY,
+  BOB,
+  formA,
+  formB,
+  getAccounts,
+  postSession,
+  uniqueId,
+  type ErrorEnvelope,
+} from './gateway-requests.js';
+import type { LightMyRequestResponse } from 'fastify';
+
+const TIMEOUT_MS = 200;
+const TTL_SECONDS = 600;
+
+for (const backend of BACKENDS) {
+  // A renewal lease left behind would make the next call wait forever on the fake clock: fail instead of hanging.
+  describe(`core faults (${backend.name})`, { skip: backend.skip, timeout: 30_000 }, () => {
+    let h: Harness;
+    let token: string;
+    let platform: string;
+    let registered: string;
+    let expected: string;
+    before(async () => {
+      h = await createHarness(backend, { env: { COREGATE_CORE_TIMEOUT_MS: String(TIMEOUT_MS), COREGATE_SIM_SESSION_TTL_SECONDS: String(TTL_SECONDS) } });
+      const client = await h.client({ platform: 'faults' });
+      platform = client.platform;
+      token = await h.token(client);
+      registered = uniqueId('registered');
+      assertSuccess(await postSession(h, { token }, formA(registered, BOB)));
+      expected = (await getAccounts(h, { token }, registered)).body;
+    });
+    afterEach(() => {
+      h.services.simulator!.setFaults({});
+    });
+    after(() => h?.close());
+
+    async function timed(request: () => Promise<LightMyRequestResponse>): Promise<{ response: LightMyRequestResponse; ms: number }> {
+      const started = performance.now();
+      const response = await request();
+      return { response, ms: performance.now() - started };
+    }
+
+    function assertBadGateway(response: LightMyRequestResponse, why: string): ErrorEnvelope {
+      const body = assertError(response, BAD_GATEWAY, why);
+      assert.deepEqual(body.data, {}, `${why}: no details of the core's failure`);
+      assert.doesNotMatch(response.body, /core_failure|fault injected|no answer within|answered 5\d\d/, `${why}: the cause is logged, not sent`);
+      return body;
+    }
+
+    /** After the faults are reset, the same requests succeed: the service is healthy. */
+    async function assertHealthy(): Promise<void> {
+      h.services.simulator!.setFaults({});
+      const customerId = uniqueId('healthy');
+      assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(customerId, BOB.customerKey))), { customerId, customerKey: BOB.customerKey });
+      assert.equal((await getAccounts(h, { token }, registered)).body, expected);
+    }
+
+    it('answers 502 within about the timeout when the core is slower than COREGATE_CORE_TIMEOUT_MS', async () => {
+      const rows = await associationCount(h);
+      h.services.simulator!.setFaults({ latencyMs: 5_000 });
+      const registration = await timed(() => postSession(h, { token }, formA(uniqueId('slow'), BOB)));
+      assertBadGateway(registration.response, 'registration');
+      assert.ok(registration.ms >= TIMEOUT_MS * 0.9 && registration.ms < TIMEOUT_MS + 1_000, `registration answered after ${registration.ms} ms`);
+      assert.equal(await associationCount(h), rows, 'nothing stored');
+
+      const accounts = await timed(() => getAccounts(h, { token }, registered));
+      assertBadGateway(accounts.response, 'accounts');
+      assert.ok(accounts.ms >= TIMEOUT_MS * 0.9 && accounts.ms < TIMEOUT_MS + 1_000, `accounts answered after ${accounts.ms} ms`);
+      await assertHealthy();
+    });
+
+    it('answers 200 when the core is slow but within the timeout', async () => {
+      h.services.simulator!.setFaults({ latencyMs: 50 });
+      assertSuccess(await postSession(h, { token }, formA(uniqueId('a-bit-slow'), BOB)));
+      assert.equal((await getAccounts(h, { token }, registered)).body, expected);
+    });
+
+    it('answers 502 to registration and accounts while the core answers 5xx', async () => {
+      for (const errorStatus of [500, 502, 503, 504]) {
+        h.services.simulator!.setFaults({ errorRate: 1, errorStatus });
+        const rows = await associationCount(h);
+        const sessions = h.services.simulator!.stats().sessionsStarted;
+        assertBadGateway(await postSession(h, { token }, formA(uniqueId('failing'), BOB)), `registration, core ${errorStatus}`);
+        assertBadGateway(await postSession(h, { token }, formB(uniqueId('failing'), BOB.customerKey)), `registration by key, core ${errorStatus}`);
+        assertBadGateway(await getAccounts(h, { token }, registered), `accounts, core ${errorStatus}`);
+        assert.equal(await associationCount(h), rows, 'nothing stored');
+        assert.equal(h.services.simulator!.stats().sessionsStarted, sessions);
+      }
+      await assertHealthy();
+    });
+
+    it('answers 502 without renewing when the core answers 401 or 404 without the protocol’s error code', async () => {
+      const row = await associationRow(h, platform, registered);
+      for (const errorStatus of [401, 403, 404, 400]) {
+        h.services.simulator!.setFaults({ errorRate: 1, errorStatus });
+        const sessions = h.services.simulator!.stats().sessionsStarted;
+        assertBadGateway(await getAccounts(h, { token }, registered), `accounts, core ${errorStatus}`);
+        assertBadGateway(await postSession(h, { token }, formA(uniqueId('off-protocol'), BOB)), `registration, core ${errorStatus}`);
+        assert.equal(h.services.simulator!.stats().sessionsStarted, sessions, 'not taken for a rejected session or an unknown customer');
+      }
+      assert.deepEqual(await associationRow(h, platform, registered), row, 'the association is untouched');
+      await assertHealthy();
+    });
+
+    it('answers 502 when a due renewal fails, leaving the association to be renewed by the next call', async () => {
+      const customerId = uniqueId('renewal-fails');
+      assertSuccess(await postSession(h, { token }, formA(customerId, BOB)));
+      const row = (await associationRow(h, platform, customerId))!;
+      h.clock.advance(TTL_SECONDS + 1);
+      for (const faults of [{ errorRate: 1, errorStatus: 500 }, { latencyMs: 5_000 }]) {
+        h.services.simulator!.setFaults(faults);
+        assertBadGateway(await getAccounts(h, { token }, customerId), JSON.stringify(faults));
+        assertBadGateway(await getAccounts(h, { token }, customerId), `${JSON.stringify(faults)}, again: the lease was given back`);
+        const after = (await associationRow(h, platform, customerId))!;
+        assert.equal(after.version, row.version, 'nothing stored');
+        assert.equal(after.needs_reregistration, false, 'an outage is not a forgotten customer');
+      }
+      h.services.simulator!.setFaults({});
+      const sessions = h.services.simulator!.stats().sessionsStarted;
+      assert.equal((await getAccounts(h, { token }, customerId)).body, expected);
+      assert.equal(h.services.simulator!.stats().sessionsStarted, sessions + 1);
+      assert.equal((await associationRow(h, platform, customerId))!.version, row.version + 1);
+      // The other association registered before the clock moved renews on its own call too.
+      assert.equal((await getAccounts(h, { token }, registered)).body, expected);
+    });
+  });
+}
