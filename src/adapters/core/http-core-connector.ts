@@ -39,6 +39,8 @@ const TIMED_OUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /** Anything that may go into a header: visible ASCII. */
 const HEADER_SAFE = /^[\x21-\x7e]{1,1024}$/;
+/** Customer keys as the protocol defines them (docs/core-protocol.md §2). */
+const CUSTOMER_KEY = /^[\x21-\x7e]{1,128}$/;
 const ISO_WITH_ZONE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 class TooLarge extends Error {}
@@ -102,7 +104,10 @@ export class HttpCoreConnector implements CoreConnector {
     const problems: Problem[] = [];
     if (!isPlainObject(json)) throw new CoreProtocolError(`the session answer is ${jsonType(json)}, not an object`, retrySafe('startSession', true));
     const { customerKey, delegateReferenceId, expiresAt } = json;
-    if (typeof customerKey !== 'string' || customerKey === '') problems.push({ path: 'customerKey', message: `expected a non-empty string, got ${jsonType(customerKey)}` });
+    // The platform may send this key back in Form B: hold it to the same format (1-128 visible ASCII).
+    if (typeof customerKey !== 'string' || !CUSTOMER_KEY.test(customerKey)) {
+      problems.push({ path: 'customerKey', message: `expected 1 to 128 visible ASCII characters, got ${jsonType(customerKey)}` });
+    }
     if (typeof delegateReferenceId !== 'string' || !HEADER_SAFE.test(delegateReferenceId)) {
       problems.push({ path: 'delegateReferenceId', message: 'expected 1 to 1024 visible ASCII characters' });
     }

@@ -22,3 +22,14 @@ export interface Database extends Queryable {
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
+
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+const CONNECTION_ERROR_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error|Cannot use a pool after calling end/i;
+
+/** True when the database could not be reached (as opposed to refusing a statement). */
+export function isConnectionFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = String((error as { code?: unknown }).code ?? '');
+  if (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08')) return true;
+  return CONNECTION_ERROR_MESSAGES.test(String((error as { message?: unknown }).message ?? ''));
+}

@@ -1,5 +1,18 @@
 import pg from 'pg';
-import type { Database, Queryable } from './database.js';
+import { Unavailable } from '../../domain/errors.js';
+import { isConnectionFailure, type Database, type Queryable } from './database.js';
+
+/** How long callers are asked to wait when the database is unreachable. */
+const RETRY_AFTER_SECONDS = '5';
+
+/** An unreachable database is a 503 with Retry-After (CONTRACT §3), not a 500. */
+function unavailable(error: unknown): unknown {
+  if (!isConnectionFailure(error)) return error;
+  return new Unavailable('the service is temporarily unavailable', {}, {
+    detail: `database unreachable: ${(error as Error).message}`,
+    headers: { 'retry-after': RETRY_AFTER_SECONDS },
+  });
+}
 
 export interface PostgresOptions {
   readonly connectionString: string;
@@ -26,12 +39,18 @@ export class PostgresDatabase implements Database {
   }
 
   async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
-    const result = await this.pool.query(text, params as unknown[]);
-    return result.rows as Row[];
+    try {
+      const result = await this.pool.query(text, params as unknown[]);
+      return result.rows as Row[];
+    } catch (error) {
+      throw unavailable(error);
+    }
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw unavailable(error);
+    });
     const tx: Queryable = {
       query: async <Row>(text: string, params: readonly unknown[] = []) =>
         (await client.query(text, params as unknown[])).rows as Row[],
@@ -46,7 +65,7 @@ export class PostgresDatabase implements Database {
       await client.query('ROLLBACK').catch(() => {});
       // A connection in an unknown state is discarded rather than returned to the pool.
       client.release(true);
-      throw error;
+      throw unavailable(error);
     }
   }
 

@@ -14,6 +14,7 @@ import {
   NotFound,
   OAuthError,
   PayloadTooLarge,
+  Unavailable,
   type FieldProblem,
 } from '../../domain/errors.js';
 
@@ -100,12 +101,21 @@ export function installErrorHandling(app: FastifyInstance): void {
         request.log.info({ err: { type: oauth.error, detail } }, 'oauth request refused');
         return sendOAuthError(reply, oauth);
       }
+      if (error instanceof Unavailable) {
+        // RFC 6749 names this code for the authorization endpoint; it says the same here.
+        request.log.warn({ err: { type: error.name, detail: error.detail } }, 'service unavailable');
+        for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+        return noStore(reply).code(503).type(OAUTH_CONTENT_TYPE).send({ error: 'temporarily_unavailable' });
+      }
       request.log.error({ err: error }, 'unexpected error');
       return noStore(reply).code(500).type(OAUTH_CONTENT_TYPE).send({ error: 'server_error' });
     }
     const gatewayError = toGatewayError(error);
     if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
       request.log.error({ err: error }, 'unexpected error');
+    } else if (gatewayError.status >= 500) {
+      // The core or the database failing is the operator's concern, not the caller's mistake.
+      request.log.warn({ err: { type: gatewayError.name, detail: gatewayError.detail ?? detail } }, 'upstream failure');
     } else {
       request.log.info({ err: { type: gatewayError.name, detail: gatewayError.detail ?? detail } }, 'request refused');
     }

@@ -19,6 +19,8 @@ export async function accountsRoute(app: FastifyInstance, deps: AccountsRouteDep
   app.route<{ Querystring: { customerId: string } }>({
     method: 'GET',
     url: '/core/accounts',
+    // A HEAD would read the core (and maybe renew a session) only to drop the body.
+    exposeHeadRoute: false,
     schema: {
       summary: "List a registered customer's accounts",
       description: 'Renews the core session transparently when it has expired.',
