@@ -137,7 +137,8 @@ describe('HttpCoreConnector against a misbehaving core', () => {
       [() => connector.listAccounts(DELEGATE, ctx), { status: 418, body: JSON.stringify({ error: 'teapot' }) }, /unexpected answer 418 \(teapot\)/],
       [() => connector.startSession(subject, ctx), { status: 201, body: JSON.stringify({ customerKey: 'C-1', delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00' }) }, /expiresAt: expected an ISO 8601 date-time with a zone/],
       [() => connector.startSession(subject, ctx), { status: 201, body: JSON.stringify({ customerKey: 'C-1', delegateReferenceId: 'has spaces in it', expiresAt: '2026-03-01T12:15:00Z' }) }, /delegateReferenceId: expected 1 to 1024 visible ASCII/],
-      [() => connector.startSession(subject, ctx), { status: 201, body: JSON.stringify({ delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00Z' }) }, /customerKey: expected a non-empty string, got undefined/],
+      [() => connector.startSession(subject, ctx), { status: 201, body: JSON.stringify({ delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00Z' }) }, /customerKey: expected 1 to 128 visible ASCII characters, got undefined/],
+      [() => connector.startSession(subject, ctx), { status: 201, body: JSON.stringify({ customerKey: 'C 1 with spaces', delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00Z' }) }, /customerKey: expected 1 to 128 visible ASCII characters/],
       [() => connector.startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx), { status: 201, body: JSON.stringify({ customerKey: 'C-1002', delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00Z' }) }, /different customerKey/],
       [() => connector.startSession(subject, ctx), { status: 201, body: '"ok"' }, /is a string, not an object/],
     ];
