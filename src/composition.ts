@@ -34,6 +34,22 @@ import { SqlSigningKeyStore } from './adapters/store/sql-signing-key-store.js';
 import type { Config } from './config/config.js';
 import type { Clock } from './ports/clock.js';
 import type { CoreConnector } from './ports/core-connector.js';
+// Audit log and session administration (CONTRACT §6).
+import { AuditTrail, auditedRenewals } from './app/audit-trail.js';
+import { AuditReader } from './app/read-audit-log.js';
+import { SessionAdmin } from './app/session-admin.js';
+import { SqlAuditLog } from './adapters/store/sql-audit-log.js';
+// Operations: metrics, readiness, the core circuit breaker.
+import { CircuitBreakerConnector } from './adapters/core/circuit-breaker-connector.js';
+import { InstrumentedCoreConnector } from './adapters/core/instrumented-core-connector.js';
+import { PrometheusMetrics } from './adapters/metrics/prometheus.js';
+import { ReadinessProbe } from './app/readiness.js';
+// Operations: rate limits.
+import { MemoryRateLimiter } from './adapters/rate-limit/memory-rate-limiter.js';
+import { RedisRateLimiter } from './adapters/rate-limit/redis-rate-limiter.js';
+import { registerRateLimitMetrics } from './adapters/rate-limit/rate-limit-metrics.js';
+import { RequestThrottle } from './app/request-throttle.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
 
 /** The issuer URL, fixed once the listening address is known. */
 export class IssuerUrl {
@@ -70,6 +86,23 @@ export interface Services {
   readonly sessionKeeper: CoreSessionKeeper;
   readonly registrar: SessionRegistrar;
   readonly accountReader: AccountReader;
+  /** This process's metrics (its own registry), for `/metrics`. */
+  readonly metrics: PrometheusMetrics;
+  /** The `/readyz` checks: database and core. */
+  readonly readiness: ReadinessProbe;
+  /** The core circuit breaker around `core`; `undefined` when COREGATE_CORE_BREAKER_FAILURES is 0. */
+  readonly coreBreaker: CircuitBreakerConnector | undefined;
+  /** The rate-limit store: Redis with COREGATE_REDIS_URL, else this process's memory. */
+  readonly rateLimiter: RateLimiter;
+  /** The rate limits of the gateway and the token endpoints, on {@link rateLimiter}. */
+  readonly throttle: RequestThrottle;
+  // Audit log and session administration (CONTRACT §6).
+  /** Appends to the audit log; never fails the caller. */
+  readonly audit: AuditTrail;
+  /** `coregate audit list`. */
+  readonly auditReader: AuditReader;
+  /** `coregate sessions list|revoke`. */
+  readonly sessionAdmin: SessionAdmin;
   close(): Promise<void>;
 }
 
@@ -150,6 +183,42 @@ export function createCoreConnector(config: Config, clock: Clock): { core: CoreC
   return { core: new InProcessCoreConnector(simulator, { timeoutMs: config.coreTimeoutMs }), simulator };
 }
 
+/**
+ * The core as the use cases see it: every call counted and timed, behind the
+ * circuit breaker (unless COREGATE_CORE_BREAKER_FAILURES is 0), whichever
+ * connector was configured or injected.
+ */
+function guardedCore(
+  connector: CoreConnector,
+  config: Config,
+  clock: Clock,
+  metrics: PrometheusMetrics,
+  logger: Logger,
+): { core: CoreConnector; breaker: CircuitBreakerConnector | undefined } {
+  const instrumented = new InstrumentedCoreConnector(connector, metrics);
+  if (config.coreBreakerFailures === 0) return { core: instrumented, breaker: undefined };
+  const breaker = new CircuitBreakerConnector(instrumented, {
+    clock,
+    failureThreshold: config.coreBreakerFailures,
+    cooldownSeconds: config.coreBreakerCooldownSeconds,
+    onStateChange: (state, cause, reqId) => {
+      metrics.circuitState(state);
+      // Named after the request whose core call changed the state, like that request's own lines.
+      if (state === 'open') {
+        const reason = cause instanceof Error ? cause.message : undefined;
+        logger.warn({ reqId, reason, cooldownSeconds: config.coreBreakerCooldownSeconds }, 'core circuit breaker open: core calls refused with 503 until a probe succeeds');
+      } else {
+        logger.info({ reqId }, `core circuit breaker ${state === 'closed' ? 'closed: core calls go through again' : 'half-open: one probe call goes through'}`);
+      }
+    },
+    onRejected: (operation) => metrics.circuitRejected(operation),
+  });
+  return { core: breaker, breaker };
+}
+
+/** How long a request waits for its audit row before answering without it (the write goes on). */
+const AUDIT_WAIT_MS = 2_000;
+
 /** Builds every use case on an open database, after applying pending migrations. */
 export async function createServices(config: Config, options: ServiceOptions): Promise<Services> {
   const { logger, database } = options;
@@ -173,13 +242,44 @@ export async function createServices(config: Config, options: ServiceOptions): P
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
   };
-  const { core, simulator } = options.core ? { core: options.core, simulator: undefined } : createCoreConnector(config, clock);
+  const { core: connector, simulator } = options.core ? { core: options.core, simulator: undefined } : createCoreConnector(config, clock);
+  const metrics = new PrometheusMetrics(database.poolStats ? { poolStats: () => database.poolStats!() } : {});
+  const { core, breaker: coreBreaker } = guardedCore(connector, config, clock, metrics, logger);
+  const readiness = new ReadinessProbe([
+    { name: 'database', check: () => database.ping() },
+    { name: 'core', check: async (context) => core.ping?.(context) },
+  ]);
   const associations = new SqlAssociationStore(database, sealer);
-  const sessionKeeper = new CoreSessionKeeper(associations, core, clock, {
-    skewSeconds: config.sessionSkewSeconds,
-    // A renewal lease outlives one core call, so a crashed renewer blocks others only briefly.
-    leaseSeconds: Math.ceil(config.coreTimeoutMs / 1000) + 5,
+  // Audit log: a request waits for its row (durable) but at most AUDIT_WAIT_MS, and a
+  // failed write is logged at error level with the event, never turned into an error answer.
+  const auditLog = new SqlAuditLog(database);
+  const audit = new AuditTrail(auditLog, clock, {
+    waitMs: AUDIT_WAIT_MS,
+    onFailure: (error, event) => logger.error({ err: error, audit: event }, 'audit log write failed'),
   });
+  const renewalAudit = auditedRenewals(audit);
+  const sessionKeeper = new CoreSessionKeeper(
+    associations,
+    core,
+    clock,
+    {
+      skewSeconds: config.sessionSkewSeconds,
+      // A renewal lease outlives one core call, so a crashed renewer blocks others only briefly.
+      leaseSeconds: Math.ceil(config.coreTimeoutMs / 1000) + 5,
+    },
+    {
+      onRenewal: (association, context) => {
+        metrics.sessionRenewed();
+        return renewalAudit.onRenewal(association, context);
+      },
+      onReregistrationRequired: renewalAudit.onReregistrationRequired,
+      onJoin: () => metrics.singleFlightWait('in_process'),
+      onWait: () => metrics.singleFlightWait('cross_process'),
+    },
+  );
+  const rateLimiter = createRateLimiter(config, clock, logger);
+  const throttle = new RequestThrottle(rateLimiter, config.rateLimits, limiterErrorLog(logger, clock));
+  registerRateLimitMetrics(metrics.registry, throttle);
   let closed = false;
   return {
     config,
@@ -199,12 +299,66 @@ export async function createServices(config: Config, options: ServiceOptions): P
     sessionKeeper,
     registrar: new SessionRegistrar(associations, core, clock),
     accountReader: new AccountReader(associations, core, sessionKeeper),
+    metrics,
+    readiness,
+    coreBreaker,
+    rateLimiter,
+    throttle,
+    // Audit log and session administration.
+    audit,
+    auditReader: new AuditReader(auditLog),
+    sessionAdmin: new SessionAdmin(associations, audit),
     async close() {
       if (closed) return;
       closed = true;
+      // Audit rows still being written after their request stopped waiting for them.
+      await audit.drain();
+      await rateLimiter.close();
       await core.close();
       await database.close();
       options.onClose?.();
     },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Operations: rate limits (README "Rate limits").
+
+/**
+ * The configured rate-limit store. Redis connects lazily (a CLI command that never
+ * limits anything never connects); the server calls `connect()` at start.
+ */
+export function createRateLimiter(config: Config, clock: Clock, logger: Logger): RateLimiter {
+  if (config.redisUrl === undefined) return new MemoryRateLimiter({ clock });
+  return new RedisRateLimiter({
+    url: config.redisUrl,
+    clock,
+    keyPrefix: config.redisKeyPrefix,
+    onConnectionChange: (state, error) => {
+      if (state === 'down') {
+        logger.error({ err: { message: error?.message } }, 'rate-limit store (COREGATE_REDIS_URL) unreachable: requests are admitted without rate limits until it is back');
+      } else {
+        logger.info('rate-limit store (COREGATE_REDIS_URL) reachable again');
+      }
+    },
+  });
+}
+
+/** Logs a failing limiter call at most every 10 s (an outage would otherwise log every request). */
+function limiterErrorLog(logger: Logger, clock: Clock): (error: unknown) => void {
+  let lastMs = Number.NEGATIVE_INFINITY;
+  let suppressed = 0;
+  return (error) => {
+    const now = clock.now().getTime();
+    if (now - lastMs < 10_000) {
+      suppressed += 1;
+      return;
+    }
+    lastMs = now;
+    logger.error(
+      { err: { message: error instanceof Error ? error.message : String(error) }, suppressedSinceLast: suppressed },
+      'rate limiter failed: request admitted without a rate limit',
+    );
+    suppressed = 0;
   };
 }

@@ -12,25 +12,39 @@ import type { Config } from './config/config.js';
 import { createLogger } from './adapters/logging/logger.js';
 import { buildApp } from './http/app.js';
 import { welcomeFirstRun } from './first-run.js';
+import { leaveCluster, reportReady, superviseWorkers, supervisesWorkers } from './cluster.js';
+import { opsDeps, startOpsServer, type OpsServer } from './ops-server.js';
+// Operations: HTTPS, rate limits, production checks.
+import { readTlsCredentials, tokenTransport } from './config/config.js';
+import { logStartupChecks } from './startup-checks.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
   readonly services: Services;
   readonly url: string;
+  /** URL of the COREGATE_ADMIN_PORT listener (`/healthz`, `/readyz`, `/metrics`); `undefined` when they are on `url`. */
+  readonly adminUrl: string | undefined;
   stop(): Promise<void>;
 }
 
-/** The shutdown budget of CONTRACT §6: in-flight requests get this long to finish. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * CONTRACT §6: on SIGTERM the process is gone within 10 s. In-flight requests get
+ * this long to finish; then the connections still open are cut and the process
+ * exits 1 within {@link SHUTDOWN_FORCE_MS} more.
+ */
+const SHUTDOWN_GRACE_MS = 9_000;
+const SHUTDOWN_FORCE_MS = 500;
 
-function listeningUrl(address: AddressInfo): string {
+function listeningUrl(address: AddressInfo, secure: boolean): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const reachable = host === '0.0.0.0' || host === '[::]' ? 'localhost' : host;
-  return `http://${reachable}:${address.port}`;
+  return `${secure ? 'https' : 'http'}://${reachable}:${address.port}`;
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
+  // Read before anything opens: a missing or mismatched file is a ConfigError naming the variable.
+  const tls = readTlsCredentials(config);
   const embedded = config.databaseUrl === undefined;
   const socketPath = embedded ? adminSocketPath(config.dataDir) : undefined;
   const opened = await openDatabase(config, { role: 'server', ...(socketPath ? { adminSocket: socketPath } : {}) });
@@ -56,9 +70,28 @@ export async function startServer(config: Config): Promise<RunningServer> {
     clientDirectory: services.clientDirectory,
     trustProxy: config.trustProxy,
     gateway: { registrar: services.registrar, accountReader: services.accountReader },
+    metrics: services.metrics,
+    audit: services.audit,
+    // With COREGATE_ADMIN_PORT the operations endpoints are served only there.
+    ...(config.adminPort === undefined ? { ops: opsDeps(services) } : {}),
+    ...(tls ? { tls } : {}),
+    httpsOnly: tokenTransport(config) !== 'loopback',
+    throttle: services.throttle,
   });
-  await app.listen({ port: config.port, host: config.host });
-  const url = listeningUrl(app.server.address() as AddressInfo);
+  // A Redis that cannot be reached is logged (by the store) and the server starts anyway: fail open.
+  await services.rateLimiter.connect().catch(() => {});
+  services.metrics.enableProcessMetrics();
+  let opsServer: OpsServer | undefined;
+  try {
+    // A port that cannot be had closes what was opened (pools, the data dir) before failing.
+    await app.listen({ port: config.port, host: config.host });
+    opsServer = await startOpsServer(config, services, logger);
+  } catch (error) {
+    await app.close();
+    await services.close();
+    throw error;
+  }
+  const url = listeningUrl(app.server.address() as AddressInfo, tls !== undefined);
   services.issuer.resolve(url);
   if (config.issuer === undefined && !['127.0.0.1', 'localhost', '[::1]'].some((host) => url.includes(`//${host}:`))) {
     logger.warn('COREGATE_ISSUER is not set: tokens name the listening address as their issuer; set it to the public URL');
@@ -69,29 +102,49 @@ export async function startServer(config: Config): Promise<RunningServer> {
     adminServer = await serveAdminSocket(socketPath, (argv, io) => runAdminCommand(argv, services, io));
   }
   logger.info({ url, issuer: services.issuer.get() }, `coregate listening on ${url}`);
-  if (services.simulator) {
-    logger.info('CORE_URL is not set: using the built-in core simulator with its demo data');
-  }
-  if (embedded) await welcomeFirstRun(services, url);
+  logStartupChecks(config, logger, { tls, simulator: services.simulator !== undefined, now: services.clock.now() });
+  // Production installations never get a demo client, whatever their database.
+  if (embedded && !config.production) await welcomeFirstRun(services, url);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       adminServer?.close();
-      await app.close();
-      await services.close();
+      await opsServer?.close();
+      // Stop accepting, answer what is in flight, then close the pools (core, database) and
+      // release the data dir: nothing is closed under a request still using it.
+      try {
+        await app.close();
+      } finally {
+        await services.close();
+      }
     })());
-  return { app, services, url, stop };
+  return { app, services, url, adminUrl: opsServer?.url, stop };
 }
 
 /** Runs the server until a signal; resolves with the process exit status. */
 export async function serve(config: Config): Promise<number> {
-  const server = await startServer(config);
-  return new Promise((resolve) => {
+  // COREGATE_WORKERS > 1: this process supervises workers that each run the rest (src/cluster.ts).
+  if (supervisesWorkers(config)) return superviseWorkers(config, { shutdownGraceMs: SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS });
+  const server = await startServer(config).catch((error: unknown) => {
+    // A worker that cannot start must exit, for its supervisor to learn it.
+    leaveCluster();
+    throw error;
+  });
+  reportReady(server.url);
+  const status = await new Promise<number>((resolve) => {
+    let shuttingDown = false;
     const shutdown = (signal: string) => {
+      // SIGINT from a terminal reaches the workers and their supervisor, which forwards SIGTERM.
+      if (shuttingDown) return;
+      shuttingDown = true;
       server.services.logger.info({ signal }, 'shutting down');
       const timer = setTimeout(() => {
         server.services.logger.error('in-flight requests did not finish in time; exiting');
+        // Open connections would keep the process alive past the budget; a request still
+        // working on the database is rolled back by it when the connection goes.
+        server.app.server.closeAllConnections();
+        setTimeout(() => process.exit(1), SHUTDOWN_FORCE_MS).unref();
         resolve(1);
       }, SHUTDOWN_GRACE_MS);
       timer.unref();
@@ -109,4 +162,6 @@ export async function serve(config: Config): Promise<number> {
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
+  leaveCluster();
+  return status;
 }

@@ -24,12 +24,18 @@ export interface KeeperOptions {
 }
 
 export interface RenewalEvents {
-  onRenewal?(association: Association): void;
+  /** A new core session was stored (awaited: the audit log records it durably). */
+  onRenewal?(association: Association, context: CoreCallContext): void | Promise<void>;
+  /** The core no longer knows the customer key: the association was marked for re-registration (awaited). */
+  onReregistrationRequired?(association: Association, context: CoreCallContext): void | Promise<void>;
+  /** A renewal found another process's lease and waits for it (once per renewal, however long it polls). */
   onWait?(): void;
+  /** A caller joined a renewal already pending in this process instead of starting one. */
+  onJoin?(): void;
 }
 
 export class CoreSessionKeeper {
-  private readonly flights = new SingleFlight<Association>();
+  private readonly flights = new SingleFlight<Association>(() => this.events.onJoin?.());
   /** Names this process as a lease owner. */
   private readonly owner = randomUUID();
 
@@ -58,6 +64,7 @@ export class CoreSessionKeeper {
     const key = { platform: association.platform, customerId: association.customerId };
     const pollMs = this.options.pollMs ?? 25;
     const deadline = this.clock.now().getTime() + 2 * this.options.leaseSeconds * 1000;
+    let waiting = false;
     for (;;) {
       const now = this.clock.now();
       const claim = await this.store.claimRenewal(key, association.version, this.owner, now, new Date(now.getTime() + this.options.leaseSeconds * 1000));
@@ -68,7 +75,8 @@ export class CoreSessionKeeper {
       // Another process finished a renewal (or a registration replaced the session).
       if (claim.outcome === 'stale') return current;
       if (this.clock.now().getTime() > deadline) throw badGateway(new Error('timed out waiting for another process to renew the core session'));
-      this.events.onWait?.();
+      if (!waiting) this.events.onWait?.();
+      waiting = true;
       await sleep(pollMs);
     }
   }
@@ -84,6 +92,7 @@ export class CoreSessionKeeper {
     } catch (error) {
       if (error instanceof CustomerNotRecognised) {
         await this.store.markNeedsReregistration(key, association.version, this.clock.now());
+        await this.events.onReregistrationRequired?.(association, context);
         throw reregistrationRequired();
       }
       await this.store.releaseRenewal(key, this.owner);
@@ -96,7 +105,7 @@ export class CoreSessionKeeper {
       if (!current) throw new NotFound('no such customer');
       return current;
     }
-    this.events.onRenewal?.(renewed);
+    await this.events.onRenewal?.(renewed, context);
     return renewed;
   }
 }

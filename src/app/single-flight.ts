@@ -5,9 +5,15 @@
 export class SingleFlight<T> {
   private readonly pending = new Map<string, Promise<T>>();
 
+  /** `onJoin` is told of every caller that shares a pending promise (for metrics). */
+  constructor(private readonly onJoin?: () => void) {}
+
   run(key: string, work: () => Promise<T>): Promise<T> {
     const existing = this.pending.get(key);
-    if (existing) return existing;
+    if (existing) {
+      this.onJoin?.();
+      return existing;
+    }
     const promise = work().finally(() => this.pending.delete(key));
     this.pending.set(key, promise);
     return promise;

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ClientAuthenticator } from '../app/authenticate-client.js';
 import type { ClientDirectory } from '../app/client-directory.js';
@@ -16,11 +17,23 @@ import type { Clock } from '../ports/clock.js';
 import type { TokenSigner, TokenVerifier } from '../ports/token-signer.js';
 import { requireBearer } from './plugins/bearer-auth.js';
 import { installErrorHandling } from './plugins/error-handler.js';
+import { installConnectionDraining } from './plugins/connection-draining.js';
 import { accountsRoute } from './routes/core/accounts.js';
 import { sessionsRoute } from './routes/core/sessions.js';
 import { revokeRoute } from './routes/oauth/revoke.js';
 import { tokenRoute } from './routes/oauth/token.js';
 import { wellKnownRoutes } from './routes/oauth/well-known.js';
+// Operations: request metrics and /healthz, /readyz, /metrics.
+import type { MetricsRecorder } from '../ports/metrics.js';
+import { installRequestMetrics } from './plugins/request-metrics.js';
+import { opsRoutes, type OpsDeps } from './routes/ops/ops-routes.js';
+// Operations: HTTPS and rate limits.
+import type { RequestThrottle } from '../app/request-throttle.js';
+import { requireHttps } from './plugins/https-only.js';
+import { gatewayRateLimit, tokenEndpointRateLimits } from './plugins/rate-limit.js';
+// Audit log (CONTRACT §6).
+import type { AuditTrail } from '../app/audit-trail.js';
+import { installAuditing } from './plugins/audit.js';
 
 export interface AppDeps {
   readonly logger: FastifyBaseLogger;
@@ -36,6 +49,19 @@ export interface AppDeps {
   readonly trustProxy: boolean | readonly string[];
   /** The `/core/*` gateway; without it only the authorization server is served. */
   readonly gateway?: { readonly registrar: SessionRegistrar; readonly accountReader: AccountReader };
+  /** Records request and token metrics (`plugins/request-metrics.ts`). */
+  readonly metrics?: MetricsRecorder;
+  /** Serves `/healthz`, `/readyz` and `/metrics` here; left out when they go to `COREGATE_ADMIN_PORT` (`admin-app.ts`). */
+  readonly ops?: OpsDeps;
+  // Operations: HTTPS and rate limits (README "HTTPS", "Rate limits").
+  /** Serve HTTPS with this certificate (chain) and key, both PEM. */
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer };
+  /** Refuse token endpoint requests that did not arrive over HTTPS (`plugins/https-only.ts`). */
+  readonly httpsOnly?: boolean;
+  /** Rate limits of the gateway and the token endpoints; none without it. */
+  readonly throttle?: RequestThrottle;
+  /** Writes the audit log (`plugins/audit.ts`); the server always passes it. */
+  readonly audit?: AuditTrail;
 }
 
 /** Gateway bodies above this size are refused with 413 (CONTRACT §3). */
@@ -62,40 +88,82 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    return503OnClosing: true,
+    // While closing, requests are refused by plugins/connection-draining.ts, in our error format.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
+    ...(deps.tls ? { https: { cert: deps.tls.cert, key: deps.tls.key } } : {}),
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  installConnectionDraining(app);
+  if (deps.metrics) installRequestMetrics(app, deps.metrics);
+  if (deps.audit) installAuditing(app, deps.audit);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'coregate', version: '0.1.0', description: 'Core banking gateway: OAuth 2.0 authorization server and core session gateway' },
+      info: { title: 'coregate', version: '0.1.0', description: API_DESCRIPTION },
+      tags: [
+        { name: 'oauth', description: 'OAuth 2.0 authorization server: client credentials and refresh tokens, JWKS, metadata' },
+        { name: 'gateway', description: "The core banking gateway: register a platform's customers with the core, read their accounts" },
+        { name: 'operations', description: 'Probes and metrics for the operator' },
+      ],
       components: {
         securitySchemes: {
           clientSecretBasic: { type: 'http', scheme: 'basic', description: 'client_id and client_secret, each form-urlencoded (RFC 6749 §2.3.1)' },
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from `POST /oauth2/token` with the scope `core/main`' },
         },
       },
     },
   });
 
-  await app.register(tokenRoute, { authenticator: deps.authenticator, issuer: deps.tokenIssuer });
-  await app.register(revokeRoute, { authenticator: deps.authenticator, revoker: deps.revoker });
+  await app.register(async (oauth) => {
+    // HTTPS first, then the rate limits, then the routes' own client authentication.
+    if (deps.httpsOnly) oauth.addHook('onRequest', requireHttps());
+    if (deps.throttle) tokenEndpointRateLimits(oauth, deps.throttle);
+    await oauth.register(tokenRoute, { authenticator: deps.authenticator, issuer: deps.tokenIssuer });
+    await oauth.register(revokeRoute, { authenticator: deps.authenticator, revoker: deps.revoker });
+  });
   await app.register(wellKnownRoutes, { signer: deps.keyring, issuer: deps.issuer });
   const gateway = deps.gateway;
   if (gateway) {
     await app.register(async (core) => {
       core.addHook('onRequest', bearerGuard(deps, DEFAULT_SCOPE));
+      if (deps.throttle) core.addHook('onRequest', gatewayRateLimit(deps.throttle));
       await core.register(sessionsRoute, { registrar: gateway.registrar, clock: deps.clock });
       await core.register(accountsRoute, { accountReader: gateway.accountReader });
     });
   }
+  if (deps.ops) await app.register(opsRoutes, deps.ops);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The API reference page: Swagger UI's files come from the installed package, never a CDN.
+  await app.register(swaggerUi, API_REFERENCE);
   return app;
 }
+
+/** The document's introduction (Markdown, shown at the top of `/docs`). */
+const API_DESCRIPTION = [
+  'Core banking gateway: an OAuth 2.0 authorization server and a gateway to the core banking system.',
+  '1. `POST /oauth2/token` with the client credentials (HTTP Basic) and `grant_type=client_credentials` gives an access token.',
+  "2. `POST /core/sessions` with that token registers one of the platform's customers with the core, by demographics or by core customer key.",
+  "3. `GET /core/accounts?customerId=…` reads that customer's accounts; coregate keeps the core session fresh by itself.",
+  'Gateway answers use the envelope `{name, className, message, data, code}`, errors included.',
+].join('\n\n');
+
+/** `GET /docs`: Swagger UI on the document of `GET /openapi.json`. */
+const API_REFERENCE = {
+  routePrefix: '/docs',
+  // Nothing leaves for the internet: no online validator badge.
+  uiConfig: { validatorUrl: null, docExpansion: 'list', deepLinking: true, tryItOutEnabled: false },
+  staticCSP: true,
+  // Only this origin, whatever the page tries: no CDN, no validator. (The plugin's default
+  // allows any https: source and upgrades requests to https:, which breaks a plain-HTTP
+  // development server on another host.) Swagger UI sets some inline styles.
+  transformStaticCSP: () =>
+    "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'none'; " +
+    "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'",
+} as const;
 
 /** The `onRequest` hook guarding gateway routes with a `scope` (see `plugins/bearer-auth.ts`). */
 export function bearerGuard(deps: Pick<AppDeps, 'keyring' | 'clientDirectory' | 'clock'>, scope: string) {

@@ -27,6 +27,8 @@ export interface CoreSession {
 export interface CoreCallContext {
   /** Propagated to the core as `X-Request-Id`. */
   readonly requestId: string;
+  /** The platform client the call is made for: for the audit log, never sent to the core. */
+  readonly clientId?: string;
 }
 
 export interface CoreConnector {
@@ -34,6 +36,12 @@ export interface CoreConnector {
   startSession(subject: SessionSubject, context: CoreCallContext): Promise<CoreSession>;
   /** Throws {@link SessionRejected} when the core refuses the delegate reference ID. */
   listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]>;
+  /**
+   * A cheap readiness check (`/readyz`): resolves when the core answers, throws a
+   * {@link CoreError} when it cannot be reached. Optional: a connector without it
+   * is taken as always reachable.
+   */
+  ping?(context: CoreCallContext): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,5 +84,17 @@ export class CoreProtocolError extends CoreError {
     readonly retrySafe: boolean,
   ) {
     super(`core protocol error: ${reason}`);
+  }
+}
+
+/**
+ * The core circuit breaker is open: recent calls failed, so this one was not
+ * sent (nothing happened at the core). The platform is told to come back after
+ * `retryAfterSeconds` (503 with `Retry-After`, CONTRACT §4).
+ */
+export class CoreCircuitOpen extends CoreError {
+  readonly retrySafe = true;
+  constructor(readonly retryAfterSeconds: number) {
+    super(`core circuit breaker open: calls refused for ${retryAfterSeconds} s`);
   }
 }

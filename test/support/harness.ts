@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { createServices, type Services } from '../../src/composition.js';
 import { loadConfig } from '../../src/config/config.js';
-import { buildApp, bearerGuard } from '../../src/http/app.js';
+import { buildApp, bearerGuard, type AppDeps } from '../../src/http/app.js';
 import type { CoreConnector } from '../../src/ports/core-connector.js';
 import type { Backend } from './backends.js';
 import { FakeClock } from './fake-clock.js';
@@ -24,6 +24,8 @@ export interface HarnessOptions {
   readonly logger?: Logger;
   /** A core connector to use instead of the built-in simulator (the default, with the harness's fake clock). */
   readonly core?: CoreConnector;
+  /** Overrides of the app's dependencies (for example `httpsOnly`), after the harness's own. */
+  readonly app?: Partial<AppDeps>;
 }
 
 export interface Harness {
@@ -50,6 +52,12 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
     COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     COREGATE_ISSUER: TEST_ISSUER,
     LOG_LEVEL: 'silent',
+    // Rate limits stay on (their code runs in every suite) but no suite's bursts of
+    // requests or failed authentications from one address trip them; test/http/limits sets its own.
+    COREGATE_RATE_LIMIT_GATEWAY_PER_MINUTE: '1000000',
+    COREGATE_RATE_LIMIT_TOKEN_PER_MINUTE: '1000000',
+    COREGATE_RATE_LIMIT_TOKEN_IP_PER_MINUTE: '1000000',
+    COREGATE_RATE_LIMIT_AUTH_FAILURES: '1000000',
     ...(opened.databaseUrl ? { DATABASE_URL: opened.databaseUrl } : {}),
     ...options.env,
   };
@@ -68,6 +76,11 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
     clientDirectory: services.clientDirectory,
     trustProxy: config.trustProxy,
     gateway: { registrar: services.registrar, accountReader: services.accountReader },
+    metrics: services.metrics,
+    audit: services.audit,
+    ops: { readiness: services.readiness, metrics: services.metrics },
+    throttle: services.throttle,
+    ...options.app,
   });
   await options.routes?.(app, services);
   await app.ready();
@@ -99,6 +112,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
     async close() {
       await app.close();
       await services.core.close();
+      await services.rateLimiter.close();
       await opened.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -36,6 +36,8 @@ export interface HttpCoreConnectorOptions {
 /** Errors that mean the request never left coregate, so nothing can have happened at the core. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
 const TIMED_OUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/** Deadline of the readiness check, shorter than a call's when COREGATE_CORE_TIMEOUT_MS is long. */
+const PING_TIMEOUT_MS = 2000;
 
 /** Anything that may go into a header: visible ASCII. */
 const HEADER_SAFE = /^[\x21-\x7e]{1,1024}$/;
@@ -137,6 +139,33 @@ export class HttpCoreConnector implements CoreConnector {
     });
     if (problems.length > 0) throw new CoreProtocolError(`invalid accounts answer: ${describeProblems(problems)}`, true);
     return records;
+  }
+
+  /**
+   * Readiness: `GET /v1/health` with a short deadline. Any answer below 500 means
+   * the core is reachable (an adapter without the endpoint answers 404), except a
+   * refused API key, which would fail every real call too.
+   */
+  async ping(context: CoreCallContext): Promise<void> {
+    const timeoutMs = Math.min(this.timeoutMs, PING_TIMEOUT_MS);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (HEADER_SAFE.test(context.requestId)) headers[PROTOCOL_HEADERS.requestId] = context.requestId;
+    if (this.apiKey !== undefined) headers[PROTOCOL_HEADERS.apiKey] = this.apiKey;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    let answer: Answer;
+    try {
+      const response = await this.dispatcher.request({ origin: this.origin, path: `${this.prefix}${PROTOCOL_PATHS.health}`, method: 'GET', headers, signal: deadline });
+      answer = { status: response.statusCode, text: await this.read(response.body) };
+    } catch (error) {
+      if (error instanceof TooLarge) throw new CoreProtocolError('the health answer is too large', true);
+      const code = errorCode(error);
+      if (deadline.aborted || (code !== undefined && TIMED_OUT.has(code))) throw new CoreUnavailable(`no answer within ${timeoutMs} ms`, true);
+      throw new CoreUnavailable(`cannot reach the core (${code ?? (error as Error)?.name ?? 'unknown error'})`, true);
+    }
+    if (answer.status >= 500) throw new CoreUnavailable(`the core answered ${answer.status}`, true);
+    if (answer.status === 403 && /"api_key_invalid"/.test(answer.text)) {
+      throw new CoreProtocolError("the core refused coregate's API key (403 api_key_invalid); check COREGATE_CORE_API_KEY", true);
+    }
   }
 
   async close(): Promise<void> {

@@ -36,6 +36,9 @@ export class InProcessCoreConnector implements CoreConnector {
     return this.call('listAccounts', () => this.simulator.listAccounts(delegateReferenceId, context.requestId).map((record) => ({ ...record })));
   }
 
+  /** The simulator is in this process: it is always reachable. */
+  async ping(): Promise<void> {}
+
   async close(): Promise<void> {}
 
   private async call<T>(operation: CoreOperation, work: () => T): Promise<T> {

@@ -9,6 +9,8 @@ import type { AccountRecord } from '../../domain/account.js';
 export const PROTOCOL_PATHS = {
   sessions: '/v1/sessions',
   accounts: '/v1/accounts',
+  /** Optional for a bank's adapter: coregate's readiness check (`/readyz`) takes any answer below 500 as "reachable". */
+  health: '/v1/health',
 } as const;
 
 /** Header names, lower-case as node:http and undici report them. */

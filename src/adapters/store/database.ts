@@ -9,12 +9,24 @@ export interface Queryable {
 
 export type DatabaseKind = 'postgres' | 'embedded';
 
+/** A connection pool's occupancy, as `pg.Pool` reports it. */
+export interface PoolStats {
+  /** Connections open, busy or idle. */
+  readonly total: number;
+  readonly idle: number;
+  /** Queries queued for a free connection. */
+  readonly waiting: number;
+  readonly max: number;
+}
+
 export interface Database extends Queryable {
   readonly kind: DatabaseKind;
   /** Runs `work` in one transaction; rolls back if it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /** A cheap round trip, for readiness checks. */
   ping(): Promise<void>;
+  /** The connection pool's occupancy, for metrics; absent when there is no pool (PGlite). */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Unavailable } from '../../domain/errors.js';
-import { isConnectionFailure, type Database, type Queryable } from './database.js';
+import { isConnectionFailure, type Database, type PoolStats, type Queryable } from './database.js';
 
 /** How long callers are asked to wait when the database is unreachable. */
 const RETRY_AFTER_SECONDS = '5';
@@ -24,8 +24,10 @@ export interface PostgresOptions {
 export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
+  private readonly maxConnections: number;
 
   constructor(options: PostgresOptions) {
+    this.maxConnections = options.poolMax;
     this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolMax,
@@ -71,6 +73,10 @@ export class PostgresDatabase implements Database {
 
   async ping(): Promise<void> {
     await this.pool.query('select 1');
+  }
+
+  poolStats(): PoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.maxConnections };
   }
 
   async close(): Promise<void> {

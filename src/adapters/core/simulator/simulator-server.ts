@@ -188,6 +188,13 @@ export function simulatorHandler(
     send(res, 200, body);
   };
 
+  /** `GET /v1/health`: needs the API key like the protocol calls; never subject to faults. */
+  const health = async (req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    checkApiKey(req);
+    send(res, 200, { status: 'ok' });
+  };
+
   const control = async (req: IncomingMessage, res: ServerResponse, path: string) => {
     if (path === '/_sim/stats') {
       req.resume();
@@ -207,6 +214,7 @@ export function simulatorHandler(
   const routes: Record<string, { methods: string[]; run: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void> }> = {
     [PROTOCOL_PATHS.sessions]: { methods: ['POST'], run: (req, res) => protocol(req, res, 'sessions') },
     [PROTOCOL_PATHS.accounts]: { methods: ['GET'], run: (req, res) => protocol(req, res, 'accounts') },
+    [PROTOCOL_PATHS.health]: { methods: ['GET'], run: health },
     '/_sim/stats': { methods: ['GET'], run: control },
     '/_sim/sessions/expire': { methods: ['POST'], run: control },
     '/_sim/faults': { methods: ['GET', 'POST'], run: control },

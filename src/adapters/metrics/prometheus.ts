@@ -1,0 +1,166 @@
+/**
+ * Every metric coregate exports, in one place, on a registry of its own (never
+ * prom-client's global one, so each app — and each test — counts for itself).
+ * docs/operations.md lists the same names; keep both in step.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolStats } from '../store/database.js';
+import type { CircuitState, CoreCallOperation, CoreCallOutcome, MetricsExposition, MetricsRecorder, SingleFlightWait } from '../../ports/metrics.js';
+
+
+export interface PrometheusMetricsOptions {
+  /** The database pool to report on; absent for the embedded database (one connection, no pool). */
+  readonly poolStats?: () => PoolStats;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const CIRCUIT_STATES: readonly CircuitState[] = ['closed', 'open', 'half_open'];
+const OAUTH_ERROR_CODES = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type'];
+
+export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
+  readonly registry = new Registry();
+  private processMetrics = false;
+
+  private readonly httpRequests = new Counter({
+    name: 'coregate_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status (health and metrics endpoints excluded)',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly httpDuration = new Histogram({
+    name: 'coregate_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly tokensIssued = new Counter({
+    name: 'coregate_oauth_tokens_issued_total',
+    help: 'Access tokens issued by POST /oauth2/token',
+    registers: [this.registry],
+  });
+  private readonly tokensDenied = new Counter({
+    name: 'coregate_oauth_tokens_denied_total',
+    help: 'Token requests refused, by the OAuth error code answered',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly coreRequests = new Counter({
+    name: 'coregate_core_requests_total',
+    help: 'Calls that reached the core banking system, by operation and outcome',
+    labelNames: ['operation', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly coreDuration = new Histogram({
+    name: 'coregate_core_request_duration_seconds',
+    help: 'Duration of calls to the core banking system, by operation and outcome',
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly renewals = new Counter({
+    name: 'coregate_core_session_renewals_total',
+    help: 'Core sessions renewed for stored associations',
+    registers: [this.registry],
+  });
+  private readonly renewalWaits = new Counter({
+    name: 'coregate_core_session_renewal_waits_total',
+    help: 'Renewals that waited for another one instead of starting a core session (in_process: joined a pending renewal; cross_process: waited on another process\'s lease)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly circuit = new Gauge({
+    name: 'coregate_core_circuit_state',
+    help: 'Core circuit breaker state: 1 for the current state (closed, open, half_open), 0 for the others',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
+  private readonly circuitTransitions = new Counter({
+    name: 'coregate_core_circuit_transitions_total',
+    help: 'Changes of the core circuit breaker state, by the state entered',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
+  private readonly circuitRejections = new Counter({
+    name: 'coregate_core_circuit_rejected_total',
+    help: 'Core calls refused at once (503) because the circuit breaker is open, by operation',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(options: PrometheusMetricsOptions = {}) {
+    for (const reason of OAUTH_ERROR_CODES) this.tokensDenied.inc({ reason }, 0);
+    this.showCircuit('closed');
+    const poolStats = options.poolStats;
+    if (poolStats) {
+      const gauge = (name: string, help: string, read: (stats: PoolStats) => number) =>
+        new Gauge({
+          name,
+          help,
+          registers: [this.registry],
+          collect() {
+            this.set(read(poolStats()));
+          },
+        });
+      gauge('coregate_db_pool_connections', 'PostgreSQL connections open in the pool (busy and idle)', (stats) => stats.total);
+      gauge('coregate_db_pool_idle_connections', 'PostgreSQL connections open and idle in the pool', (stats) => stats.idle);
+      gauge('coregate_db_pool_waiting_requests', 'Queries waiting for a free PostgreSQL connection', (stats) => stats.waiting);
+      gauge('coregate_db_pool_max_connections', 'Size limit of the PostgreSQL pool (COREGATE_DB_POOL_MAX)', (stats) => stats.max);
+    }
+  }
+
+  /** Adds prom-client's process and Node.js metrics (CPU, memory, event loop lag, GC): for the server only. */
+  enableProcessMetrics(): void {
+    if (this.processMetrics) return;
+    this.processMetrics = true;
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  httpRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+
+  tokenIssued(): void {
+    this.tokensIssued.inc();
+  }
+
+  tokenDenied(reason: string): void {
+    this.tokensDenied.inc({ reason });
+  }
+
+  coreCall(operation: CoreCallOperation, outcome: CoreCallOutcome, seconds: number): void {
+    this.coreRequests.inc({ operation, outcome });
+    this.coreDuration.observe({ operation, outcome }, seconds);
+  }
+
+  sessionRenewed(): void {
+    this.renewals.inc();
+  }
+
+  singleFlightWait(kind: SingleFlightWait): void {
+    this.renewalWaits.inc({ kind });
+  }
+
+  circuitState(state: CircuitState): void {
+    this.circuitTransitions.inc({ state });
+    this.showCircuit(state);
+  }
+
+  circuitRejected(operation: CoreCallOperation): void {
+    this.circuitRejections.inc({ operation });
+  }
+
+  private showCircuit(state: CircuitState): void {
+    for (const each of CIRCUIT_STATES) this.circuit.set({ state: each }, each === state ? 1 : 0);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

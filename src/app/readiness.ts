@@ -1,0 +1,67 @@
+/**
+ * Whether this process can serve requests (`GET /readyz`): each dependency is
+ * checked at once, in parallel, each with a deadline so a hung one cannot hang
+ * the probe. The report names every check; why one failed is for the log only.
+ */
+
+export interface ReadinessCheck {
+  readonly name: string;
+  /** Resolves when the dependency answers; throws (or outlasts the deadline) when it does not. */
+  check(context: ReadinessContext): Promise<void>;
+}
+
+export interface ReadinessContext {
+  /** The `/readyz` request's id, passed on to the core. */
+  readonly requestId: string;
+}
+
+export type CheckStatus = 'ok' | 'failed';
+
+export interface ReadinessReport {
+  readonly ready: boolean;
+  /** Every check by name, e.g. `{"database": "ok", "core": "failed"}`. */
+  readonly checks: Readonly<Record<string, CheckStatus>>;
+  /** The failed checks with their cause (private: logged, never sent). */
+  readonly failures: readonly { readonly name: string; readonly detail: string }[];
+}
+
+/** How long one check may take by default. */
+const CHECK_TIMEOUT_MS = 2000;
+
+class CheckTimedOut extends Error {}
+
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CheckTimedOut(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+export class ReadinessProbe {
+  constructor(
+    private readonly checks: readonly ReadinessCheck[],
+    private readonly timeoutMs: number = CHECK_TIMEOUT_MS,
+  ) {}
+
+  async check(context: ReadinessContext): Promise<ReadinessReport> {
+    const results = await Promise.all(
+      this.checks.map(async (each) => {
+        const name = each.name;
+        try {
+          await within(Promise.resolve().then(() => each.check(context)), this.timeoutMs);
+          return { name, detail: undefined };
+        } catch (error) {
+          return { name, detail: (error as Error)?.message ?? String(error) };
+        }
+      }),
+    );
+    const checks: Record<string, CheckStatus> = {};
+    const failures: { name: string; detail: string }[] = [];
+    for (const { name, detail } of results) {
+      checks[name] = detail === undefined ? 'ok' : 'failed';
+      if (detail !== undefined) failures.push({ name, detail });
+    }
+    return { ready: failures.length === 0, checks, failures };
+  }
+}

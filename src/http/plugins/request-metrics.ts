@@ -1,0 +1,41 @@
+/**
+ * Request metrics: every answered request by method, route pattern (never the raw
+ * URL, which may carry personal data and has no bound) and status, with its
+ * latency; and the token endpoint's issues and denials by the OAuth error code
+ * sent. The operations endpoints are left out: probes and scrapes are not traffic.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { MetricsRecorder } from '../../ports/metrics.js';
+import { OPS_PATHS } from '../routes/ops/ops-routes.js';
+
+const TOKEN_ROUTE = '/oauth2/token';
+/** The label of requests that matched no route, so scans cannot create series without bound. */
+const UNMATCHED = 'unmatched';
+
+function oauthErrorCode(payload: unknown, status: number): string {
+  if (typeof payload === 'string') {
+    try {
+      const error = (JSON.parse(payload) as { error?: unknown }).error;
+      if (typeof error === 'string' && /^[a-z_]{1,64}$/.test(error)) return error;
+    } catch {
+      // Not the endpoint's own JSON (a proxy or plugin answered): the status names it.
+    }
+  }
+  return `http_${status}`;
+}
+
+/** Installs the hooks on the root app, so they see every route. */
+export function installRequestMetrics(app: FastifyInstance, metrics: MetricsRecorder): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.routeOptions.url === TOKEN_ROUTE && request.method === 'POST') {
+      if (reply.statusCode === 200) metrics.tokenIssued();
+      else metrics.tokenDenied(oauthErrorCode(payload, reply.statusCode));
+    }
+    return payload;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? UNMATCHED;
+    if (OPS_PATHS.has(route)) return;
+    metrics.httpRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
+}

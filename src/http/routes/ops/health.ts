@@ -1,0 +1,56 @@
+/**
+ * `GET /healthz` (the process is alive) and `GET /readyz` (it can serve: the
+ * database and the core answer). Unauthenticated, for load balancers and
+ * orchestrators; they say which check failed, never why (that is logged).
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ReadinessProbe } from '../../../app/readiness.js';
+
+export interface HealthRouteDeps {
+  readonly readiness: Pick<ReadinessProbe, 'check'>;
+}
+
+const CheckStatus = Type.Union([Type.Literal('ok'), Type.Literal('failed')]);
+
+export const LivenessSchema = Type.Object({ status: Type.Literal('ok') }, { $id: 'Liveness', additionalProperties: false });
+
+export const ReadinessSchema = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+    checks: Type.Object({ database: Type.Optional(CheckStatus), core: Type.Optional(CheckStatus) }, { additionalProperties: CheckStatus }),
+  },
+  { $id: 'Readiness', additionalProperties: false },
+);
+
+export async function healthRoutes(app: FastifyInstance, deps: HealthRouteDeps): Promise<void> {
+  app.get(
+    '/healthz',
+    { schema: { summary: 'Liveness: the process is up', tags: ['operations'], response: { 200: LivenessSchema } } },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return { status: 'ok' };
+    },
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        summary: 'Readiness: the database and the core banking system answer',
+        description: '503 names each failed check in `checks`.',
+        tags: ['operations'],
+        response: { 200: ReadinessSchema, 503: ReadinessSchema },
+      },
+    },
+    async (request, reply) => {
+      const report = await deps.readiness.check({ requestId: request.id });
+      reply.header('cache-control', 'no-store');
+      if (!report.ready) {
+        request.log.warn({ failures: report.failures }, 'not ready');
+        return reply.code(503).send({ status: 'unavailable', checks: report.checks });
+      }
+      return { status: 'ok', checks: report.checks };
+    },
+  );
+}

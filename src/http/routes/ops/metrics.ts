@@ -1,0 +1,26 @@
+/** `GET /metrics` — every metric in the Prometheus text format (names in docs/operations.md). */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { MetricsExposition } from '../../../ports/metrics.js';
+
+export interface MetricsRouteDeps {
+  readonly metrics: MetricsExposition;
+}
+
+export async function metricsRoute(app: FastifyInstance, deps: MetricsRouteDeps): Promise<void> {
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        summary: 'Metrics in the Prometheus text exposition format',
+        tags: ['operations'],
+        produces: ['text/plain'],
+        response: { 200: Type.String() },
+      },
+    },
+    async (_request, reply) => {
+      const text = await deps.metrics.render();
+      return reply.header('cache-control', 'no-store').type(deps.metrics.contentType).send(text);
+    },
+  );
+}

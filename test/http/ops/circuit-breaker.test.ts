@@ -1,0 +1,171 @@
+/**
+ * The core circuit breaker through HTTP (CONTRACT §3–§4: "502, 503 once a circuit
+ * breaker is open"): after COREGATE_CORE_BREAKER_FAILURES consecutive core
+ * failures, registration and accounts answer 503 Unavailable with Retry-After at
+ * once, without calling the core; after the cool-down one probe goes through —
+ * a failing probe opens the circuit again, a good one closes it and the service
+ * answers 200 again. The breaker's clock is the harness's fake clock.
+ */
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { after, afterEach, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-core-connector.js';
+import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
+import { pgliteBackend } from '../../support/backends.js';
+import { createHarness, type Harness } from '../../support/harness.js';
+import {
+  assertError,
+  assertSuccess,
+  BAD_GATEWAY,
+  BOB,
+  FollowingClock,
+  formA,
+  formB,
+  getAccounts,
+  postSession,
+  RecordingCore,
+  uniqueId,
+  type ErrorKind,
+} from '../gateway/gateway-requests.js';
+import { sample, scrape } from './ops-requests.js';
+
+const FAILURES = 3;
+const COOLDOWN_SECONDS = 20;
+const TIMEOUT_MS = 250;
+const UNAVAILABLE: ErrorKind = { status: 503, name: 'Unavailable', className: 'unavailable' };
+
+describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
+  let h: Harness;
+  let token: string;
+  let registered: string;
+  const clock = new FollowingClock();
+  const simulator = new CoreSimulator({ clock });
+  const core = new RecordingCore(new InProcessCoreConnector(simulator, { timeoutMs: TIMEOUT_MS }));
+  const coreCalls = () => core.startSessionCalls.length + core.listAccountsCalls.length;
+
+  before(async () => {
+    h = await createHarness(pgliteBackend, {
+      core,
+      env: {
+        COREGATE_CORE_BREAKER_FAILURES: String(FAILURES),
+        COREGATE_CORE_BREAKER_COOLDOWN_SECONDS: String(COOLDOWN_SECONDS),
+        COREGATE_CORE_TIMEOUT_MS: String(TIMEOUT_MS),
+      },
+    });
+    clock.target = h.clock;
+    const client = await h.client({ platform: 'breaker' });
+    token = await h.token(client);
+    registered = uniqueId('breaker');
+    assertSuccess(await postSession(h, { token }, formA(registered, BOB)));
+  });
+  afterEach(async () => {
+    // Each test leaves the core healthy and the circuit closed.
+    simulator.setFaults({});
+    if (h.services.coreBreaker?.state !== 'closed') {
+      h.clock.advance(COOLDOWN_SECONDS);
+      assertSuccess(await getAccounts(h, { token }, registered));
+    }
+    assert.equal(h.services.coreBreaker?.state, 'closed');
+  });
+  after(() => h?.close());
+
+  function assertOpen(response: LightMyRequestResponse, retryAfter: number, why: string): void {
+    const body = assertError(response, UNAVAILABLE, why);
+    assert.deepEqual(body.data, {}, `${why}: nothing about the cause`);
+    assert.equal(response.headers['retry-after'], String(retryAfter), `${why}: Retry-After`);
+    assert.doesNotMatch(response.body, /circuit|core_failure|answered 5\d\d/, `${why}: the cause is logged, not sent`);
+  }
+
+  it(`answers 503 with Retry-After at once, without calling the core, after ${FAILURES} failures; a probe after the cool-down; 200 after recovery`, async () => {
+    simulator.setFaults({ errorRate: 1, errorStatus: 500 });
+    for (let i = 0; i < FAILURES; i += 1) assertError(await getAccounts(h, { token }, registered), BAD_GATEWAY, `failure ${i + 1}: still 502`);
+    assert.equal(h.services.coreBreaker!.state, 'open');
+
+    const calls = coreCalls();
+    assertOpen(await getAccounts(h, { token }, registered), COOLDOWN_SECONDS, 'accounts');
+    assertOpen(await postSession(h, { token }, formA(uniqueId('refused'), BOB)), COOLDOWN_SECONDS, 'registration');
+    assertOpen(await postSession(h, { token }, formB(uniqueId('refused'), BOB.customerKey)), COOLDOWN_SECONDS, 'registration by key');
+    h.clock.advance(COOLDOWN_SECONDS / 2);
+    assertOpen(await getAccounts(h, { token }, registered), COOLDOWN_SECONDS / 2, 'halfway through the cool-down');
+    assert.equal(coreCalls(), calls, 'the core was not called while the circuit was open');
+
+    // The core is back: after the cool-down the next call is the probe, and it closes the circuit.
+    simulator.setFaults({});
+    h.clock.advance(COOLDOWN_SECONDS / 2);
+    assertSuccess(await getAccounts(h, { token }, registered), 'the probe');
+    assert.equal(coreCalls(), calls + 1, 'one probe call');
+    assert.equal(h.services.coreBreaker!.state, 'closed');
+    const customerId = uniqueId('recovered');
+    assertSuccess(await postSession(h, { token }, formA(customerId, BOB)), 'registration after recovery');
+    assertSuccess(await getAccounts(h, { token }, customerId), 'accounts after recovery');
+  });
+
+  it('opens again for a whole cool-down when the probe fails', async () => {
+    simulator.setFaults({ errorRate: 1, errorStatus: 503 });
+    for (let i = 0; i < FAILURES; i += 1) assertError(await postSession(h, { token }, formB(uniqueId('down'), BOB.customerKey)), BAD_GATEWAY);
+    h.clock.advance(COOLDOWN_SECONDS);
+    const calls = coreCalls();
+    assertError(await getAccounts(h, { token }, registered), BAD_GATEWAY, 'the probe reaches the failing core');
+    assert.equal(coreCalls(), calls + 1);
+    assert.equal(h.services.coreBreaker!.state, 'open');
+    assertOpen(await getAccounts(h, { token }, registered), COOLDOWN_SECONDS, 'after the failed probe');
+    assert.equal(coreCalls(), calls + 1);
+  });
+
+  it('stops waiting on timeouts: once open, a slow core costs nothing', async () => {
+    simulator.setFaults({ latencyMs: 5_000 });
+    for (let i = 0; i < FAILURES; i += 1) {
+      const started = performance.now();
+      assertError(await getAccounts(h, { token }, registered), BAD_GATEWAY);
+      assert.ok(performance.now() - started >= TIMEOUT_MS * 0.9, 'waited for the timeout');
+    }
+    const started = performance.now();
+    assertOpen(await getAccounts(h, { token }, registered), COOLDOWN_SECONDS, 'slow core');
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < TIMEOUT_MS / 2, `answered in ${elapsed.toFixed(0)} ms, well below the ${TIMEOUT_MS} ms timeout`);
+  });
+
+  it('does not count answers of a working core: unknown customers and rejected sessions', async () => {
+    const stranger = { ...BOB, accountNumber: '99999999' };
+    for (let i = 0; i < FAILURES * 2; i += 1) {
+      assert.equal((await postSession(h, { token }, formA(uniqueId('stranger'), stranger))).statusCode, 401);
+    }
+    for (let i = 0; i < FAILURES * 2; i += 1) {
+      simulator.expireAll(); // rejected, renewed, retried
+      assertSuccess(await getAccounts(h, { token }, registered));
+    }
+    assert.equal(h.services.coreBreaker!.state, 'closed');
+  });
+
+  it('reports its state, transitions and refusals in /metrics', async () => {
+    const before = await scrape(h);
+    simulator.setFaults({ errorRate: 1, errorStatus: 500 });
+    for (let i = 0; i < FAILURES; i += 1) await getAccounts(h, { token }, registered);
+    await getAccounts(h, { token }, registered);
+    await postSession(h, { token }, formB(uniqueId('refused'), BOB.customerKey));
+    const open = await scrape(h);
+    assert.equal(sample(open, 'coregate_core_circuit_state', { state: 'open' }), 1);
+    assert.equal(sample(open, 'coregate_core_circuit_state', { state: 'closed' }), 0);
+    const delta = (now: Map<string, number>, name: string, labels: Record<string, string>) => sample(now, name, labels) - sample(before, name, labels);
+    assert.equal(delta(open, 'coregate_core_circuit_transitions_total', { state: 'open' }), 1);
+    assert.equal(delta(open, 'coregate_core_circuit_rejected_total', { operation: 'listAccounts' }), 1);
+    assert.equal(delta(open, 'coregate_core_circuit_rejected_total', { operation: 'startSession' }), 1);
+    assert.equal(delta(open, 'coregate_core_requests_total', { operation: 'listAccounts', outcome: 'unavailable' }), FAILURES, 'refused calls are not core calls');
+    simulator.setFaults({});
+    h.clock.advance(COOLDOWN_SECONDS);
+    assertSuccess(await getAccounts(h, { token }, registered));
+    const closed = await scrape(h);
+    assert.equal(sample(closed, 'coregate_core_circuit_state', { state: 'closed' }), 1);
+    assert.equal(delta(closed, 'coregate_core_circuit_transitions_total', { state: 'half_open' }), 1);
+    assert.equal(delta(closed, 'coregate_core_circuit_transitions_total', { state: 'closed' }), 1);
+  });
+
+  it('leaves the token endpoint alone (it needs no core)', async () => {
+    simulator.setFaults({ errorRate: 1, errorStatus: 500 });
+    for (let i = 0; i < FAILURES; i += 1) await getAccounts(h, { token }, registered);
+    assert.equal(h.services.coreBreaker!.state, 'open');
+    const client = await h.client({ platform: 'breaker-token' });
+    assert.ok(await h.token(client));
+  });
+});
