@@ -1,7 +1,8 @@
 /**
  * The first start on a fresh embedded installation: create a demo client once and
  * print a copy-paste walk-through (token → register a demo customer → accounts).
- * Production installations (PostgreSQL) never get a demo client.
+ * Production installations (PostgreSQL, or NODE_ENV=production) never get a demo client:
+ * `main.ts` calls this only for the embedded database outside production mode.
  */
 import type { Services } from './composition.js';
 

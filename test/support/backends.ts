@@ -48,3 +48,9 @@ export const postgresBackend: Backend = {
 };
 
 export const BACKENDS: readonly Backend[] = [pgliteBackend, postgresBackend];
+
+/**
+ * One backend for suites that do not test the database: PostgreSQL (a fresh
+ * database is quicker to make than an embedded one) unless its tests are skipped here.
+ */
+export const QUICKEST_BACKEND: Backend = postgresBackend.skip ? pgliteBackend : postgresBackend;

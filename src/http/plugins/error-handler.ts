@@ -14,6 +14,7 @@ import {
   NotFound,
   OAuthError,
   PayloadTooLarge,
+  TooManyRequests,
   Unavailable,
   type FieldProblem,
 } from '../../domain/errors.js';
@@ -100,6 +101,13 @@ export function installErrorHandling(app: FastifyInstance): void {
       if (oauth) {
         request.log.info({ err: { type: oauth.error, detail } }, 'oauth request refused');
         return sendOAuthError(reply, oauth);
+      }
+      if (error instanceof TooManyRequests) {
+        // A rate limit (README "Rate limits"): 429 with Retry-After, and an OAuth body whose code is
+        // one of the spec's table 7.1 (RFC 6749 has no code of its own for this).
+        request.log.info({ err: { type: error.name, detail: error.detail } }, 'oauth request rate-limited');
+        for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+        return noStore(reply).code(429).type(OAUTH_CONTENT_TYPE).send({ error: 'invalid_request', error_description: 'too many requests, retry later' });
       }
       if (error instanceof Unavailable) {
         // RFC 6749 names this code for the authorization endpoint; it says the same here.

@@ -1,0 +1,73 @@
+/**
+ * The in-process rate-limit store: one number per active key in a `Map`, bounded
+ * in size. Each process counts on its own, so N processes allow N times the
+ * budget; set `COREGATE_REDIS_URL` to share the counts.
+ */
+import { gcraStep, type RateLimitDecision } from '../../domain/rate-limit.js';
+import type { Clock } from '../../ports/clock.js';
+import type { RateLimiter } from '../../ports/rate-limiter.js';
+
+export interface MemoryRateLimiterOptions {
+  readonly clock: Clock;
+  /**
+   * Most keys held at once. Keys whose bucket is full again are dropped first; if
+   * that is not enough the least recently hit keys go (they start over with a full
+   * bucket), so a flood of distinct keys costs memory up to this bound and no more.
+   */
+  readonly maxKeys?: number;
+}
+
+export const DEFAULT_MAX_KEYS = 100_000;
+
+export class MemoryRateLimiter implements RateLimiter {
+  /** key → theoretical arrival time (ms). Map order is recency: a hit re-inserts its key. */
+  private readonly tats = new Map<string, number>();
+  private readonly clock: Clock;
+  private readonly maxKeys: number;
+  private lastSweepMs = Number.NEGATIVE_INFINITY;
+
+  constructor(options: MemoryRateLimiterOptions) {
+    this.clock = options.clock;
+    this.maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
+  }
+
+  /** Keys currently held (for tests and metrics). */
+  get size(): number {
+    return this.tats.size;
+  }
+
+  async hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    const now = this.clock.now().getTime();
+    const step = gcraStep(this.tats.get(key), now, limit, windowSeconds);
+    if (step.allowed) {
+      this.tats.delete(key);
+      this.tats.set(key, step.tat);
+      if (this.tats.size > this.maxKeys) this.evict(now);
+    }
+    return { allowed: step.allowed, remaining: step.remaining, retryAfterSeconds: step.retryAfterSeconds };
+  }
+
+  async peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    const step = gcraStep(this.tats.get(key), this.clock.now().getTime(), limit, windowSeconds);
+    return { allowed: step.allowed, remaining: step.remaining, retryAfterSeconds: step.retryAfterSeconds };
+  }
+
+  async connect(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.tats.clear();
+  }
+
+  private evict(now: number): void {
+    // A full sweep costs O(keys): at most once a second, so a flood of new keys
+    // cannot make every request pay for it.
+    if (now - this.lastSweepMs >= 1000) {
+      this.lastSweepMs = now;
+      for (const [key, tat] of this.tats) if (tat <= now) this.tats.delete(key);
+    }
+    for (const key of this.tats.keys()) {
+      if (this.tats.size <= this.maxKeys) break;
+      this.tats.delete(key);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * The rate limits' Prometheus series, read from the throttle's counters when
+ * scraped (nothing is added to the request path):
+ * - `coregate_rate_limited_total{scope}` — requests refused with 429, by budget
+ *   (`gateway_client`, `token_client`, `token_ip`, `auth_failures_ip`);
+ * - `coregate_rate_limiter_failures_total` — limiter checks that failed (Redis
+ *   unreachable or slow) and so admitted their request (fail open).
+ */
+import { Counter, type Registry } from 'prom-client';
+import type { RateLimitScope, RequestThrottle } from '../../app/request-throttle.js';
+
+export function registerRateLimitMetrics(registry: Registry, throttle: RequestThrottle): void {
+  new Counter({
+    name: 'coregate_rate_limited_total',
+    help: 'Requests refused with 429 by a rate limit, by budget (gateway_client, token_client, token_ip, auth_failures_ip)',
+    labelNames: ['scope'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [scope, count] of Object.entries(throttle.refused) as Array<[RateLimitScope, number]>) this.inc({ scope }, count);
+    },
+  });
+  new Counter({
+    name: 'coregate_rate_limiter_failures_total',
+    help: 'Rate-limit checks that failed (store unreachable or slow) and admitted their request without a limit (fail open)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(throttle.limiterFailures);
+    },
+  });
+}

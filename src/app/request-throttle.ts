@@ -1,0 +1,120 @@
+/**
+ * Who may send how many requests (CONTRACT §3 429 TooManyRequests, README
+ * "Rate limits"):
+ *
+ * - the gateway (`/core/*`): per client, after bearer authentication;
+ * - the token endpoints (`/oauth2/token`, `/oauth2/revoke`): per source address
+ *   before client authentication, per client after it;
+ * - brute-force protection: failed client authentications are counted per source
+ *   address; once that stricter budget is spent, the address's requests are
+ *   refused before any secret is checked, and admitted again at the budget's pace.
+ *
+ * IPv6 sources count per /64 (one subscriber's prefix), so rotating addresses
+ * inside it does not reset the budget. A limit of 0 turns that budget off.
+ *
+ * When the store fails (Redis down), requests are admitted — an outage of the
+ * limiter must not take the API down — and the failure is reported
+ * (`onLimiterError`, `limiterFailures`).
+ */
+import ipaddr from 'ipaddr.js';
+import { TooManyRequests } from '../domain/errors.js';
+import type { RateLimitDecision } from '../domain/rate-limit.js';
+import type { RateLimiter } from '../ports/rate-limiter.js';
+
+export interface RateLimitSettings {
+  /** `/core/*` requests per client per minute. */
+  readonly gatewayPerClientPerMinute: number;
+  /** Token endpoint requests per authenticated client per minute. */
+  readonly tokenPerClientPerMinute: number;
+  /** Token endpoint requests per source address per minute, before authentication. */
+  readonly tokenPerIpPerMinute: number;
+  /** Failed client authentications allowed per source address per `authFailureWindowSeconds`. */
+  readonly authFailuresPerIp: number;
+  readonly authFailureWindowSeconds: number;
+}
+
+const MINUTE = 60;
+
+/** Which budget refused a request (for metrics). */
+export type RateLimitScope = 'gateway_client' | 'token_client' | 'token_ip' | 'auth_failures_ip';
+
+const ADMITTED: RateLimitDecision = Object.freeze({ allowed: true, remaining: 0, retryAfterSeconds: 0 });
+
+/** The address a budget is kept for: IPv4 as is (IPv4-mapped IPv6 unmapped), IPv6 by its /64. */
+export function sourceKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return address.toString();
+  const parts = (address as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${parts.join(':')}::/64`;
+}
+
+export class RequestThrottle {
+  /** Limiter calls that failed (and admitted their request) since start. */
+  limiterFailures = 0;
+  /** Requests refused since start, by the budget that refused them. */
+  readonly refused: Record<RateLimitScope, number> = { gateway_client: 0, token_client: 0, token_ip: 0, auth_failures_ip: 0 };
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    readonly settings: RateLimitSettings,
+    private readonly onLimiterError: (error: unknown) => void = () => {},
+  ) {}
+
+  /** A `/core/*` request of an authenticated client. */
+  async admitGatewayRequest(clientId: string): Promise<void> {
+    const limit = this.settings.gatewayPerClientPerMinute;
+    if (limit > 0) this.refuseUnless(await this.hit(`gw:client:${clientId}`, limit, MINUTE), 'gateway_client');
+  }
+
+  /**
+   * A token endpoint request from `ip`, before its credentials are looked at:
+   * refused while the address has spent its failure budget, or its request budget.
+   */
+  async admitTokenRequest(ip: string): Promise<void> {
+    const source = sourceKey(ip);
+    const { authFailuresPerIp: failures, authFailureWindowSeconds: window, tokenPerIpPerMinute: perIp } = this.settings;
+    if (failures > 0) this.refuseUnless(await this.peek(`auth-fail:ip:${source}`, failures, window), 'auth_failures_ip');
+    if (perIp > 0) this.refuseUnless(await this.hit(`token:ip:${source}`, perIp, MINUTE), 'token_ip');
+  }
+
+  /** A failed client authentication from `ip`. */
+  async recordAuthenticationFailure(ip: string): Promise<void> {
+    const failures = this.settings.authFailuresPerIp;
+    if (failures > 0) await this.hit(`auth-fail:ip:${sourceKey(ip)}`, failures, this.settings.authFailureWindowSeconds);
+  }
+
+  /** A token endpoint request of an authenticated client. */
+  async admitClientTokenRequest(clientId: string): Promise<void> {
+    const limit = this.settings.tokenPerClientPerMinute;
+    if (limit > 0) this.refuseUnless(await this.hit(`token:client:${clientId}`, limit, MINUTE), 'token_client');
+  }
+
+  private hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    return this.limiter.hit(key, limit, windowSeconds).catch((error: unknown) => this.failOpen(error));
+  }
+
+  private peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    return this.limiter.peek(key, limit, windowSeconds).catch((error: unknown) => this.failOpen(error));
+  }
+
+  private refuseUnless(decision: RateLimitDecision, scope: RateLimitScope): void {
+    if (decision.allowed) return;
+    this.refused[scope] += 1;
+    const retryAfter = decision.retryAfterSeconds;
+    throw new TooManyRequests('too many requests, retry later', { retryAfter }, { detail: REFUSAL_DETAIL[scope], headers: { 'retry-after': String(retryAfter) } });
+  }
+
+  private failOpen(error: unknown): RateLimitDecision {
+    this.limiterFailures += 1;
+    this.onLimiterError(error);
+    return ADMITTED;
+  }
+}
+
+const REFUSAL_DETAIL: Record<RateLimitScope, string> = {
+  gateway_client: 'too many gateway requests for this client',
+  token_client: 'too many token requests for this client',
+  token_ip: 'too many token requests from this address',
+  auth_failures_ip: 'too many failed client authentications from this address',
+};

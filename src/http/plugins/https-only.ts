@@ -1,0 +1,17 @@
+/**
+ * Spec §4.1: "Only HTTPS POST is supported". A token endpoint request that did
+ * not arrive over HTTPS — TLS to coregate itself, or `X-Forwarded-Proto: https`
+ * from a trusted proxy (fastify's `request.protocol` believes the header only
+ * from a proxy `COREGATE_TRUST_PROXY` trusts) — is refused with
+ * `400 invalid_request` "HTTPS is required", before its credentials are checked,
+ * so that credentials sent in clear text are never confirmed.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { InvalidRequest } from '../../domain/errors.js';
+
+export function requireHttps() {
+  return async function httpsOnly(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    if (request.protocol === 'https') return;
+    throw new InvalidRequest('HTTPS is required', `token endpoint request over plain HTTP from ${request.ip}`);
+  };
+}

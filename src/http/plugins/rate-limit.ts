@@ -1,0 +1,43 @@
+/**
+ * Rate limits at the HTTP edge (the budgets themselves: `app/request-throttle.ts`).
+ * A refused request gets 429 with `Retry-After`: the TooManyRequests envelope on
+ * the gateway, an OAuth body on the token endpoints (`plugins/error-handler.ts`).
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RequestThrottle } from '../../app/request-throttle.js';
+import { InvalidClient } from '../../domain/errors.js';
+
+/** `onRequest` hook for gateway routes, registered after the bearer check: a budget per client. */
+export function gatewayRateLimit(throttle: RequestThrottle) {
+  return async function gatewayRateLimit(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    if (request.principal) await throttle.admitGatewayRequest(request.principal.clientId);
+  };
+}
+
+/**
+ * The token endpoints' budgets, as hooks of the encapsulated scope holding those
+ * routes: per source address and the failure budget before client authentication
+ * (the routes' own `onRequest`), each failed authentication counted, then a budget
+ * per authenticated client.
+ */
+export function tokenEndpointRateLimits(scope: FastifyInstance, throttle: RequestThrottle): void {
+  scope.addHook('onRequest', async function tokenRateLimit(request: FastifyRequest) {
+    await throttle.admitTokenRequest(request.ip);
+  });
+  scope.addHook('onError', async function countAuthenticationFailure(request: FastifyRequest, _reply: FastifyReply, error: FastifyError) {
+    if (error instanceof InvalidClient) await throttle.recordAuthenticationFailure(request.ip);
+  });
+  scope.addHook('preHandler', async function clientTokenRateLimit(request: FastifyRequest) {
+    if (request.oauthClient) await throttle.admitClientTokenRequest(request.oauthClient.id);
+  });
+}
+
+/** The token endpoints' 429 body (its code is one of the spec's table 7.1; RFC 6749 has none for this). */
+export const OAuthRateLimitedSchema = Type.Object(
+  {
+    error: Type.Literal('invalid_request'),
+    error_description: Type.Literal('too many requests, retry later'),
+  },
+  { description: 'Rate limit exceeded; `Retry-After` says when to try again (README "Rate limits")' },
+);

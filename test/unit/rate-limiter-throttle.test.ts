@@ -1,0 +1,115 @@
+/**
+ * The rate-limit policy (`app/request-throttle.ts`) on the memory store with a
+ * fake clock: which budget each request spends, the failure budget checked
+ * before authentication, IPv6 /64 grouping, limits turned off, and failing open
+ * when the store fails.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MemoryRateLimiter } from '../../src/adapters/rate-limit/memory-rate-limiter.js';
+import { RequestThrottle, sourceKey, type RateLimitSettings } from '../../src/app/request-throttle.js';
+import { TooManyRequests } from '../../src/domain/errors.js';
+import type { RateLimiter } from '../../src/ports/rate-limiter.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+const SETTINGS: RateLimitSettings = {
+  gatewayPerClientPerMinute: 3,
+  tokenPerClientPerMinute: 2,
+  tokenPerIpPerMinute: 5,
+  authFailuresPerIp: 2,
+  authFailureWindowSeconds: 300,
+};
+
+function throttle(settings: Partial<RateLimitSettings> = {}) {
+  const clock = new FakeClock();
+  return { clock, throttle: new RequestThrottle(new MemoryRateLimiter({ clock }), { ...SETTINGS, ...settings }) };
+}
+
+async function assertTooMany(promise: Promise<unknown>, retryAfter: number): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof TooManyRequests, String(error));
+    assert.equal(error.status, 429);
+    assert.equal(error.headers['retry-after'], String(retryAfter));
+    assert.deepEqual(error.data, { retryAfter });
+    return true;
+  });
+}
+
+describe('sourceKey', () => {
+  it('keeps IPv4 addresses, unmaps IPv4-mapped IPv6, and groups IPv6 by /64', () => {
+    assert.equal(sourceKey('203.0.113.7'), '203.0.113.7');
+    assert.equal(sourceKey('::ffff:203.0.113.7'), '203.0.113.7');
+    assert.equal(sourceKey('2001:db8:1:2:aaaa::1'), '2001:db8:1:2::/64');
+    assert.equal(sourceKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff'), '2001:db8:1:2::/64');
+    assert.notEqual(sourceKey('2001:db8:1:3::1'), sourceKey('2001:db8:1:2::1'));
+    assert.equal(sourceKey('not an address'), 'not an address');
+  });
+});
+
+describe('RequestThrottle', () => {
+  it('gives each client its own gateway budget', async () => {
+    const { throttle: t, clock } = throttle();
+    for (let i = 0; i < 3; i += 1) await t.admitGatewayRequest('cg_a');
+    await assertTooMany(t.admitGatewayRequest('cg_a'), 20);
+    await t.admitGatewayRequest('cg_b');
+    clock.advance(20);
+    await t.admitGatewayRequest('cg_a');
+  });
+
+  it('limits token requests per source address and per client', async () => {
+    const { throttle: t } = throttle();
+    await t.admitClientTokenRequest('cg_a');
+    await t.admitClientTokenRequest('cg_a');
+    await assertTooMany(t.admitClientTokenRequest('cg_a'), 30);
+    for (let i = 0; i < 5; i += 1) await t.admitTokenRequest('198.51.100.1');
+    await assertTooMany(t.admitTokenRequest('198.51.100.1'), 12);
+    await t.admitTokenRequest('198.51.100.2');
+  });
+
+  it('refuses an address before authentication once its failure budget is spent, and lets it retry at the budget pace', async () => {
+    const { throttle: t, clock } = throttle({ tokenPerIpPerMinute: 0 });
+    await t.admitTokenRequest('2001:db8::1');
+    await t.recordAuthenticationFailure('2001:db8::1');
+    await t.admitTokenRequest('2001:db8::1');
+    await t.recordAuthenticationFailure('2001:db8::1');
+    // 2 failures per 300 s: the next failure would fit in 150 s.
+    await assertTooMany(t.admitTokenRequest('2001:db8::1'), 150);
+    await assertTooMany(t.admitTokenRequest('2001:db8::ffff'), 150);
+    await t.admitTokenRequest('2001:db8:0:1::1');
+    clock.advance(149);
+    await assertTooMany(t.admitTokenRequest('2001:db8::1'), 1);
+    clock.advance(1);
+    await t.admitTokenRequest('2001:db8::1');
+    await t.admitTokenRequest('2001:db8::1'); // checking the budget spends none of it
+  });
+
+  it('turns a budget off with a limit of 0', async () => {
+    const { throttle: t } = throttle({ gatewayPerClientPerMinute: 0, tokenPerClientPerMinute: 0, tokenPerIpPerMinute: 0, authFailuresPerIp: 0 });
+    for (let i = 0; i < 50; i += 1) {
+      await t.admitGatewayRequest('cg_a');
+      await t.admitTokenRequest('192.0.2.1');
+      await t.recordAuthenticationFailure('192.0.2.1');
+      await t.admitClientTokenRequest('cg_a');
+    }
+  });
+
+  it('admits every request when the store fails, reporting each failure', async () => {
+    const broken: RateLimiter = {
+      hit: () => Promise.reject(new Error('store down')),
+      peek: () => Promise.reject(new Error('store down')),
+      connect: async () => {},
+      close: async () => {},
+    };
+    const errors: unknown[] = [];
+    const t = new RequestThrottle(broken, SETTINGS, (error) => errors.push(error));
+    for (let i = 0; i < 10; i += 1) {
+      await t.admitGatewayRequest('cg_a');
+      await t.admitTokenRequest('192.0.2.1');
+      await t.recordAuthenticationFailure('192.0.2.1');
+      await t.admitClientTokenRequest('cg_a');
+    }
+    assert.equal(t.limiterFailures, 50);
+    assert.equal(errors.length, 50);
+    assert.match(String(errors[0]), /store down/);
+  });
+});
