@@ -27,8 +27,9 @@ export class ClientAuthenticator {
     const client = await this.clients.findById(credentials.clientId);
     const secretMatches = this.hasher.matches(credentials.clientSecret, client?.secretDigest ?? this.decoyDigest);
     if (!client) throw new InvalidClient('unknown client_id');
-    if (!secretMatches) throw new InvalidClient(`wrong secret for ${client.id}`);
-    if (!client.enabled) throw new InvalidClient(`client ${client.id} is disabled`);
+    const known = { id: client.id, platform: client.platform };
+    if (!secretMatches) throw new InvalidClient(`wrong secret for ${client.id}`, known);
+    if (!client.enabled) throw new InvalidClient(`client ${client.id} is disabled`, known);
     return client;
   }
 }

@@ -10,8 +10,9 @@ import { GatewayError } from '../domain/errors.js';
 import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
 import type { Services } from '../composition.js';
 import { UsageError, type CliIo } from './io.js';
+import { auditCommand, sessionsCommand } from './audit-sessions-commands.js';
 
-export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database'> & {
+export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'sessionAdmin'> & {
   /**
    * Migrations applied when this command opened the database itself (every command
    * migrates on open): `migrate` reports them as its own work. Unset when a server
@@ -20,7 +21,7 @@ export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'datab
   readonly migratedOnOpen?: MigrationReport;
 };
 
-export const ADMIN_COMMANDS = new Set(['clients', 'keys', 'migrate']);
+export const ADMIN_COMMANDS = new Set(['clients', 'keys', 'migrate', 'audit', 'sessions']);
 
 const CLIENTS_HELP = `Usage:
   coregate clients create --name NAME [--scope core/main] [--platform P] [--allow-ip CIDR]... [--grant refresh_token] [--json]
@@ -75,7 +76,7 @@ interface Parsed {
   positionals: string[];
 }
 
-function parse(args: string[], options: OptionSpec, positionals: number): Parsed {
+export function parse(args: string[], options: OptionSpec, positionals: number): Parsed {
   let parsed: Parsed;
   try {
     parsed = parseArgs({ args, options: { ...options, json: { type: 'boolean' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true });
@@ -211,6 +212,10 @@ export async function runAdminCommand(argv: readonly string[], services: AdminSe
         return await keys(args, services, io);
       case 'migrate':
         return await migrateCommand(args, services, io);
+      case 'audit':
+        return await auditCommand(args, services, io);
+      case 'sessions':
+        return await sessionsCommand(args, services, io);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

@@ -20,6 +20,8 @@ Commands:
   clients <action>          manage platform clients: create, list, show, disable, enable, rotate-secret
   keys <action>             manage token signing keys: rotate, list
   migrate                   apply pending database migrations
+  audit list                the audit log, newest first (filters: --platform, --customer, --since, --limit)
+  sessions <action>         registered customers of a platform: list, revoke
 
 Every command accepts --help; commands that print data accept --json.
 Configuration comes from the environment (see README): DATABASE_URL, COREGATE_DATA_DIR, PORT, ...`;

@@ -31,7 +31,14 @@ export class InvalidRequest extends OAuthError {
 }
 export class InvalidClient extends OAuthError {
   readonly error = 'invalid_client';
-  constructor(detail?: string) {
+  constructor(
+    detail?: string,
+    /**
+     * The client the request named, when such a client exists (wrong secret, disabled):
+     * for the audit log, which must never store an unchecked, caller-supplied client_id.
+     */
+    readonly knownClient?: { readonly id: string; readonly platform: string },
+  ) {
     // One public message for every cause, so a caller cannot probe which part was wrong.
     super('client authentication failed', detail);
   }

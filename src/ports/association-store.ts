@@ -21,6 +21,15 @@ export type ClaimResult =
   /** Another process holds the renewal lease, or the version moved on. */
   | { readonly outcome: 'busy' | 'stale'; readonly association: Association | undefined };
 
+/** What an operator may see of an association: never the delegate reference ID, not even sealed. */
+export interface AssociationSummary extends AssociationKey {
+  readonly customerKey: string;
+  readonly expiresAt: Date;
+  readonly needsReregistration: boolean;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
 export interface AssociationStore {
   find(key: AssociationKey): Promise<Association | undefined>;
   /**
@@ -39,4 +48,10 @@ export interface AssociationStore {
   releaseRenewal(key: AssociationKey, owner: string): Promise<void>;
   /** Marks that only a new registration can help: the core no longer knows the customer key. */
   markNeedsReregistration(key: AssociationKey, version: number, now: Date): Promise<void>;
+
+  // Operator administration (`coregate sessions …`).
+  /** A platform's associations ordered by customerId, at most `limit`; delegate reference IDs are not even read. */
+  listByPlatform(platform: string, limit: number): Promise<AssociationSummary[]>;
+  /** Deletes the association, so that the customerId must be registered again; true when there was one. */
+  delete(key: AssociationKey): Promise<boolean>;
 }

@@ -1,5 +1,5 @@
 import type { Association, AssociationKey } from '../../domain/session.js';
-import type { AssociationStore, ClaimResult, NewSession, RegisterResult } from '../../ports/association-store.js';
+import type { AssociationStore, AssociationSummary, ClaimResult, NewSession, RegisterResult } from '../../ports/association-store.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import type { Queryable } from './database.js';
 
@@ -124,5 +124,28 @@ export class SqlAssociationStore implements AssociationStore {
        where platform = $1 and customer_id = $2 and version = $3`,
       [key.platform, key.customerId, version, now],
     );
+  }
+
+  // Operator administration. The sealed delegate reference ID is not selected at all.
+  async listByPlatform(platform: string, limit: number): Promise<AssociationSummary[]> {
+    const rows = await this.db.query<Pick<AssociationRow, 'platform' | 'customer_id' | 'customer_key' | 'expires_at' | 'needs_reregistration' | 'created_at' | 'updated_at'>>(
+      `select platform, customer_id, customer_key, expires_at, needs_reregistration, created_at, updated_at
+       from associations where platform = $1 order by customer_id limit $2`,
+      [platform, limit],
+    );
+    return rows.map((row) => ({
+      platform: row.platform,
+      customerId: row.customer_id,
+      customerKey: row.customer_key,
+      expiresAt: new Date(row.expires_at),
+      needsReregistration: row.needs_reregistration,
+      createdAt: new Date(row.created_at),
+      updatedAt: new Date(row.updated_at),
+    }));
+  }
+
+  async delete(key: AssociationKey): Promise<boolean> {
+    const rows = await this.db.query(`delete from associations where platform = $1 and customer_id = $2 returning platform`, [key.platform, key.customerId]);
+    return rows.length > 0;
   }
 }

@@ -17,10 +17,27 @@ export interface Principal {
   readonly scopes: readonly string[];
 }
 
+/** Why the bearer check refused a request, for the audit log (set just before the refusal is thrown). */
+export interface AccessDenial {
+  readonly reason: 'missing_token' | 'invalid_token' | 'client_disabled' | 'ip_not_whitelisted' | 'insufficient_scope';
+  /** Only once the token is verified and names an existing client: never an unchecked claim. */
+  readonly client?: { readonly clientId: string; readonly platform: string };
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
+    accessDenial?: AccessDenial;
   }
+}
+
+function denied<E extends Error>(request: FastifyRequest, denial: AccessDenial, error: E): E {
+  request.accessDenial = denial;
+  return error;
+}
+
+function known(client: { readonly clientId: string; readonly platform: string }): AccessDenial['client'] {
+  return { clientId: client.clientId, platform: client.platform };
 }
 
 export interface BearerAuthDeps {
@@ -47,27 +64,28 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     if (!match) {
       // "Bearer" with credentials that are not a token68 still presents a token, an invalid one:
       // telling the caller so beats "no token", which hides the mistake (RFC 6750 §3.1).
-      if (BEARER_SCHEME_WITH_CREDENTIALS.test(authorization)) throw invalidToken('malformed bearer token');
-      throw new NotAuthenticated('a bearer access token is required', {}, { headers: { 'www-authenticate': 'Bearer' } });
+      if (BEARER_SCHEME_WITH_CREDENTIALS.test(authorization)) throw denied(request, { reason: 'invalid_token' }, invalidToken('malformed bearer token'));
+      throw denied(request, { reason: 'missing_token' }, new NotAuthenticated('a bearer access token is required', {}, { headers: { 'www-authenticate': 'Bearer' } }));
     }
     let claims;
     try {
       claims = await deps.verifier.verify(match[1]!, deps.clock.now());
     } catch (error) {
-      if (error instanceof InvalidAccessToken) throw invalidToken(error.reason);
+      if (error instanceof InvalidAccessToken) throw denied(request, { reason: 'invalid_token' }, invalidToken(error.reason));
       throw error;
     }
     const client = await deps.clients.get(claims.client_id);
-    if (!client) throw invalidToken('client no longer exists');
-    if (!client.enabled) throw invalidToken('client is disabled');
+    if (!client) throw denied(request, { reason: 'invalid_token' }, invalidToken('client no longer exists'));
+    if (!client.enabled) throw denied(request, { reason: 'client_disabled', client: known(client) }, invalidToken('client is disabled'));
     if (!client.allowedIps.allows(request.ip)) {
-      throw new Forbidden('the caller IP address is not whitelisted for this client', {}, { detail: `caller ${request.ip}` });
+      throw denied(request, { reason: 'ip_not_whitelisted', client: known(client) },
+        new Forbidden('the caller IP address is not whitelisted for this client', {}, { detail: `caller ${request.ip}` }));
     }
     const scopes = claims.scope.split(' ');
     if (!scopes.includes(requiredScope)) {
-      throw new Forbidden(`the access token lacks the ${requiredScope} scope`, {}, {
+      throw denied(request, { reason: 'insufficient_scope', client: known(client) }, new Forbidden(`the access token lacks the ${requiredScope} scope`, {}, {
         headers: { 'www-authenticate': 'Bearer error="insufficient_scope"' },
-      });
+      }));
     }
     request.principal = { clientId: client.clientId, platform: client.platform, scopes };
   };

@@ -76,4 +76,37 @@ export const MIGRATIONS: readonly Migration[] = [
       `create index associations_customer_key on associations (platform, customer_key)`,
     ],
   },
+  {
+    version: 3,
+    name: 'append-only audit log',
+    statements: [
+      // No foreign keys: the log outlives the clients and associations it names.
+      `create table audit_log (
+        id bigint generated always as identity primary key,
+        occurred_at timestamptz not null,
+        event_type text not null,
+        outcome text not null check (outcome in ('success', 'failure')),
+        reason text,
+        actor text not null check (actor in ('client', 'operator')),
+        client_id text,
+        platform text,
+        customer_id text,
+        request_id text
+      )`,
+      // `audit list` filters by platform, by customer, by time, and reads newest first.
+      `create index audit_log_occurred on audit_log (occurred_at, id)`,
+      `create index audit_log_platform on audit_log (platform, occurred_at, id)`,
+      `create index audit_log_customer on audit_log (customer_id, occurred_at, id)`,
+      // Append-only, enforced by the database itself: whatever connects can add rows, never change or remove them.
+      `create function audit_log_append_only() returns trigger language plpgsql as $$
+      begin
+        raise exception 'audit_log is append-only: % is not allowed', tg_op using errcode = '42501';
+      end
+      $$`,
+      `create trigger audit_log_no_update_or_delete before update or delete on audit_log
+        for each row execute function audit_log_append_only()`,
+      `create trigger audit_log_no_truncate before truncate on audit_log
+        for each statement execute function audit_log_append_only()`,
+    ],
+  },
 ];

@@ -13,24 +13,33 @@ const AccountsQuery = Type.Object({
   customerId: Type.String({ pattern: CUSTOMER_ID_PATTERN, description: 'the platform customer ID given at registration' }),
 });
 
-export const AccountsResponseSchema = SuccessEnvelope(Type.Array(AccountRecordSchema), 'AccountsResponse');
+export const AccountsResponseSchema = SuccessEnvelope(Type.Array(AccountRecordSchema), 'AccountsResponse', "The customer's accounts; `data: []` when there are none");
 
 export async function accountsRoute(app: FastifyInstance, deps: AccountsRouteDeps): Promise<void> {
   app.route<{ Querystring: { customerId: string } }>({
     method: 'GET',
     url: '/core/accounts',
+    config: { audit: 'accounts' },
     // A HEAD would read the core (and maybe renew a session) only to drop the body.
     exposeHeadRoute: false,
     schema: {
       summary: "List a registered customer's accounts",
-      description: 'Renews the core session transparently when it has expired.',
+      description:
+        "Reads the accounts of a customer the caller's platform registered with `POST /core/sessions`, by the platform's customerId only: " +
+        'the platform never holds the core session. When the core session has expired, or the core no longer accepts it, coregate starts a new one ' +
+        'with the stored customer key and retries once; the answer is the same either way. A customerId the platform did not register is 404, ' +
+        "whether or not another platform registered it.",
       tags: ['gateway'],
       security: [{ bearerAuth: [] }],
       querystring: AccountsQuery,
       response: { 200: AccountsResponseSchema, ...gatewayErrors(400, 401, 403, 404, 429, 502, 503) },
     },
     handler: async (request) => {
-      const accounts = await deps.accountReader.list(request.principal!.platform, request.query.customerId, { requestId: request.id });
+      const accounts = await deps.accountReader.list(request.principal!.platform, request.query.customerId, {
+        requestId: request.id,
+        // Names the client in the audit row of a renewal this call may cause.
+        clientId: request.principal!.clientId,
+      });
       return success(accounts);
     },
   });

@@ -45,6 +45,7 @@ export const RegistrationRequestSchema = Type.Union(
 export const RegistrationResponseSchema = SuccessEnvelope(
   Type.Object({ customerId: Type.String(), customerKey: Type.String() }, { additionalProperties: false }),
   'RegistrationResponse',
+  'Registered (or already registered for this core customer): the platform customerId and the core customer key',
 );
 
 export async function sessionsRoute(app: FastifyInstance, deps: SessionsRouteDeps): Promise<void> {
@@ -55,6 +56,7 @@ export async function sessionsRoute(app: FastifyInstance, deps: SessionsRouteDep
   app.route({
     method: 'POST',
     url: '/core/sessions',
+    config: { audit: 'registration' },
     schema: {
       summary: 'Register a platform customer with the core banking system',
       description:

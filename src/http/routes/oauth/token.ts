@@ -20,8 +20,34 @@ export const TokenResponseSchema = Type.Object(
     scope: Type.String(),
     refresh_token: Type.Optional(Type.String({ description: 'Only for clients holding the refresh_token grant; rotates on use' })),
   },
-  { $id: 'TokenResponse' },
+  {
+    $id: 'TokenResponse',
+    description: 'An access token, and a refresh token for clients holding that grant',
+    examples: [{ access_token: 'eyJhbGciOiJFZERTQSIsImtpZCI6IjJmOTIyMDRlLi4uIiwidHlwIjoiYXQrand0In0.eyJ…', token_type: 'Bearer', expires_in: 3600, scope: 'core/main' }],
+  },
 );
+
+/**
+ * The form parameters, for the document only: the handler reads the raw body itself
+ * (`readOAuthForm`), after client authentication, as CONTRACT §3 orders the checks.
+ */
+export const TokenRequestSchema = Type.Object(
+  {
+    grant_type: Type.Union([Type.Literal('client_credentials'), Type.Literal('refresh_token')], { description: '`authorization_code` is `unauthorized_client`; anything else `unsupported_grant_type`' }),
+    scope: Type.Optional(Type.String({ description: "One scope; omitted: all the client's scopes", examples: ['core/main'] })),
+    refresh_token: Type.Optional(Type.String({ description: 'With `grant_type=refresh_token`: the refresh token to redeem (it rotates: the answer carries the next one)' })),
+  },
+  { examples: [{ grant_type: 'client_credentials', scope: 'core/main' }] },
+);
+
+const TOKEN_DESCRIPTION = [
+  'Client authentication is HTTP Basic only (`client_secret_basic`: client_id and client_secret each form-urlencoded, then base64); a `client_secret` in the body is `invalid_request`.',
+  'The body is `application/x-www-form-urlencoded`; a parameter given twice is `invalid_request`.',
+  'Checks run in this order: client authentication (`invalid_client`), then `grant_type`, then the other parameters.',
+  'Access tokens are EdDSA-signed JWTs (`typ: at+jwt`), verifiable with `GET /.well-known/jwks.json`.',
+  'Refresh tokens rotate on use; presenting one already used is `invalid_grant` and revokes every token of its chain.',
+  'Every answer carries `Cache-Control: no-store` and `Pragma: no-cache`.',
+].join('\n\n');
 
 export const OAuthErrorSchema = Type.Object(
   {
@@ -32,7 +58,7 @@ export const OAuthErrorSchema = Type.Object(
     ),
     error_description: Type.Optional(Type.String()),
   },
-  { $id: 'OAuthError' },
+  { $id: 'OAuthError', description: 'OAuth 2.0 error (RFC 6749 §5.2)', examples: [{ error: 'invalid_grant' }] },
 );
 
 export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Promise<void> {
@@ -40,14 +66,18 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
   app.route({
     method: 'POST',
     url: '/oauth2/token',
-    config: { errorFormat: 'oauth' },
+    config: { errorFormat: 'oauth', audit: 'token' },
     schema: {
       summary: 'Obtain an access token (client_credentials or refresh_token grant)',
+      description: TOKEN_DESCRIPTION,
       tags: ['oauth'],
       security: [{ clientSecretBasic: [] }],
       consumes: ['application/x-www-form-urlencoded'],
+      body: TokenRequestSchema,
       response: { 200: TokenResponseSchema, 400: OAuthErrorSchema },
     },
+    // The body schema documents; readOAuthForm validates, in the order the contract sets.
+    validatorCompiler: () => (value: unknown) => ({ value }),
     onRequest: authenticateClient(deps.authenticator),
     handler: async (request, reply) => {
       const client = authenticatedClient(request);

@@ -1,0 +1,142 @@
+/**
+ * `coregate audit list` and `coregate sessions list|revoke`: the audit log and the
+ * stored associations, through the use cases (`AuditReader`, `SessionAdmin`).
+ * Nothing here ever prints a delegate reference ID, sealed or not.
+ */
+import type { AuditRecord } from '../ports/audit-log.js';
+import type { AssociationSummary } from '../ports/association-store.js';
+import type { AuditReader } from '../app/read-audit-log.js';
+import type { SessionAdmin } from '../app/session-admin.js';
+import { UsageError, type CliIo } from './io.js';
+import { parse } from './admin-commands.js';
+
+export interface AuditSessionsServices {
+  readonly auditReader: AuditReader;
+  readonly sessionAdmin: SessionAdmin;
+}
+
+export const AUDIT_HELP = `Usage:
+  coregate audit list [--platform P] [--customer ID] [--since T] [--limit N] [--json]
+
+Audit log events, newest first (default limit 100, at most 10000).
+--since takes an ISO-8601 date (2026-03-01, midnight UTC) or date-time with a zone
+(2026-03-01T12:00:00Z, 2026-03-01T14:00:00+02:00).
+Events: token.issued, token.denied, access.denied, session.registered, session.renewed,
+session.reregistration_required, session.revoked, accounts.listed.`;
+
+export const SESSIONS_HELP = `Usage:
+  coregate sessions list --platform P [--limit N] [--json]
+  coregate sessions revoke --platform P --customer ID [--json]
+
+list shows a platform's registered customers (default limit 1000); never a delegate reference ID.
+revoke deletes the association: the customerId must be registered again (audited as session.revoked).`;
+
+/** One audit event in the CLI's JSON. */
+function auditJson(record: AuditRecord) {
+  return {
+    id: record.id,
+    occurredAt: record.occurredAt.toISOString(),
+    type: record.type,
+    outcome: record.outcome,
+    reason: record.reason,
+    actor: record.actor,
+    clientId: record.clientId,
+    platform: record.platform,
+    customerId: record.customerId,
+    requestId: record.requestId,
+  };
+}
+
+/** One association in the CLI's JSON: an explicit allow-list of fields. */
+function sessionJson(session: AssociationSummary) {
+  return {
+    customerId: session.customerId,
+    customerKey: session.customerKey,
+    expiresAt: session.expiresAt.toISOString(),
+    needsReregistration: session.needsReregistration,
+    createdAt: session.createdAt.toISOString(),
+    updatedAt: session.updatedAt.toISOString(),
+  };
+}
+
+function table(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | null>>): string {
+  return [header, ...rows.map((row) => row.map((cell) => cell ?? '-'))].map((row) => row.join('\t')).join('\n');
+}
+
+/** A `--limit` value as a number (the use case checks its range); `undefined` when absent. */
+function limitOption(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  return /^\d+$/.test(String(value)) ? Number(value) : Number.NaN;
+}
+
+function isHelp(action: string | undefined): boolean {
+  return action === undefined || action === '--help' || action === 'help';
+}
+
+export async function auditCommand(args: string[], services: AuditSessionsServices, io: CliIo): Promise<number> {
+  const [action, ...rest] = args;
+  if (isHelp(action)) {
+    io.out(AUDIT_HELP);
+    return action === undefined ? 2 : 0;
+  }
+  if (action !== 'list') throw new UsageError(`unknown audit command "${action}"\n${AUDIT_HELP}`);
+  const { values } = parse(rest, { platform: { type: 'string' }, customer: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' } }, 0);
+  if (values.help) return (io.out(AUDIT_HELP), 0);
+  const records = await services.auditReader.list({
+    platform: values.platform as string | undefined,
+    customerId: values.customer as string | undefined,
+    since: values.since as string | undefined,
+    limit: limitOption(values.limit),
+  });
+  if (values.json) io.out(JSON.stringify(records.map(auditJson)));
+  else if (records.length === 0) io.err('no matching audit events');
+  else {
+    io.out(
+      table(
+        ['OCCURRED_AT', 'TYPE', 'OUTCOME', 'REASON', 'ACTOR', 'CLIENT_ID', 'PLATFORM', 'CUSTOMER_ID', 'REQUEST_ID'],
+        records.map((r) => [r.occurredAt.toISOString(), r.type, r.outcome, r.reason, r.actor, r.clientId, r.platform, r.customerId, r.requestId]),
+      ),
+    );
+  }
+  return 0;
+}
+
+export async function sessionsCommand(args: string[], services: AuditSessionsServices, io: CliIo): Promise<number> {
+  const [action, ...rest] = args;
+  if (isHelp(action)) {
+    io.out(SESSIONS_HELP);
+    return action === undefined ? 2 : 0;
+  }
+  switch (action) {
+    case 'list': {
+      const { values } = parse(rest, { platform: { type: 'string' }, limit: { type: 'string' } }, 0);
+      if (values.help) return (io.out(SESSIONS_HELP), 0);
+      if (typeof values.platform !== 'string') throw new UsageError('--platform is required');
+      const { sessions, truncated } = await services.sessionAdmin.list(values.platform, limitOption(values.limit));
+      if (values.json) io.out(JSON.stringify(sessions.map(sessionJson)));
+      else if (sessions.length === 0) io.err(`no registered customers on platform "${values.platform}"`);
+      else {
+        io.out(
+          table(
+            ['CUSTOMER_ID', 'CUSTOMER_KEY', 'EXPIRES_AT', 'NEEDS_REREGISTRATION', 'CREATED_AT', 'UPDATED_AT'],
+            sessions.map((s) => [s.customerId, s.customerKey, s.expiresAt.toISOString(), String(s.needsReregistration), s.createdAt.toISOString(), s.updatedAt.toISOString()]),
+          ),
+        );
+      }
+      if (truncated) io.err(`only the first ${sessions.length} shown: raise --limit to see more`);
+      return 0;
+    }
+    case 'revoke': {
+      const { values } = parse(rest, { platform: { type: 'string' }, customer: { type: 'string' } }, 0);
+      if (values.help) return (io.out(SESSIONS_HELP), 0);
+      if (typeof values.platform !== 'string') throw new UsageError('--platform is required');
+      if (typeof values.customer !== 'string') throw new UsageError('--customer is required');
+      await services.sessionAdmin.revoke(values.platform, values.customer);
+      const result = { platform: values.platform, customerId: values.customer, revoked: true };
+      io.out(values.json ? JSON.stringify(result) : `revoked: customer "${values.customer}" of platform "${values.platform}" must be registered again`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown sessions command "${action}"\n${SESSIONS_HELP}`);
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The audit log at the HTTP edge (CONTRACT §6). Every request to an audited route
+ * (`config.audit`) writes one row when its answer is ready — in `onSend`, before a
+ * byte goes out, so that an answered request has its row committed — and every
+ * refusal of the bearer check writes an `access.denied` row, on any route.
+ *
+ * Rows hold identifiers and reason codes only: never a body, a header or a token.
+ * A client id is recorded only once it is known to exist. Rate-limited requests
+ * (429), and requests refused before the caller is identified for a reason other
+ * than its credentials (load shedding, the database down), are not audited: they
+ * are operational events, counted in the metrics, and auditing them would turn a
+ * flood into as many writes.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditEntry, AuditTrail } from '../../app/audit-trail.js';
+import type { AuditEventType } from '../../ports/audit-log.js';
+import { GatewayError, InvalidClient, OAuthError, Unavailable } from '../../domain/errors.js';
+import { CUSTOMER_ID_PATTERN } from '../../domain/registration.js';
+
+/** What the requests of a route are audited as. */
+export type AuditedRoute = 'token' | 'registration' | 'accounts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Audit every request of this route (see `plugins/audit.ts`). */
+    audit?: AuditedRoute;
+  }
+}
+
+const CUSTOMER_ID = new RegExp(CUSTOMER_ID_PATTERN);
+/** Reason codes our own errors carry in `data.reason` (`customer_not_recognised`, …). */
+const REASON_CODE = /^[a-z][a-z_]{0,63}$/;
+
+/** The reason of a gateway failure by the status answered, unless the error names a finer one. */
+const STATUS_REASONS: Readonly<Record<number, string>> = {
+  400: 'bad_request',
+  401: 'not_authenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  429: 'too_many_requests',
+  500: 'general_error',
+  502: 'bad_gateway',
+  503: 'unavailable',
+};
+
+/** The error a request failed with, kept from `onError` for `onSend`. */
+const failures = new WeakMap<FastifyRequest, unknown>();
+
+export function installAuditing(app: FastifyInstance, trail: AuditTrail): void {
+  app.addHook('onError', async (request, _reply, error) => {
+    failures.set(request, error);
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const entry = auditEntry(request, reply);
+    // Never throws and never holds the answer longer than the trail's patience.
+    if (entry) await trail.record(entry);
+    return payload;
+  });
+}
+
+function auditEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | undefined {
+  const denial = request.accessDenial;
+  if (denial) {
+    return {
+      type: 'access.denied',
+      outcome: 'failure',
+      reason: denial.reason,
+      actor: 'client',
+      clientId: denial.client?.clientId ?? null,
+      platform: denial.client?.platform ?? null,
+      // Whatever customer the refused request named is not the caller's to write into the log.
+      customerId: null,
+      requestId: request.id,
+    };
+  }
+  const route = request.routeOptions.config?.audit;
+  // Rate limiting is counted in the metrics; auditing it would turn a flood into as many writes.
+  if (route === undefined || reply.statusCode === 429) return undefined;
+  switch (route) {
+    case 'token':
+      return tokenEntry(request, reply);
+    case 'registration':
+      return gatewayEntry('session.registered', request, reply, registrationCustomerId(request.body));
+    case 'accounts':
+      return gatewayEntry('accounts.listed', request, reply, accountsCustomerId(request.query));
+  }
+}
+
+function tokenEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | undefined {
+  const base = { actor: 'client' as const, customerId: null, requestId: request.id };
+  const client = request.oauthClient;
+  if (reply.statusCode < 400 && client) {
+    return { ...base, type: 'token.issued', outcome: 'success', reason: null, clientId: client.id, platform: client.platform };
+  }
+  const error = failures.get(request);
+  // The client_id of a failed authentication only if such a client exists: junk input is not stored.
+  const known = client ? { id: client.id, platform: client.platform } : error instanceof InvalidClient ? (error.knownClient ?? null) : undefined;
+  if (known === undefined) return undefined;
+  return { ...base, type: 'token.denied', outcome: 'failure', reason: oauthReason(error, reply.statusCode), clientId: known?.id ?? null, platform: known?.platform ?? null };
+}
+
+/** The `error` code the token endpoint answered (see `plugins/error-handler.ts`). */
+function oauthReason(error: unknown, status: number): string {
+  if (error instanceof OAuthError) return error.error;
+  if (error instanceof Unavailable || status === 503) return 'temporarily_unavailable';
+  return status >= 400 && status < 500 ? 'invalid_request' : 'server_error';
+}
+
+function gatewayEntry(type: AuditEventType, request: FastifyRequest, reply: FastifyReply, customerId: string | null): AuditEntry | undefined {
+  const principal = request.principal;
+  if (!principal) return undefined;
+  const base = { type, actor: 'client' as const, clientId: principal.clientId, platform: principal.platform, customerId, requestId: request.id };
+  if (reply.statusCode < 400) return { ...base, outcome: 'success', reason: null };
+  return { ...base, outcome: 'failure', reason: gatewayReason(failures.get(request), reply.statusCode) };
+}
+
+function gatewayReason(error: unknown, status: number): string {
+  const named = error instanceof GatewayError ? error.data['reason'] : undefined;
+  if (typeof named === 'string' && REASON_CODE.test(named)) return named;
+  return STATUS_REASONS[status] ?? `http_${status}`;
+}
+
+/** The customerId of a registration body, if it is one (the body may be anything at all). */
+function registrationCustomerId(body: unknown): string | null {
+  const registration = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['registration'] : undefined;
+  const customerId = typeof registration === 'object' && registration !== null ? (registration as Record<string, unknown>)['customerId'] : undefined;
+  return validCustomerId(typeof customerId === 'string' ? customerId.trim() : undefined);
+}
+
+function accountsCustomerId(query: unknown): string | null {
+  const customerId = typeof query === 'object' && query !== null ? (query as Record<string, unknown>)['customerId'] : undefined;
+  return validCustomerId(typeof customerId === 'string' ? customerId : undefined);
+}
+
+function validCustomerId(value: string | undefined): string | null {
+  return value !== undefined && CUSTOMER_ID.test(value) ? value : null;
+}

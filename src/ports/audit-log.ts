@@ -1,0 +1,70 @@
+/**
+ * The audit log (CONTRACT §6): an append-only record of who did what to which
+ * customer, when, with what outcome. It holds identifiers only — never personal
+ * data (SSN, account number, birth date) and never a secret (tokens, client
+ * secrets, delegate reference IDs). The application only ever appends; the
+ * database refuses UPDATE, DELETE and TRUNCATE on the table.
+ */
+
+/** Every kind of event written to the audit log. */
+export const AUDIT_EVENT_TYPES = [
+  /** `POST /oauth2/token` answered with tokens. */
+  'token.issued',
+  /** `POST /oauth2/token` refused; `reason` is the OAuth error code answered. */
+  'token.denied',
+  /** The bearer check of a gateway route refused the request (401/403). */
+  'access.denied',
+  /** `POST /core/sessions`, successful or not. */
+  'session.registered',
+  /** coregate started a new core session for a stored association (expiry or rejection). */
+  'session.renewed',
+  /** The core no longer knows the stored customer key: the customerId must be registered again. */
+  'session.reregistration_required',
+  /** An operator deleted an association (`coregate sessions revoke`). */
+  'session.revoked',
+  /** `GET /core/accounts`, successful or not. */
+  'accounts.listed',
+] as const;
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+
+export type AuditOutcome = 'success' | 'failure';
+
+/** `client`: a platform client's request (or coregate acting for it); `operator`: the CLI. */
+export type AuditActor = 'client' | 'operator';
+
+export interface AuditEvent {
+  readonly type: AuditEventType;
+  readonly outcome: AuditOutcome;
+  /** A short code saying why, for failures (`invalid_client`, `not_found`, …); `null` for successes. */
+  readonly reason: string | null;
+  readonly actor: AuditActor;
+  /** The authenticated (or at least existing) client; `null` when unknown — a caller-supplied id is never stored unchecked. */
+  readonly clientId: string | null;
+  readonly platform: string | null;
+  /** The platform's customer ID the event concerns, if any. */
+  readonly customerId: string | null;
+  /** The HTTP request (`X-Request-Id`) the event belongs to; `null` for operator commands. */
+  readonly requestId: string | null;
+  readonly occurredAt: Date;
+}
+
+/** An event as stored, with its position in the log. */
+export interface AuditRecord extends AuditEvent {
+  /** Increasing with every append (a bigint, as text). */
+  readonly id: string;
+}
+
+export interface AuditQuery {
+  readonly platform?: string | undefined;
+  readonly customerId?: string | undefined;
+  /** Only events that occurred at or after this instant. */
+  readonly since?: Date | undefined;
+  readonly limit: number;
+}
+
+export interface AuditLog {
+  /** Appends one event; resolves once it is stored. */
+  record(event: AuditEvent): Promise<void>;
+  /** Matching events, newest first, at most `limit`. */
+  list(query: AuditQuery): Promise<AuditRecord[]>;
+}
