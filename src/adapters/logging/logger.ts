@@ -36,7 +36,8 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     {
       level,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      base: { service: 'coregate' },
+      // The pid tells the processes of one service apart (COREGATE_WORKERS, several hosts' logs merged).
+      base: { service: 'coregate', pid: process.pid },
     },
     destination ?? pino.destination({ fd: 2, sync: false }),
   );

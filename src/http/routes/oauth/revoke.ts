@@ -1,4 +1,5 @@
 /** `POST /oauth2/revoke` — RFC 7009 token revocation, for refresh tokens. */
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenRevoker } from '../../../app/revoke-token.js';
@@ -13,6 +14,12 @@ export interface RevokeRouteDeps {
   readonly revoker: TokenRevoker;
 }
 
+/** The form parameters, for the document only: the handler reads the raw body itself. */
+const RevokeRequestSchema = Type.Object({
+  token: Type.String({ description: 'The refresh token to revoke' }),
+  token_type_hint: Type.Optional(Type.String({ examples: ['refresh_token'] })),
+});
+
 export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): Promise<void> {
   acceptRawBodies(app);
   app.route({
@@ -23,9 +30,12 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
       summary: 'Revoke a refresh token and every token refreshed from the same grant (RFC 7009)',
       tags: ['oauth'],
       security: [{ clientSecretBasic: [] }],
+      description: 'HTTP Basic client authentication as for the token endpoint. Answers 200 also for a token that is unknown, expired or not a refresh token (RFC 7009 §2.2): access tokens are short-lived and stop working when their client is disabled.',
       consumes: ['application/x-www-form-urlencoded'],
+      body: RevokeRequestSchema,
       response: { 400: OAuthErrorSchema },
     },
+    validatorCompiler: () => (value: unknown) => ({ value }),
     onRequest: authenticateClient(deps.authenticator),
     handler: async (request, reply) => {
       const client = authenticatedClient(request);

@@ -1,0 +1,215 @@
+/**
+ * SIGTERM under load (CONTRACT §6): a real `bin/coregate serve` on the embedded
+ * database, its core a real `bin/coregate core-sim` answering after 300 ms. With
+ * 200 `/core/accounts` requests in flight on kept-alive connections (more than the
+ * core connection pool takes at once, so most wait in its queue) and idle
+ * kept-alive connections open, the server gets SIGTERM. Every request in flight
+ * gets its full answer; idle connections are closed cleanly; a request arriving
+ * meanwhile gets a complete answer or is refused, never a truncated one; the process
+ * exits 0 within 10 s and leaves the data dir unlocked and consistent. A request
+ * that outlives the grace period is cut (no answer rather than half of one) and the
+ * process exits 1, still within 10 s.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { lockFilePath } from '../../src/adapters/store/data-dir-lock.js';
+import { startCoreSim, type CoreSim } from './support/core-sim.js';
+import { killAll, requestToken, runJson, startServer, tempDataDir, type CreatedClient, type ServerProcess } from './support/process.js';
+
+after(killAll);
+
+const IN_FLIGHT = 200;
+const IDLE_CONNECTIONS = 20;
+const CORE_LATENCY_MS = 300;
+const CUSTOMER_ID = 'shutdown-1';
+
+interface Outcome {
+  readonly status?: number;
+  readonly connection?: string;
+  readonly body?: string;
+  readonly endedAt?: number;
+  /** The request failed: with `answered`, after the status line came (a truncated answer). */
+  readonly error?: string;
+  readonly answered?: boolean;
+}
+
+/** A GET whose every outcome is recorded rather than thrown. */
+function get(url: string, path: string, token: string, agent: http.Agent | false): Promise<Outcome> {
+  return new Promise((resolve) => {
+    let answered = false;
+    const request = http.get(new URL(path, url), { agent, headers: { authorization: `Bearer ${token}` }, timeout: 15_000 }, (response) => {
+      answered = true;
+      let body = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, body, endedAt: Date.now() }));
+      response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, answered }));
+      response.on('aborted', () => resolve({ error: 'aborted', answered }));
+    });
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, answered }));
+  });
+}
+
+/** A raw kept-alive connection that made one request and then stays idle; `ended` says how it ended. */
+async function idleConnection(url: URL, token: string): Promise<{ ended: Promise<{ error?: string; extra: string }> }> {
+  const socket = net.connect(Number(url.port), url.hostname);
+  let received = '';
+  let errorCode: string | undefined;
+  socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+  socket.on('error', (error: NodeJS.ErrnoException) => (errorCode = error.code ?? error.message));
+  socket.write(`GET /.well-known/jwks.json HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+  const deadline = Date.now() + 5_000;
+  // The first answer complete: headers, then a JSON body that ends the message.
+  while (!/\r\n\r\n\{.*\}$/s.test(received)) {
+    if (Date.now() > deadline) throw new Error(`no answer on an idle connection: ${received}`);
+    await sleep(10);
+  }
+  assert.match(received, /^HTTP\/1\.1 200 /);
+  const first = received;
+  return { ended: new Promise((resolve) => socket.once('close', () => resolve({ ...(errorCode ? { error: errorCode } : {}), extra: received.slice(first.length) }))) };
+}
+
+/** When the server logged that it took the signal. */
+function shutdownLoggedAt(stderr: string): number {
+  for (const line of stderr.split('\n')) {
+    if (!line.includes('"shutting down"')) continue;
+    return (JSON.parse(line) as { time: number }).time;
+  }
+  throw new Error(`the server did not log its shutdown:\n${stderr}`);
+}
+
+describe('graceful shutdown under load (embedded database, external core)', { timeout: 60_000 }, () => {
+  let data: { dir: string; remove: () => void };
+  let sim: CoreSim;
+  let server: ServerProcess;
+  let token: string;
+  let env: Record<string, string>;
+  let client: CreatedClient;
+
+  before(async () => {
+    data = tempDataDir();
+    sim = await startCoreSim();
+    env = { COREGATE_DATA_DIR: data.dir, CORE_URL: sim.url };
+    client = await runJson<CreatedClient>(['clients', 'create', '--name', 'shutdown', '--json'], env);
+    server = await startServer(env);
+    const issued = await requestToken(server.url, client, 'grant_type=client_credentials&scope=core%2Fmain');
+    assert.equal(issued.status, 200, JSON.stringify(issued.body));
+    token = String(issued.body['access_token']);
+    const registered = await fetch(`${server.url}/core/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ customer: { customerKey: 'C-1002' }, registration: { customerId: CUSTOMER_ID } }),
+    });
+    assert.equal(registered.status, 200, await registered.text());
+  });
+
+  after(async () => {
+    server?.kill();
+    sim?.stop();
+    data?.remove();
+  });
+
+  it(`answers all ${IN_FLIGHT} requests in flight, closes idle connections cleanly, exits 0 within 10 s and unlocks the data dir`, async () => {
+    const path = `/core/accounts?customerId=${CUSTOMER_ID}`;
+    const expected = await get(server.url, path, token, false);
+    assert.equal(expected.status, 200, expected.body);
+    assert.equal((JSON.parse(expected.body!) as { data: unknown[] }).data.length, 2);
+
+    // Kept-alive connections, opened before the load: the requests in flight reuse them.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+    const warm = await Promise.all(Array.from({ length: IN_FLIGHT }, () => get(server.url, '/.well-known/jwks.json', token, agent)));
+    assert.ok(warm.every((outcome) => outcome.status === 200));
+    const idle = await Promise.all(Array.from({ length: IDLE_CONNECTIONS }, () => idleConnection(new URL(server.url), token)));
+
+    await sim.faults({ latencyMs: CORE_LATENCY_MS });
+    const inFlight = Array.from({ length: IN_FLIGHT }, () => get(server.url, path, token, agent));
+    // Long enough for the server to have read every request, well short of the first core answer.
+    await sleep(150);
+
+    const signalledAt = Date.now();
+    const exited = server.stop(12_000);
+    // Requests that arrive during the shutdown, each on a new connection.
+    const late: Promise<Outcome>[] = [];
+    let exitedYet = false;
+    void exited.finally(() => (exitedYet = true));
+    while (!exitedYet && late.length < 100) {
+      late.push(get(server.url, path, token, false));
+      await sleep(20);
+    }
+    const exit = await exited;
+    const took = Date.now() - signalledAt;
+    await sim.faults({});
+    agent.destroy();
+
+    assert.deepEqual(exit, { code: 0, signal: null }, server.stderr());
+    assert.ok(took < 10_000, `exited ${took} ms after SIGTERM`);
+
+    const answers = await Promise.all(inFlight);
+    const tally = new Map<string, number>();
+    for (const answer of answers) {
+      const key = answer.error ? `error ${answer.error}` : `${answer.status}`;
+      tally.set(key, (tally.get(key) ?? 0) + 1);
+    }
+    assert.deepEqual([...tally], [['200', IN_FLIGHT]], 'every request in flight answered 200');
+    for (const answer of answers) assert.equal(answer.body, expected.body, 'the full body');
+    // Answered once the server was closing (a busy server takes the signal a little later
+    // than it was sent): the client is told not to send more on that connection.
+    const closingAt = shutdownLoggedAt(server.stderr());
+    const whileClosing = answers.filter((answer) => answer.endedAt! > closingAt + 50);
+    assert.ok(whileClosing.length >= IN_FLIGHT / 2, `${whileClosing.length} answers came after the server took SIGTERM`);
+    for (const answer of whileClosing) assert.equal(answer.connection, 'close', 'told not to reuse the connection of a closing server');
+
+    for (const ended of await Promise.all(idle.map((connection) => connection.ended))) {
+      assert.equal(ended.error, undefined, 'closed by the server, not reset');
+      assert.equal(ended.extra, '', 'nothing sent on an idle connection');
+    }
+
+    // Arriving meanwhile: a complete answer (200, or the 503 envelope) or turned away before
+    // any answer — refused once the server stopped listening, or reset by the kernel when the
+    // listening socket closed with the connection still in its backlog.
+    for (const outcome of await Promise.all(late)) {
+      if (outcome.error !== undefined) {
+        assert.equal(outcome.answered, false, `an answer was cut: ${outcome.error}`);
+        assert.ok(['ECONNREFUSED', 'ECONNRESET'].includes(outcome.error), outcome.error);
+      } else if (outcome.status === 200) {
+        assert.equal(outcome.body, expected.body);
+      } else {
+        assert.equal(outcome.status, 503, outcome.body);
+        assert.equal((JSON.parse(outcome.body!) as { code: number }).code, 503);
+      }
+    }
+
+    assert.equal(existsSync(lockFilePath(data.dir)), false, 'the data dir lock is released');
+    // The data dir opens again, by another process, with everything it held.
+    const clients = await runJson<unknown[]>(['clients', 'list', '--json'], env);
+    assert.equal(clients.length, 1);
+  });
+
+  it('cuts a request that outlives the 9 s grace and exits 1, still within 10 s', async () => {
+    // The core answers after 20 s and coregate waits for it that long: the request hangs.
+    const patient = await startServer({ ...env, COREGATE_CORE_TIMEOUT_MS: '30000' });
+    await sim.faults({ latencyMs: 20_000 });
+    try {
+      // Tokens name their server as issuer (COREGATE_ISSUER is unset): one from this server.
+      const issued = await requestToken(patient.url, client, 'grant_type=client_credentials&scope=core%2Fmain');
+      const hanging = get(patient.url, `/core/accounts?customerId=${CUSTOMER_ID}`, String(issued.body['access_token']), false);
+      await sleep(200);
+      const signalledAt = Date.now();
+      const exit = await patient.stop(12_000);
+      const took = Date.now() - signalledAt;
+      assert.deepEqual(exit, { code: 1, signal: null }, patient.stderr());
+      assert.ok(took >= 9_000 && took < 10_000, `exited ${took} ms after SIGTERM`);
+      assert.match(patient.stderr(), /in-flight requests did not finish in time; exiting/);
+      const outcome = await hanging;
+      assert.equal(outcome.answered, false, 'the request got no answer at all, not half of one');
+    } finally {
+      await sim.faults({});
+    }
+    // The data dir opens again (a lock left by a process that is gone does not hold it).
+    assert.equal((await runJson<unknown[]>(['clients', 'list', '--json'], env)).length, 1);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * The API reference never drifts: `docs/openapi.json` is exactly what the app
+ * generates from its route schemas (`npm run openapi` writes it), and it documents
+ * the token endpoint and both gateway endpoints with their schemas and security.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { formatOpenApiDocument, openApiDocument } from '../../../src/http/openapi-document.js';
+
+/** The repository root (this file runs from `dist/test/http/openapi/`). */
+const COMMITTED = new URL('../../../../docs/openapi.json', import.meta.url);
+
+interface Operation {
+  readonly security?: Record<string, string[]>[];
+  readonly requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+  readonly parameters?: { name: string; in: string; required?: boolean }[];
+  readonly responses: Record<string, { description: string; content?: Record<string, { schema: Record<string, unknown> }> }>;
+  readonly summary?: string;
+  readonly description?: string;
+}
+
+describe('the OpenAPI document', () => {
+  it('docs/openapi.json is what the app generates (run `npm run openapi` after changing a route schema)', async () => {
+    const generated = formatOpenApiDocument(await openApiDocument());
+    assert.ok(generated === readFileSync(COMMITTED, 'utf8'), 'docs/openapi.json is out of date: run `npm run openapi` and commit it');
+  });
+
+  it('documents the token endpoint and both gateway endpoints, with schemas and security', async () => {
+    const document = (await openApiDocument()) as { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+    assert.equal(document.openapi, '3.1.0');
+    assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), ['bearerAuth', 'clientSecretBasic']);
+
+    const token = document.paths['/oauth2/token']?.['post'];
+    assert.ok(token, 'POST /oauth2/token');
+    assert.deepEqual(token.security, [{ clientSecretBasic: [] }]);
+    const form = token.requestBody?.content['application/x-www-form-urlencoded']?.schema as { properties: Record<string, unknown>; required: string[] };
+    assert.deepEqual(Object.keys(form.properties).sort(), ['grant_type', 'refresh_token', 'scope']);
+    assert.deepEqual(form.required, ['grant_type']);
+    assert.deepEqual(Object.keys(token.responses).sort(), ['200', '400']);
+    assert.ok((token.responses['200']!.content!['application/json']!.schema['required'] as string[]).includes('access_token'));
+    assert.ok(token.description && token.description.length > 200, 'the endpoint’s rules are described');
+
+    const sessions = document.paths['/core/sessions']?.['post'];
+    assert.ok(sessions, 'POST /core/sessions');
+    assert.deepEqual(sessions.security, [{ bearerAuth: [] }]);
+    const registration = sessions.requestBody?.content['application/json']?.schema as { anyOf: { title: string }[] };
+    assert.deepEqual(registration.anyOf.map((form) => form.title), ['Form A: demographics', 'Form B: core customer key']);
+    assert.deepEqual(Object.keys(sessions.responses).sort(), ['200', '400', '401', '403', '409', '413', '429', '502', '503']);
+
+    const accounts = document.paths['/core/accounts']?.['get'];
+    assert.ok(accounts, 'GET /core/accounts');
+    assert.deepEqual(accounts.security, [{ bearerAuth: [] }]);
+    assert.deepEqual(accounts.parameters?.map(({ name, in: where, required }) => ({ name, in: where, required })), [{ name: 'customerId', in: 'query', required: true }]);
+    const ok = accounts.responses['200']!.content!['application/json']!.schema as { properties: { data: { type: string; items: Record<string, unknown> } } };
+    assert.equal(ok.properties.data.type, 'array');
+    assert.deepEqual(Object.keys(accounts.responses).sort(), ['200', '400', '401', '403', '404', '429', '502', '503']);
+    for (const [status, response] of Object.entries({ ...sessions.responses, ...accounts.responses })) {
+      assert.notEqual(response.description, 'Default Response', `${status} is described`);
+    }
+  });
+});
