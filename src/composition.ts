@@ -149,13 +149,20 @@ export async function openDatabase(config: Config, holder: Omit<LockHolder, 'pid
   }
 }
 
-/** The configured key first (it seals), then the data dir's generated key (still opens old values). */
+/**
+ * The configured key first (it seals), then the data dir's generated key and the
+ * previous keys (they still open old values and verify old digests).
+ */
 export function encryptionKeys(config: Config): [EncryptionKey, ...EncryptionKey[]] {
   const keys: EncryptionKey[] = [];
   if (config.encryptionKey) keys.push(encryptionKey(config.encryptionKey));
   if (config.databaseUrl === undefined) {
     const generated = encryptionKey(loadOrCreateKeyFile(config.dataDir));
     if (!keys.some((key) => key.id === generated.id)) keys.push(generated);
+  }
+  for (const material of config.previousEncryptionKeys) {
+    const previous = encryptionKey(material);
+    if (!keys.some((key) => key.id === previous.id)) keys.push(previous);
   }
   if (keys.length === 0) throw new Error('no encryption key: set COREGATE_ENCRYPTION_KEY');
   return keys as [EncryptionKey, ...EncryptionKey[]];

@@ -33,6 +33,8 @@ export interface Config extends OperationsConfig {
   readonly coreUrl: string | undefined;
   /** 32-byte key for sealing secrets at rest; `undefined` means "generate one in the data dir". */
   readonly encryptionKey: Buffer | undefined;
+  /** Older encryption keys, for opening what they sealed after a rotation. */
+  readonly previousEncryptionKeys: readonly Buffer[];
   readonly sessionSkewSeconds: number;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
@@ -143,14 +145,24 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
   return raw;
 }
 
-function encryptionKey(env: Env): Buffer | undefined {
-  const name = 'COREGATE_ENCRYPTION_KEY';
-  const raw = present(env, name);
-  if (raw === undefined) return undefined;
+function base64Key(name: string, raw: string): Buffer {
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) throw new ConfigError(name, 'must be base64');
   const key = Buffer.from(raw, 'base64');
   if (key.length !== 32) throw new ConfigError(name, `must decode to 32 bytes, got ${key.length}`);
   return key;
+}
+
+function encryptionKey(env: Env): Buffer | undefined {
+  const raw = present(env, 'COREGATE_ENCRYPTION_KEY');
+  return raw === undefined ? undefined : base64Key('COREGATE_ENCRYPTION_KEY', raw);
+}
+
+/** Keys that sealed data before a rotation: they still open, never seal. */
+function previousEncryptionKeys(env: Env): readonly Buffer[] {
+  const name = 'COREGATE_PREVIOUS_ENCRYPTION_KEYS';
+  const raw = present(env, name);
+  if (raw === undefined) return [];
+  return Object.freeze(raw.split(',').map((part) => part.trim()).filter(Boolean).map((part) => base64Key(name, part)));
 }
 
 function workers(env: Env, databaseUrl: string | undefined): number {
@@ -189,6 +201,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(cwd, dataDir),
     coreUrl: url(env, 'CORE_URL', ['http:', 'https:']),
     encryptionKey: key,
+    previousEncryptionKeys: previousEncryptionKeys(env),
     sessionSkewSeconds: integer(env, 'COREGATE_SESSION_SKEW_SECONDS', DEFAULTS.COREGATE_SESSION_SKEW_SECONDS, 0, 86_400),
     accessTokenTtlSeconds: integer(env, 'COREGATE_ACCESS_TOKEN_TTL_SECONDS', DEFAULTS.COREGATE_ACCESS_TOKEN_TTL_SECONDS, 60, 86_400),
     refreshTokenTtlSeconds: integer(env, 'COREGATE_REFRESH_TOKEN_TTL_SECONDS', DEFAULTS.COREGATE_REFRESH_TOKEN_TTL_SECONDS, 60, 365 * 86_400),

@@ -96,6 +96,7 @@ describe('loadConfig', () => {
     ['COREGATE_SESSION_SKEW_SECONDS=soon', { COREGATE_SESSION_SKEW_SECONDS: 'soon' }, 'COREGATE_SESSION_SKEW_SECONDS'],
     ['COREGATE_ACCESS_TOKEN_TTL_SECONDS=10', { COREGATE_ACCESS_TOKEN_TTL_SECONDS: '10' }, 'COREGATE_ACCESS_TOKEN_TTL_SECONDS'],
     ['COREGATE_TRUST_PROXY=maybe', { COREGATE_TRUST_PROXY: 'maybe' }, 'COREGATE_TRUST_PROXY'],
+    ['COREGATE_PREVIOUS_ENCRYPTION_KEYS with a short key', { COREGATE_PREVIOUS_ENCRYPTION_KEYS: `${KEY},abcd` }, 'COREGATE_PREVIOUS_ENCRYPTION_KEYS', /32 bytes/],
   ];
   for (const [label, env, variable, reason] of refused) {
     it(`refuses ${label}, naming ${variable}`, () => assertRefused(env, variable, reason));
