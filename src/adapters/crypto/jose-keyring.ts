@@ -37,8 +37,12 @@ function sealContext(kid: string): string {
   return `signing-key:${kid}`;
 }
 
+/** Verified tokens remembered; the oldest is forgotten first. */
+const VERIFIED_CACHE_ENTRIES = 10_000;
+
 export class JoseKeyring implements TokenSigner, TokenVerifier {
   private loaded: LoadedKeys | undefined;
+  private readonly verified = new Map<string, AccessTokenClaims>();
   private loading: Promise<LoadedKeys> | undefined;
   private readonly cacheMs: number;
   private readonly minReloadIntervalMs: number;
@@ -86,6 +90,22 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   }
 
   async verify(token: string, now: Date): Promise<AccessTokenClaims> {
+    // A signature verifies the same way every time: a token verified once needs only
+    // its lifetime checked again. An Ed25519 verification costs more than a whole
+    // proxied request, and platforms send the same token for up to an hour.
+    const cached = this.verified.get(token);
+    if (cached) {
+      if (cached.exp > Math.floor(now.getTime() / 1000)) return cached;
+      this.verified.delete(token);
+      throw new InvalidAccessToken('ERR_JWT_EXPIRED');
+    }
+    const claims = await this.verifySignedToken(token, now);
+    if (this.verified.size >= VERIFIED_CACHE_ENTRIES) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, claims);
+    return claims;
+  }
+
+  private async verifySignedToken(token: string, now: Date): Promise<AccessTokenClaims> {
     const resolveKey = async (header: JWTHeaderParameters): Promise<CryptoKey> => {
       if (!header.kid) throw new InvalidAccessToken('no kid in header');
       let keys = await this.keys();
