@@ -71,6 +71,21 @@ function auditContract(backend: Backend): void {
       assert.ok(BigInt(secondId) > BigInt(firstId), 'ids increase with every append');
     });
 
+    it('group-commits concurrent records: each resolves once its row is stored, none lost', async () => {
+      const events = Array.from({ length: 1200 }, (_, i) => event({ platform: 'batch', customerId: `c-${i}`, requestId: `req-${i}` }));
+      await Promise.all(events.map((each) => log.record(each)));
+      const stored = await log.list({ platform: 'batch', limit: 5000 });
+      assert.equal(stored.length, 1200);
+      assert.deepEqual(new Set(stored.map((row) => row.customerId)), new Set(events.map((each) => each.customerId)));
+    });
+
+    it('rejects the records of a failed batch, and writes the next batch', async () => {
+      const failing = log.record(event({ platform: 'batch-fail', type: 'no.such.type' as never, outcome: 'nonsense' as never }));
+      await assert.rejects(failing);
+      await log.record(event({ platform: 'batch-fail' }));
+      assert.equal((await log.list({ platform: 'batch-fail', limit: 10 })).length, 1);
+    });
+
     it('lists newest first, ties in time by append order, and honours the limit', async () => {
       const platform = 'order';
       await log.record(event({ platform, requestId: 'r-2', occurredAt: at(20) }));

@@ -32,15 +32,65 @@ function toRecord(row: AuditRow): AuditRecord {
   };
 }
 
-/** The audit log in the `audit_log` table; it only ever inserts (the table refuses anything else). */
+/** Rows of one multi-row insert at most (9 parameters each, far below PostgreSQL's 65,535). */
+const MAX_BATCH = 500;
+
+interface PendingRecord {
+  readonly event: AuditEvent;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * The audit log in the `audit_log` table; it only ever inserts (the table refuses
+ * anything else). Writes are group-committed: the events recorded while one insert
+ * runs go together in the next one, and each `record()` resolves once its own row is
+ * written. Every request still waits for a durable row, but a busy gateway makes one
+ * insert per batch instead of one per request.
+ */
 export class SqlAuditLog implements AuditLog {
+  private pending: PendingRecord[] = [];
+  private writing = false;
+
   constructor(private readonly db: Queryable) {}
 
-  async record(event: AuditEvent): Promise<void> {
+  record(event: AuditEvent): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ event, resolve, reject });
+      // Wait one turn of the event loop so that concurrent requests join the batch.
+      if (!this.writing && this.pending.length === 1) setImmediate(() => void this.writeBatches());
+    });
+  }
+
+  private async writeBatches(): Promise<void> {
+    if (this.writing) return;
+    this.writing = true;
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, MAX_BATCH);
+        try {
+          await this.insert(batch.map((record) => record.event));
+          for (const record of batch) record.resolve();
+        } catch (error) {
+          for (const record of batch) record.reject(error);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async insert(events: readonly AuditEvent[]): Promise<void> {
+    const params: unknown[] = [];
+    const rows = events.map((event) => {
+      const first = params.length;
+      params.push(event.occurredAt, event.type, event.outcome, event.reason, event.actor, event.clientId, event.platform, event.customerId, event.requestId);
+      return `(${Array.from({ length: 9 }, (_, i) => `$${first + i + 1}`).join(', ')})`;
+    });
     await this.db.query(
       `insert into audit_log (occurred_at, event_type, outcome, reason, actor, client_id, platform, customer_id, request_id)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [event.occurredAt, event.type, event.outcome, event.reason, event.actor, event.clientId, event.platform, event.customerId, event.requestId],
+       values ${rows.join(', ')}`,
+      params,
     );
   }
 
