@@ -16,6 +16,7 @@ import { HttpCoreConnector } from './adapters/core/http-core-connector.js';
 import { InProcessCoreConnector } from './adapters/core/in-process-core-connector.js';
 import { CoreSimulator } from './adapters/core/simulator/core-simulator.js';
 import { SqlAssociationStore } from './adapters/store/sql-association-store.js';
+import { CachingAssociationStore } from './adapters/store/caching-association-store.js';
 import { systemClock } from './adapters/clock/system-clock.js';
 import { AesGcmSealer } from './adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKey, type EncryptionKey } from './adapters/crypto/encryption-keys.js';
@@ -256,7 +257,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     { name: 'database', check: () => database.ping() },
     { name: 'core', check: async (context) => core.ping?.(context) },
   ]);
-  const associations = new SqlAssociationStore(database, sealer);
+  const associations = new CachingAssociationStore(new SqlAssociationStore(database, sealer), clock, config.associationCacheSeconds);
   // Audit log: a request waits for its row (durable) but at most AUDIT_WAIT_MS, and a
   // failed write is logged at error level with the event, never turned into an error answer.
   const auditLog = new SqlAuditLog(database);

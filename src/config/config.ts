@@ -43,6 +43,11 @@ export interface Config extends OperationsConfig {
   readonly logLevel: LogLevel;
   /** How long a process may keep using a client's cached status (enabled flag, IP allow-list). */
   readonly clientCacheSeconds: number;
+  /**
+   * How long a process may reuse a customer association it read (0: never). Changes
+   * made by other processes (a revocation, say) take effect within this time.
+   */
+  readonly associationCacheSeconds: number;
   readonly databasePoolMax: number;
   /**
    * Whose `X-Forwarded-For` is believed: `false` nobody; `true` the immediate peer
@@ -75,6 +80,7 @@ export const DEFAULTS = Object.freeze({
   COREGATE_ACCESS_TOKEN_TTL_SECONDS: 3600,
   COREGATE_REFRESH_TOKEN_TTL_SECONDS: 14 * 24 * 3600,
   COREGATE_CLIENT_CACHE_SECONDS: 30,
+  COREGATE_ASSOCIATION_CACHE_SECONDS: 5,
   COREGATE_DB_POOL_MAX: 10,
   COREGATE_CORE_TIMEOUT_MS: 5000,
   COREGATE_SIM_SESSION_TTL_SECONDS: 900,
@@ -208,6 +214,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     issuer: issuer?.replace(/\/+$/, ''),
     logLevel,
     clientCacheSeconds: integer(env, 'COREGATE_CLIENT_CACHE_SECONDS', DEFAULTS.COREGATE_CLIENT_CACHE_SECONDS, 0, 60),
+    associationCacheSeconds: integer(env, 'COREGATE_ASSOCIATION_CACHE_SECONDS', DEFAULTS.COREGATE_ASSOCIATION_CACHE_SECONDS, 0, 60),
     databasePoolMax: integer(env, 'COREGATE_DB_POOL_MAX', DEFAULTS.COREGATE_DB_POOL_MAX, 1, 1000),
     trustProxy: trustProxy(env),
     coreApiKey: present(env, 'COREGATE_CORE_API_KEY'),
