@@ -1,0 +1,77 @@
+/**
+ * The baseline of the gateway scenarios: a bare pass-through proxy with no
+ * authentication, no storage and no checking, in front of the same core
+ * simulator coregate uses. node:http in, undici Pool.stream() out.
+ *
+ * - `GET /core/accounts…` → `GET /v1/accounts` with a fixed X-Delegate-Reference-Id,
+ *   obtained once at start (`POST /v1/sessions` for CUSTOMER_KEY).
+ * - `POST /v1/sessions` → `POST /v1/sessions`, the body streamed through as is.
+ *
+ * Environment: CORE_URL (the simulator), CUSTOMER_KEY (default C-1001),
+ * CONNECTIONS (pool size, default 32 like coregate's core connector).
+ */
+import { createServer } from 'node:http';
+import { Pool } from 'undici';
+
+const coreUrl = process.env.CORE_URL;
+if (!coreUrl) throw new Error('CORE_URL is required');
+const customerKey = process.env.CUSTOMER_KEY ?? 'C-1001';
+const pool = new Pool(new URL(coreUrl).origin, { connections: Number(process.env.CONNECTIONS ?? 32) });
+
+const started = await pool.request({
+  path: '/v1/sessions',
+  method: 'POST',
+  headers: { 'content-type': 'application/json', accept: 'application/json' },
+  body: JSON.stringify({ customerKey }),
+});
+const session = await started.body.json();
+if (started.statusCode !== 201 || typeof session.delegateReferenceId !== 'string') {
+  throw new Error(`could not start a core session: ${started.statusCode}`);
+}
+const delegateReferenceId = session.delegateReferenceId;
+
+const PASSED_HEADERS = ['content-type', 'content-length'];
+
+function forward(res) {
+  return ({ statusCode, headers }) => {
+    const out = {};
+    for (const name of PASSED_HEADERS) if (headers[name] !== undefined) out[name] = headers[name];
+    res.writeHead(statusCode, out);
+    return res;
+  };
+}
+
+function failed(res) {
+  return () => {
+    if (!res.headersSent) {
+      res.writeHead(502, { 'content-type': 'application/json' });
+      res.end('{"error":"bad_gateway"}');
+    } else {
+      res.destroy();
+    }
+  };
+}
+
+const server = createServer((req, res) => {
+  if (req.method === 'GET' && req.url.startsWith('/core/accounts')) {
+    req.resume();
+    pool
+      .stream({ path: '/v1/accounts', method: 'GET', headers: { 'x-delegate-reference-id': delegateReferenceId, accept: 'application/json' } }, forward(res))
+      .catch(failed(res));
+  } else if (req.method === 'POST' && req.url === '/v1/sessions') {
+    pool
+      .stream({ path: '/v1/sessions', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: req }, forward(res))
+      .catch(failed(res));
+  } else {
+    req.resume();
+    res.writeHead(404).end();
+  }
+});
+server.keepAliveTimeout = 30_000;
+server.listen(0, '127.0.0.1', () => {
+  process.stderr.write(`bare proxy listening on http://127.0.0.1:${server.address().port}\n`);
+});
+process.once('SIGTERM', () => {
+  server.close(() => pool.close().then(() => process.exit(0)));
+  server.closeAllConnections();
+});

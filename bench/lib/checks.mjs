@@ -1,0 +1,97 @@
+/**
+ * Correctness checks run before any load: the answer must be a 200 (201 from the
+ * core) with the right body, or the scenario fails without measuring.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+
+export class CheckFailed extends Error {}
+
+function fail(what, detail) {
+  throw new CheckFailed(`${what}: ${detail}`);
+}
+
+export function basicAuth(client) {
+  const encode = (value) => encodeURIComponent(value).replace(/%20/g, '+');
+  return `Basic ${Buffer.from(`${encode(client.client_id)}:${encode(client.client_secret)}`).toString('base64')}`;
+}
+
+export const TOKEN_BODY = 'grant_type=client_credentials&scope=core%2Fmain';
+
+/** The token request every token benchmark sends. */
+export function tokenRequest(client) {
+  return {
+    method: 'POST',
+    headers: { authorization: basicAuth(client), 'content-type': 'application/x-www-form-urlencoded' },
+    body: TOKEN_BODY,
+  };
+}
+
+async function readJson(response, what) {
+  const text = await response.text();
+  try {
+    return { text, json: JSON.parse(text) };
+  } catch {
+    return fail(what, `answer is not JSON: ${text.slice(0, 200)}`);
+  }
+}
+
+/**
+ * POSTs a client_credentials token request and checks the answer: 200, Bearer,
+ * scope core/main, and an access token that verifies against the server's JWKS
+ * with the expected issuer and client. Returns the access token.
+ */
+export async function checkTokenEndpoint({ what, tokenUrl, jwksUrl, issuer, client }) {
+  const response = await fetch(tokenUrl, tokenRequest(client));
+  const { json } = await readJson(response, what);
+  if (response.status !== 200) fail(what, `status ${response.status}: ${JSON.stringify(json)}`);
+  if (json.token_type !== 'Bearer') fail(what, `token_type ${json.token_type}`);
+  if (json.scope !== 'core/main') fail(what, `scope ${json.scope}`);
+  if (!(json.expires_in > 0)) fail(what, `expires_in ${json.expires_in}`);
+  const jwks = await (await fetch(jwksUrl)).json();
+  try {
+    const { payload, protectedHeader } = await jwtVerify(json.access_token, createLocalJWKSet(jwks), { issuer });
+    if (payload.client_id !== client.client_id) fail(what, 'the token names another client');
+    if (payload.scope !== 'core/main') fail(what, 'the token has another scope');
+    return { accessToken: json.access_token, alg: protectedHeader.alg };
+  } catch (error) {
+    if (error instanceof CheckFailed) throw error;
+    return fail(what, `the access token does not verify: ${error.message}`);
+  }
+}
+
+/** Registers a customer with coregate and checks the answer. */
+export async function register(url, accessToken, body, expectedCustomerKey) {
+  const what = `POST /core/sessions (${body.registration.customerId})`;
+  const response = await fetch(`${url}/core/sessions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const { json } = await readJson(response, what);
+  if (response.status !== 200) fail(what, `status ${response.status}: ${JSON.stringify(json)}`);
+  const expected = { customerId: body.registration.customerId, customerKey: expectedCustomerKey };
+  if (!isDeepStrictEqual(json.data, expected)) fail(what, `data ${JSON.stringify(json.data)}, expected ${JSON.stringify(expected)}`);
+  return json;
+}
+
+/** POSTs a start-session body to a core (or the bare proxy) and checks the 201. */
+export async function checkStartSession(url, body, expectedCustomerKey) {
+  const what = `POST ${url}/v1/sessions`;
+  const response = await fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const { json } = await readJson(response, what);
+  if (response.status !== 201) fail(what, `status ${response.status}: ${JSON.stringify(json)}`);
+  if (json.customerKey !== expectedCustomerKey || typeof json.delegateReferenceId !== 'string') fail(what, `answer ${JSON.stringify({ ...json, delegateReferenceId: '…' })}`);
+}
+
+/**
+ * GETs an accounts URL and checks the accounts in it (`pick` finds them in the
+ * body: coregate's envelope or the core's `{accounts}`). Returns the body text.
+ */
+export async function checkAccounts({ what, url, headers, expectedAccounts, pick }) {
+  const response = await fetch(url, { headers });
+  const { text, json } = await readJson(response, what);
+  if (response.status !== 200) fail(what, `status ${response.status}: ${text.slice(0, 300)}`);
+  if (!isDeepStrictEqual(pick(json), expectedAccounts)) fail(what, `the accounts differ from the simulator's data: ${text.slice(0, 300)}`);
+  return text;
+}

@@ -1,0 +1,72 @@
+/**
+ * CPU profiles of coregate on the token and accounts scenarios: the same load as
+ * the measured runs, with coregate under `node --cpu-prof`. Profiled runs are
+ * not measured figures (the profiler costs CPU); only the samples taken during
+ * the measured window count.
+ */
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { coregateWithHotCustomer } from '../scenarios/accounts.mjs';
+import { checkTokenEndpoint, tokenRequest } from './checks.mjs';
+import { summariseProfile } from './cpu-profile.mjs';
+import { startCoregate, startSimulator, ROOT } from './servers.mjs';
+import { freshStorage } from './storage.mjs';
+
+export const PROFILE_DIR = join(ROOT, 'bench', 'results');
+
+const TRIM_MS = 250;
+
+/** Loads coregate like `measure()` does and returns the measured window, in ms since the process started. */
+async function loadWindow(ctx, spec, startedAt) {
+  await ctx.load.load({ ...spec, seconds: ctx.durations.warmup });
+  const fromMs = Date.now() - startedAt + TRIM_MS;
+  await ctx.load.load({ ...spec, seconds: ctx.durations.measured });
+  const toMs = Date.now() - startedAt - TRIM_MS;
+  return { fromMs, toMs };
+}
+
+async function profiled(ctx, name, start) {
+  mkdirSync(PROFILE_DIR, { recursive: true });
+  const file = join(PROFILE_DIR, `${name}.cpuprofile`);
+  rmSync(file, { force: true });
+  const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`];
+  const startedAt = Date.now();
+  const { coregate, spec } = await start(nodeArgs);
+  let window;
+  try {
+    window = await loadWindow(ctx, spec, startedAt);
+  } finally {
+    const exit = await coregate.stop();
+    if (exit?.code !== 0) ctx.log(`profile ${name}: coregate exited with ${JSON.stringify(exit)}`);
+  }
+  if (!existsSync(file)) return { error: `${file} was not written (coregate did not exit cleanly)` };
+  return { file: `bench/results/${name}.cpuprofile`, window, ...summariseProfile(file, { window }) };
+}
+
+export async function profileToken(ctx) {
+  return profiled(ctx, 'token', async (nodeArgs) => {
+    const storage = await freshStorage(ctx, ctx.primaryStorage, 'profile_token');
+    const coregate = await startCoregate(ctx, { storage, nodeArgs });
+    try {
+      const client = await coregate.createClient('bench profile', 'bench');
+      await checkTokenEndpoint({ what: 'coregate POST /oauth2/token', tokenUrl: `${coregate.url}/oauth2/token`, jwksUrl: `${coregate.url}/.well-known/jwks.json`, issuer: coregate.url, client });
+      return { coregate, spec: { origin: coregate.url, path: '/oauth2/token', ...tokenRequest(client) } };
+    } catch (error) {
+      await coregate.stop();
+      throw error;
+    }
+  });
+}
+
+export async function profileAccounts(ctx) {
+  const simulator = await startSimulator(ctx);
+  try {
+    return await profiled(ctx, 'accounts', async (nodeArgs) => {
+      const storage = await freshStorage(ctx, ctx.primaryStorage, 'profile_accounts');
+      const { coregate, spec } = await coregateWithHotCustomer(ctx, { storage, coreUrl: simulator.url, nodeArgs });
+      return { coregate, spec };
+    });
+  } finally {
+    await simulator.stop();
+  }
+}

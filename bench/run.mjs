@@ -1,0 +1,193 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench` (CONTRACT §7): starts what it measures, runs the scenarios
+ * beside their baselines, prints a table, writes bench/results/latest.json and,
+ * after a full run, docs/benchmarks.md. See docs/benchmarks.md for the method.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { describeEnvironment } from './lib/environment.mjs';
+import { startLoadGenerator } from './lib/load-client.mjs';
+import { METHOD } from './lib/method.mjs';
+import { cpuPlan } from './lib/pinning.mjs';
+import { postgresHelper } from './lib/postgres.mjs';
+import { onInterrupt, stopAll } from './lib/processes.mjs';
+import { profileAccounts, profileToken } from './lib/profiling.mjs';
+import { printReport, writeJson, writeMarkdown } from './lib/report.mjs';
+import { createResults } from './lib/results.mjs';
+import { ROOT } from './lib/servers.mjs';
+import { SCENARIOS } from './scenarios/index.mjs';
+
+const USAGE = `Usage: npm run bench -- [options]
+
+  --quick              smoke run: short loads, fewer storms, 100,000 associations (under a minute)
+  --only NAMES         comma-separated scenarios: ${SCENARIOS.flatMap((scenario) => scenario.names).join(', ')}
+  --storage KINDS      comma-separated: postgres, pglite (default both)
+  --profile            CPU-profile coregate on the token and accounts scenarios (default in a full run)
+  --no-profile         do not profile
+  --help               this text`;
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      storage: { type: 'string' },
+      profile: { type: 'boolean' },
+      'no-profile': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+  }));
+} catch (error) {
+  process.stderr.write(`bench: ${error.message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+
+const known = new Set(SCENARIOS.flatMap((scenario) => scenario.names));
+const only = values.only?.split(',').map((name) => name.trim()).filter(Boolean);
+for (const name of only ?? []) {
+  if (!known.has(name)) {
+    process.stderr.write(`bench: unknown scenario "${name}"\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+const requestedStorages = values.storage?.split(',').map((kind) => kind.trim()) ?? ['postgres', 'pglite'];
+for (const kind of requestedStorages) {
+  if (kind !== 'postgres' && kind !== 'pglite') {
+    process.stderr.write(`bench: unknown storage "${kind}"\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+
+const quick = values.quick;
+const full = !quick && !only && !values.storage;
+const profile = values['no-profile'] ? false : (values.profile ?? full);
+const started = Date.now();
+const log = (message) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
+
+const runId = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+const tmpDir = mkdtempSync(join(tmpdir(), 'coregate-bench-'));
+const pg = postgresHelper(runId);
+onInterrupt(() => pg.dropAll());
+onInterrupt(() => rmSync(tmpDir, { recursive: true, force: true }));
+const pgUnavailable = requestedStorages.includes('postgres') ? await pg.unavailable() : undefined;
+if (pgUnavailable) log(`${pgUnavailable}: PostgreSQL figures are skipped`);
+const storages = requestedStorages.filter((kind) => kind !== 'postgres' || !pgUnavailable);
+if (storages.length === 0) {
+  process.stderr.write('bench: no storage left to measure\n');
+  process.exit(2);
+}
+
+const results = createResults();
+const plan = cpuPlan();
+const ctx = {
+  plan,
+  quick,
+  runId,
+  tmpDir,
+  pg,
+  pgUnavailable,
+  storages,
+  primaryStorage: storages.includes('postgres') ? 'postgres' : 'pglite',
+  durations: quick ? { warmup: 0.5, measured: 1 } : { warmup: 5, measured: 10 },
+  stormRepeats: quick ? 2 : 20,
+  // On a shared machine, wait (this long at most) for other work to calm down before each measurement.
+  quietWaitMs: quick ? 0 : 20_000,
+  // …and measure a figure again (at most this many times) when other work disturbed it.
+  retriesWhenDisturbed: quick ? 0 : 2,
+  scaleRows: quick ? 100_000 : 1_000_000,
+  encryptionKey: randomBytes(32).toString('base64'),
+  captured: {},
+  results,
+  log,
+  load: undefined,
+};
+log(plan.pinned ? `server under test on CPU ${plan.server}, load side on CPU ${plan.load}` : `not pinning (${plan.reason})`);
+
+const selectedNames = only ?? [...known];
+const selected = SCENARIOS.filter((scenario) => scenario.names.some((name) => selectedNames.includes(name)));
+let profiles;
+let environment;
+try {
+  ctx.load = await startLoadGenerator(plan);
+  environment = await describeEnvironment(ctx);
+  for (const scenario of selected) {
+    log(`== ${scenario.title}`);
+    try {
+      await scenario.run(ctx, selectedNames);
+    } catch (error) {
+      log(`${scenario.names.join('/')} failed: ${error.stack ?? error}`);
+      results.addFailure(scenario.names.join('/'), error);
+    }
+  }
+  for (const kind of storages) {
+    const runs = results.rows.filter((row) => row.subject === 'coregate' && row.rssMB !== undefined && row.variant?.startsWith(kind));
+    if (runs.length === 0) continue;
+    const largest = runs.reduce((max, row) => (row.rssMB > max.rssMB ? row : max));
+    results.addTarget({ scenario: 'all', name: `coregate RSS under load (${kind})`, required: '< 200 MB', measured: `${largest.rssMB} MB (${largest.scenario})`, pass: largest.rssMB < 200 });
+  }
+  if (profile) {
+    profiles = {};
+    for (const [name, run] of [['token', profileToken], ['accounts', profileAccounts]]) {
+      log(`== CPU profile of coregate: ${name}`);
+      try {
+        profiles[name] = await run(ctx);
+      } catch (error) {
+        log(`profile ${name} failed: ${error.stack ?? error}`);
+        profiles[name] = { error: error.message.split('\n')[0] };
+      }
+    }
+  }
+} finally {
+  await ctx.load?.stop().catch(() => {});
+  await stopAll();
+  await pg.dropAll();
+  rmSync(tmpDir, { recursive: true, force: true });
+}
+
+const report = {
+  startedAt: new Date(started).toISOString(),
+  finishedAt: new Date().toISOString(),
+  mode: quick ? 'quick' : full ? 'full' : 'partial',
+  scenarios: selectedNames,
+  storages,
+  durations: ctx.durations,
+  connections: 50,
+  environment,
+  rows: results.rows,
+  targets: results.targets,
+  failures: results.failures,
+  failed: results.failures.length > 0,
+  profiles,
+};
+printReport(report);
+if (profiles) {
+  for (const [name, summary] of Object.entries(profiles)) {
+    if (summary.error) {
+      process.stdout.write(`CPU profile ${name}: ${summary.error}\n`);
+      continue;
+    }
+    process.stdout.write(`CPU profile ${name} (${summary.file}), top self time:\n`);
+    for (const entry of summary.selfTop.slice(0, 12)) process.stdout.write(`  ${entry.share.toFixed(1).padStart(5)}%  ${entry.key}\n`);
+  }
+}
+const jsonFile = join(ROOT, 'bench', 'results', 'latest.json');
+writeJson(jsonFile, report);
+log(`wrote bench/results/latest.json`);
+if (full) {
+  writeMarkdown(join(ROOT, 'docs', 'benchmarks.md'), report, METHOD);
+  log('wrote docs/benchmarks.md');
+} else {
+  log('docs/benchmarks.md is regenerated by full runs only (no --quick, --only or --storage)');
+}
+log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+process.exitCode = report.failed ? 1 : 0;

@@ -1,0 +1,53 @@
+/**
+ * Scenarios 2, 3 and 5 together: one core simulator; the bare proxy in front of
+ * it (the baseline of both); then, on each storage, one coregate in front of it
+ * measured on the accounts hot path and then on registration. Sharing the
+ * processes keeps start-ups (PGlite's takes seconds) out of the run time.
+ */
+import * as accounts from './accounts.mjs';
+import * as registration from './registration.mjs';
+import { clientWithToken, HOT_CUSTOMER_KEY } from './accounts.mjs';
+import { startBareProxy, startCoregate, startSimulator } from '../lib/servers.mjs';
+import { freshStorage } from '../lib/storage.mjs';
+
+export const names = [accounts.name, registration.name];
+export const title = '2. Accounts hot path, 3. Registration, 5. on each storage';
+
+export async function run(ctx, selected) {
+  const parts = [accounts, registration].filter((part) => selected.includes(part.name));
+  const simulator = await startSimulator(ctx);
+  const peers = [simulator];
+  try {
+    const baselines = new Map();
+    const proxy = await startBareProxy(ctx, simulator.url, HOT_CUSTOMER_KEY);
+    try {
+      for (const part of parts) {
+        try {
+          baselines.set(part.name, await part.measureProxy(ctx, proxy, peers));
+        } catch (error) {
+          ctx.results.addFailure(`${part.name} (bare proxy)`, error);
+        }
+      }
+    } finally {
+      await proxy.stop();
+    }
+    for (const kind of ctx.storages) {
+      const storage = await freshStorage(ctx, kind, `gateway_${kind}`);
+      const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url });
+      try {
+        const { accessToken } = await clientWithToken(coregate, 'bench gateway');
+        for (const part of parts) {
+          try {
+            await part.measureCoregate(ctx, { coregate, accessToken, kind, baseline: baselines.get(part.name), peers });
+          } catch (error) {
+            ctx.results.addFailure(`${part.name} (coregate, ${kind})`, error);
+          }
+        }
+      } finally {
+        await coregate.stop();
+      }
+    }
+  } finally {
+    await simulator.stop();
+  }
+}

@@ -1,0 +1,8 @@
+/** The scenarios, in the order a full run goes through them; each module runs the scenario names in its `names`. */
+import * as token from './token.mjs';
+import * as gateway from './gateway.mjs';
+import * as storm from './storm.mjs';
+import * as scale from './scale.mjs';
+import * as ceiling from './ceiling.mjs';
+
+export const SCENARIOS = [token, gateway, storm, scale, ceiling];

@@ -1,0 +1,50 @@
+/**
+ * 1. Token issuance: POST /oauth2/token, client_credentials with HTTP Basic, a
+ * signed JWT access token — coregate beside oidc-provider configured the same
+ * way, each in turn on the server CPU.
+ */
+import { checkTokenEndpoint, tokenRequest } from '../lib/checks.mjs';
+import { measure } from '../lib/measure.mjs';
+import { startCoregate, startOidcProvider } from '../lib/servers.mjs';
+import { freshStorage } from '../lib/storage.mjs';
+
+export const name = 'token';
+export const names = [name];
+export const title = '1. Token issuance';
+
+export async function run(ctx) {
+  const storage = await freshStorage(ctx, ctx.primaryStorage, 'token');
+  const coregate = await startCoregate(ctx, { storage });
+  let client;
+  let subject;
+  try {
+    client = await coregate.createClient('bench token issuance', 'bench');
+    const checked = await checkTokenEndpoint({
+      what: 'coregate POST /oauth2/token',
+      tokenUrl: `${coregate.url}/oauth2/token`,
+      jwksUrl: `${coregate.url}/.well-known/jwks.json`,
+      issuer: coregate.url,
+      client,
+    });
+    ctx.log(`token: coregate answers with a verified ${checked.alg} JWT; loading`);
+    const measurement = await measure(ctx, { server: coregate, spec: { origin: coregate.url, path: '/oauth2/token', ...tokenRequest(client) } });
+    subject = ctx.results.addRow({ scenario: name, variant: storage.kind, subject: 'coregate', measurement, notes: [`${checked.alg} JWT`] });
+  } finally {
+    await coregate.stop();
+  }
+
+  const provider = await startOidcProvider(ctx, client);
+  let baseline;
+  try {
+    const checked = await checkTokenEndpoint({ what: 'oidc-provider POST /token', tokenUrl: `${provider.url}/token`, jwksUrl: `${provider.url}/jwks`, issuer: provider.url, client });
+    ctx.log(`token: oidc-provider answers with a verified ${checked.alg} JWT; loading`);
+    const measurement = await measure(ctx, { server: provider, spec: { origin: provider.url, path: '/token', ...tokenRequest(client) } });
+    baseline = ctx.results.addRow({ scenario: name, subject: 'oidc-provider 8', baseline: true, measurement, notes: [`${checked.alg} JWT, in-memory client`] });
+  } finally {
+    await provider.stop();
+  }
+
+  const vs = ctx.results.compare(subject, baseline);
+  ctx.results.addTarget({ scenario: name, name: 'token req/s vs oidc-provider', required: '≥ 1.5×', measured: `${vs.requestsPerSecond}×`, pass: vs.requestsPerSecond >= 1.5 });
+  ctx.results.addTarget({ scenario: name, name: 'token p99 vs oidc-provider', required: '≤ 1×', measured: `${vs.p99}× (${subject.p99Ms} vs ${baseline.p99Ms} ms)`, pass: vs.p99 <= 1 });
+}
