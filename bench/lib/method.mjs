@@ -11,7 +11,7 @@ export const METHOD = {
   text: `## How to run
 
 \`\`\`sh
-npm run bench                         # full run (about 5 minutes here); regenerates this page
+npm run bench                         # full run (about 6 minutes here); regenerates this page
 npm run bench -- --quick              # smoke run, under a minute; does not touch this page
 npm run bench -- --only token,storm   # some scenarios: token, accounts, registration, storm, scale, ceiling
 npm run bench -- --storage pglite     # only one storage (postgres, pglite)
