@@ -4,63 +4,25 @@
  * reached through a TCP relay the test can cut, as a network failure would.
  */
 import assert from 'node:assert/strict';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { PostgresDatabase } from '../../../src/adapters/store/postgres-database.js';
-import type { Backend } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-import { createFreshDatabase, postgresSkip } from '../../support/postgres.js';
+import { postgresSkip } from '../../support/postgres.js';
+import { PostgresRelay, relayedBackend } from '../../support/postgres-relay.js';
 import { assertError, assertSuccess, formA, getAccounts, postSession } from './gateway-requests.js';
 import { postToken } from '../oauth/oauth-requests.js';
 
 const UNAVAILABLE = { status: 503, name: 'Unavailable', className: 'unavailable' };
 
-/** Relays 127.0.0.1:<port> to PostgreSQL until cut. */
-class Relay {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-
-  async open(): Promise<void> {
-    this.server = createServer((client) => {
-      const upstream = connect(5432, '127.0.0.1');
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => socket.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
-    this.port = (this.server.address() as { port: number }).port;
-  }
-
-  async cut(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
-  }
-}
-
 describe('the database goes away: 503 with Retry-After (postgres)', { skip: postgresSkip }, () => {
-  const relay = new Relay();
+  const relay = new PostgresRelay();
   let drop: () => Promise<void>;
   let h: Harness;
 
   before(async () => {
     await relay.open();
-    const fresh = await createFreshDatabase();
-    drop = fresh.drop;
-    const url = new URL(fresh.url);
-    url.host = `127.0.0.1:${relay.port}`;
-    const relayed: Backend = {
-      name: 'postgres',
-      skip: false,
-      async open() {
-        const database = new PostgresDatabase({ connectionString: url.toString(), poolMax: 4 });
-        return { database, databaseUrl: url.toString(), close: () => database.close() };
-      },
-    };
-    h = await createHarness(relayed);
+    const relayed = await relayedBackend(relay);
+    drop = relayed.drop;
+    h = await createHarness(relayed.backend);
   });
   after(async () => {
     await h?.close();

@@ -11,11 +11,11 @@ import { HttpCoreConnector } from '../../../src/adapters/core/http-core-connecto
 import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-core-connector.js';
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
 import { startSimulatorServer, type RunningSimulatorServer } from '../../../src/adapters/core/simulator/simulator-server.js';
-import { PostgresDatabase } from '../../../src/adapters/store/postgres-database.js';
-import { BACKENDS, type Backend } from '../../support/backends.js';
+import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-import { createFreshDatabase, postgresSkip } from '../../support/postgres.js';
-import { closedPort, getOps, PostgresRelay, SwitchableCore } from './ops-requests.js';
+import { postgresSkip } from '../../support/postgres.js';
+import { PostgresRelay, relayedBackend } from '../../support/postgres-relay.js';
+import { closedPort, getOps, SwitchableCore } from './ops-requests.js';
 
 const READY = { status: 'ok', checks: { database: 'ok', core: 'ok' } };
 const API_KEY = 'ops-test-institution-key';
@@ -131,19 +131,9 @@ describe('readiness while PostgreSQL is unreachable (postgres)', { skip: postgre
   let h: Harness;
   before(async () => {
     await relay.open();
-    const fresh = await createFreshDatabase();
-    drop = fresh.drop;
-    const url = new URL(fresh.url);
-    url.host = `127.0.0.1:${relay.port}`;
-    const relayed: Backend = {
-      name: 'postgres',
-      skip: false,
-      async open() {
-        const database = new PostgresDatabase({ connectionString: url.toString(), poolMax: 2 });
-        return { database, databaseUrl: url.toString(), close: () => database.close() };
-      },
-    };
-    h = await createHarness(relayed);
+    const relayed = await relayedBackend(relay, 2);
+    drop = relayed.drop;
+    h = await createHarness(relayed.backend);
   });
   after(async () => {
     await h?.close();

@@ -1,6 +1,6 @@
 /** Requests to the operations endpoints and reading the Prometheus text format, for the ops suites. */
 import assert from 'node:assert/strict';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import type { AccountRecord } from '../../../src/domain/account.js';
 import type { CoreCallContext, CoreConnector, CoreSession, SessionSubject } from '../../../src/ports/core-connector.js';
@@ -60,28 +60,3 @@ export class SwitchableCore implements CoreConnector {
   async close(): Promise<void> {}
 }
 
-/** Relays 127.0.0.1:<port> to PostgreSQL until cut, as a network failure would (see gateway/database-down-503.test.ts). */
-export class PostgresRelay {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-
-  async open(): Promise<void> {
-    this.server = createServer((client) => {
-      const upstream = connect(5432, '127.0.0.1');
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => socket.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
-    this.port = (this.server.address() as { port: number }).port;
-  }
-
-  async cut(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
-  }
-}
