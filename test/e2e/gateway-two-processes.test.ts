@@ -7,12 +7,12 @@
  * path) and once after the core dropped every session (the rejection path).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
-import { BIN, killAll, processEnv, requestToken, ROOT, runJson, startServer, tempDataDir, type CreatedClient, type ServerProcess } from './support/process.js';
+import { startCoreSim, type CoreSim } from './support/core-sim.js';
+import { killAll, requestToken, runJson, startServer, tempDataDir, type CreatedClient, type ServerProcess } from './support/process.js';
 
 after(killAll);
 
@@ -22,44 +22,10 @@ const PARALLEL = 50;
 const CORE_LATENCY_MS = 250;
 const ISSUER = 'http://coregate.two-processes.test';
 
-interface SimStats {
-  sessionsStarted: number;
-  accountRequests: number;
-  activeSessions: number;
-}
-
-/** `bin/coregate core-sim --port 0`, resolved once it announces its URL. */
-async function startCoreSim(args: readonly string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [BIN, 'core-sim', '--port', '0', ...args], { cwd: ROOT, env: processEnv({}), stdio: ['ignore', 'ignore', 'pipe'] });
-  // Not tracked by support/process.ts: make sure it dies with this test file whatever happens.
-  process.once('exit', () => child.kill('SIGKILL'));
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`core-sim did not listen within 10 s: ${stderr}`)), 10_000);
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-      const match = /core simulator listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`core-sim exited with ${code}: ${stderr}`));
-    });
-  });
-  return { url, child };
-}
-
-async function simStats(simUrl: string): Promise<SimStats> {
-  return (await (await fetch(`${simUrl}/_sim/stats`)).json()) as SimStats;
-}
-
 describe('two coregate processes on one database renew a core session once', { skip: postgresSkip, timeout: 90_000 }, () => {
   let database: FreshDatabase;
   let data: { dir: string; remove: () => void };
-  let sim: { url: string; child: ChildProcess };
+  let sim: CoreSim;
   let servers: ServerProcess[] = [];
   let token: string;
   const customerId = 'two-processes-1';
@@ -85,7 +51,7 @@ describe('two coregate processes on one database renew a core session once', { s
 
   after(async () => {
     await Promise.allSettled(servers.map((server) => server.stop()));
-    sim?.child.kill('SIGTERM');
+    sim?.stop();
     await database?.drop();
     data?.remove();
   });
@@ -98,10 +64,7 @@ describe('two coregate processes on one database renew a core session once', { s
     return { status: response.status, body: await response.text() };
   }
 
-  async function setFaults(faults: Record<string, number>): Promise<void> {
-    const response = await fetch(`${sim.url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
-    assert.equal(response.status, 200, await response.text());
-  }
+  const setFaults = (faults: Record<string, number>) => sim.faults(faults);
 
   /**
    * 50 parallel calls, alternating between the two processes: every one must be 200
@@ -133,17 +96,17 @@ describe('two coregate processes on one database renew a core session once', { s
     const [a, b] = [await accounts(servers[0]!), await accounts(servers[1]!)];
     assert.equal(a.status, 200, a.body);
     assert.equal(b.body, a.body);
-    assert.equal((await simStats(sim.url)).sessionsStarted, 1);
+    assert.equal((await sim.stats()).sessionsStarted, 1);
   });
 
   it(`after the core session expired, ${PARALLEL} parallel calls across both processes start exactly one new session`, async () => {
     const expected = (await accounts(servers[1]!)).body;
     // Past the delegate reference ID's expiration (skew 0): every process sees it due.
     await sleep(SESSION_TTL_SECONDS * 1000 + 300);
-    const before = await simStats(sim.url);
+    const before = await sim.stats();
     assert.equal(before.activeSessions, 0, 'the core session has expired');
     await burst(expected);
-    const after = await simStats(sim.url);
+    const after = await sim.stats();
     assert.equal(after.sessionsStarted, before.sessionsStarted + 1, 'exactly one new core session');
     assert.ok(after.accountRequests >= before.accountRequests + PARALLEL);
   });
@@ -152,9 +115,9 @@ describe('two coregate processes on one database renew a core session once', { s
     const expected = (await accounts(servers[0]!)).body;
     const expired = await fetch(`${sim.url}/_sim/sessions/expire`, { method: 'POST' });
     assert.equal(expired.status, 200);
-    const before = await simStats(sim.url);
+    const before = await sim.stats();
     await burst(expected);
-    const after = await simStats(sim.url);
+    const after = await sim.stats();
     assert.equal(after.sessionsStarted, before.sessionsStarted + 1, 'exactly one new core session');
   });
 });
