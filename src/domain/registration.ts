@@ -5,10 +5,11 @@
  */
 import type { FieldProblem } from './errors.js';
 
+/** Who a registration names; also what a core session is started for (ports/core-connector.ts). */
 export type RegistrationSubject =
   | {
       readonly kind: 'demographics';
-      /** 9 digits. */
+      /** 9 digits, no dashes. */
       readonly socialSecurityNumber: string;
       readonly accountNumber: string;
       /** `YYYY-MM-DD`. */

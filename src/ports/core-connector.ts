@@ -5,18 +5,10 @@
  * in-process simulator.
  */
 import type { AccountRecord } from '../domain/account.js';
+import type { RegistrationSubject } from '../domain/registration.js';
 
-/** Who to start a core session for. Demographics are already normalised. */
-export type SessionSubject =
-  | {
-      readonly kind: 'demographics';
-      /** 9 digits, no dashes. */
-      readonly socialSecurityNumber: string;
-      readonly accountNumber: string;
-      /** `YYYY-MM-DD`. */
-      readonly birthDay: string;
-    }
-  | { readonly kind: 'customerKey'; readonly customerKey: string };
+/** Who to start a core session for: a validated, normalised registration subject. */
+export type SessionSubject = RegistrationSubject;
 
 export interface CoreSession {
   readonly customerKey: string;
