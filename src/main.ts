@@ -15,7 +15,8 @@ import { welcomeFirstRun } from './first-run.js';
 import { leaveCluster, reportReady, superviseWorkers, supervisesWorkers } from './cluster.js';
 import { opsDeps, startOpsServer, type OpsServer } from './ops-server.js';
 // Operations: HTTPS, rate limits, production checks.
-import { readTlsCredentials, tokenTransport } from './config/config.js';
+import { readTlsCredentials } from './adapters/tls/read-tls-credentials.js';
+import { tokenTransport } from './config/token-transport.js';
 import { logStartupChecks } from './startup-checks.js';
 
 export interface RunningServer {

@@ -8,7 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ConfigError, DEFAULTS, isLoopbackHost, loadConfig, readTlsCredentials, tokenTransport } from '../../src/config/config.js';
+import { readTlsCredentials } from '../../src/adapters/tls/read-tls-credentials.js';
+import { ConfigError, DEFAULTS, loadConfig } from '../../src/config/config.js';
+import { isLoopbackHost, tokenTransport } from '../../src/config/token-transport.js';
 import { selfSignedCertificate, type TestCertificate } from '../support/tls.js';
 
 const KEY = randomBytes(32).toString('base64');

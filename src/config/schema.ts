@@ -1,0 +1,178 @@
+/**
+ * Every setting coregate reads from the environment, in one TypeBox schema: name,
+ * type, default, bounds, allowed values and a one-line description (markdown). The
+ * loader (config.ts), the README's configuration table and `--help` all read it.
+ *
+ * Annotations beyond JSON Schema:
+ * - `defaultText`: how the default reads where it needs words ("unset → embedded");
+ * - `errorMessage`: the reason given when a `pattern` or union does not match.
+ * A setting without a default is `Type.Optional`: unset means "not configured".
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import './setting-formats.js';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LogLevelSchema = Type.Union(
+  LOG_LEVELS.map((level) => Type.Literal(level)),
+  { default: 'info', description: 'pino level' },
+);
+export type LogLevel = Static<typeof LogLevelSchema>;
+
+/** Rate limits count requests; 0 turns a limit off. */
+const RATE_LIMIT_MAX = 1_000_000_000;
+const DAY = 86_400;
+
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65_535, default: 8080, description: 'listen port (`0` picks a free one; the log says which)' }),
+  HOST: Type.String({ default: '127.0.0.1', description: 'listen address' }),
+  DATABASE_URL: Type.Optional(
+    Type.String({ format: 'postgres-url', defaultText: 'unset → embedded', description: '`postgres://…` for PostgreSQL; unset: embedded PGlite in `COREGATE_DATA_DIR`' }),
+  ),
+  COREGATE_DATA_DIR: Type.String({ default: './data', description: 'embedded database, generated encryption key, lock file and admin socket' }),
+  COREGATE_ENCRYPTION_KEY: Type.Optional(
+    Type.String({
+      format: 'base64-key',
+      defaultText: 'generated in the data dir (embedded only)',
+      description:
+        '32 bytes, base64 (`openssl rand -base64 32`); seals signing keys and delegate reference IDs, keys secret digests; **required with `DATABASE_URL` or `NODE_ENV=production`**',
+    }),
+  ),
+  COREGATE_PREVIOUS_ENCRYPTION_KEYS: Type.Optional(
+    Type.Array(Type.String({ format: 'base64-key' }), {
+      description: 'older encryption keys (comma-separated base64) that still open what they sealed, after a key rotation ([operations](docs/operations.md#key-rotation))',
+    }),
+  ),
+  COREGATE_ISSUER: Type.Optional(
+    Type.String({ format: 'http-url', defaultText: '`http://HOST:PORT`', description: "public base URL, the `iss` of tokens and the discovery document's URLs" }),
+  ),
+  COREGATE_ACCESS_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: DAY, default: 3600, description: 'access token lifetime (`expires_in`)' }),
+  COREGATE_REFRESH_TOKEN_TTL_SECONDS: Type.Integer({
+    minimum: 60,
+    maximum: 365 * DAY,
+    default: 14 * DAY,
+    defaultText: '`1209600` (14 days)',
+    description: 'refresh token lifetime',
+  }),
+  COREGATE_CLIENT_CACHE_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 60,
+    default: 30,
+    description: 'how long a process trusts its cached view of a client (enabled flag, IP allow-list)',
+  }),
+  COREGATE_ASSOCIATION_CACHE_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 60,
+    default: 5,
+    description:
+      'how long a process reuses a customer association it read (0 = never); changes by other processes, such as `sessions revoke`, take effect within this time',
+  }),
+  COREGATE_TRUST_PROXY: Type.Union([Type.Boolean(), Type.Array(Type.String({ format: 'proxy-address' }))], {
+    default: false,
+    errorMessage: 'must be true, false or a comma-separated list of proxy addresses or CIDR blocks',
+    description:
+      "a TLS-terminating proxy in front: `true` (the immediate peer is the proxy) or a comma-separated list of proxy addresses/CIDRs; its `X-Forwarded-For` (caller address: IP allow-lists, rate limits) and `X-Forwarded-Proto` (HTTPS) are believed, nobody else's",
+  }),
+  COREGATE_DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connection pool size per process' }),
+  COREGATE_WORKERS: Type.Integer({
+    minimum: 1,
+    maximum: 256,
+    default: 1,
+    description: 'server processes sharing `PORT` (node:cluster); more than 1 needs `DATABASE_URL` and `CORE_URL` (see "Several processes")',
+  }),
+  CORE_URL: Type.Optional(
+    Type.String({ format: 'http-url', defaultText: 'unset → built-in simulator', description: 'base URL of the core banking system (reference core protocol)' }),
+  ),
+  COREGATE_CORE_API_KEY: Type.Optional(Type.String({ description: 'institution API key sent to the core as `X-Api-Key`' })),
+  COREGATE_CORE_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 120_000, default: 5000, description: 'timeout of every call to the core' }),
+  COREGATE_CORE_BREAKER_FAILURES: Type.Integer({
+    minimum: 0,
+    maximum: 10_000,
+    default: 5,
+    description:
+      'consecutive core failures (unreachable, timeout, 5xx, off-protocol answer) that open the core circuit breaker: then `/core/*` answers 503 with `Retry-After` at once, without calling the core; `0` turns the breaker off',
+  }),
+  COREGATE_CORE_BREAKER_COOLDOWN_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 10,
+    description: 'how long the open breaker refuses core calls; then one probe call goes through (success closes it, failure opens it again)',
+  }),
+  COREGATE_ADMIN_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 65_535,
+      description: 'serve `/healthz`, `/readyz` and `/metrics` only on this port (plain HTTP, on `HOST`; `0` picks a free one); unset: on `PORT`',
+    }),
+  ),
+  COREGATE_SESSION_SKEW_SECONDS: Type.Integer({ minimum: 0, maximum: DAY, default: 30, description: 'renew a core session this long before it expires' }),
+  COREGATE_SIM_SESSION_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: DAY, default: 900, description: 'session lifetime of the built-in simulator' }),
+  LOG_LEVEL: LogLevelSchema,
+  NODE_ENV: Type.Optional(
+    Type.String({
+      description: '`production`: production mode — `COREGATE_ENCRYPTION_KEY` required, never a demo client, loud warnings for the simulator and the embedded database',
+    }),
+  ),
+  COREGATE_TLS_CERT_FILE: Type.Optional(
+    Type.String({ description: 'PEM certificate (chain) for native HTTPS; with `COREGATE_TLS_KEY_FILE`, both or neither; read and checked at start' }),
+  ),
+  COREGATE_TLS_KEY_FILE: Type.Optional(Type.String({ description: "the certificate's unencrypted PEM private key" })),
+  COREGATE_RATE_LIMIT_GATEWAY_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    maximum: RATE_LIMIT_MAX,
+    default: 6000,
+    description: '`/core/*` requests per client (after bearer authentication); `0` = no limit',
+  }),
+  COREGATE_RATE_LIMIT_TOKEN_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    maximum: RATE_LIMIT_MAX,
+    default: 600,
+    description: '`/oauth2/token` + `/oauth2/revoke` requests per authenticated client; `0` = no limit',
+  }),
+  COREGATE_RATE_LIMIT_TOKEN_IP_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    maximum: RATE_LIMIT_MAX,
+    default: 1200,
+    description: '`/oauth2/token` + `/oauth2/revoke` requests per source address (IPv6: per /64), before authentication; `0` = no limit',
+  }),
+  COREGATE_RATE_LIMIT_AUTH_FAILURES: Type.Integer({
+    minimum: 0,
+    maximum: RATE_LIMIT_MAX,
+    default: 30,
+    description: 'failed client authentications per source address per window; once spent, that address is refused before any secret is checked; `0` = no limit',
+  }),
+  COREGATE_RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: DAY,
+    default: 300,
+    description: 'the window of `COREGATE_RATE_LIMIT_AUTH_FAILURES`',
+  }),
+  COREGATE_REDIS_URL: Type.Optional(
+    Type.String({
+      format: 'redis-url',
+      defaultText: 'unset → in memory',
+      description: '`redis://` or `rediss://` URL of the rate-limit store shared by every process; unset: each process counts in its own memory',
+    }),
+  ),
+  COREGATE_REDIS_KEY_PREFIX: Type.String({
+    pattern: '^[\\x21-\\x7e]{1,100}$',
+    default: 'coregate:rl:',
+    errorMessage: 'must be 1-100 printable characters without spaces',
+    description: "prefix of coregate's Redis keys (several installations can share one Redis)",
+  }),
+});
+
+/** The settings after coercion and defaults: every variable without a default may be `undefined`. */
+export type Settings = Static<typeof ConfigSchema>;
+export type SettingName = keyof Settings;
+
+type Defaulted = { readonly [K in SettingName as undefined extends Settings[K] ? never : K]: Settings[K] };
+
+/** Each setting's schema, in the schema's (and the README's) order. */
+export function settingSchemas(): ReadonlyArray<readonly [SettingName, TSchema]> {
+  return Object.entries(ConfigSchema.properties) as Array<[SettingName, TSchema]>;
+}
+
+/** The defaults, read from the schema. */
+export const DEFAULTS: Defaulted = Object.freeze(
+  Object.fromEntries(settingSchemas().flatMap(([name, schema]) => ('default' in schema ? [[name, schema['default']]] : []))),
+) as Defaulted;
