@@ -5,7 +5,8 @@
  *
  * Annotations beyond JSON Schema:
  * - `defaultText`: how the default reads where it needs words ("unset → embedded");
- * - `errorMessage`: the reason given when a `pattern` or union does not match.
+ * - `errorMessage`: the reason given when a `pattern` or union does not match;
+ * - `valuesText`: what the variable accepts, where the schema's keywords read poorly.
  * A setting without a default is `Type.Optional`: unset means "not configured".
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
@@ -28,13 +29,13 @@ export const ConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(
     Type.String({ format: 'postgres-url', defaultText: 'unset → embedded', description: '`postgres://…` for PostgreSQL; unset: embedded PGlite in `COREGATE_DATA_DIR`' }),
   ),
-  COREGATE_DATA_DIR: Type.String({ default: './data', description: 'embedded database, generated encryption key, lock file and admin socket' }),
+  COREGATE_DATA_DIR: Type.String({ default: './data', valuesText: 'path', description: 'embedded database, generated encryption key, lock file and admin socket' }),
   COREGATE_ENCRYPTION_KEY: Type.Optional(
     Type.String({
       format: 'base64-key',
       defaultText: 'generated in the data dir (embedded only)',
       description:
-        '32 bytes, base64 (`openssl rand -base64 32`); seals signing keys and delegate reference IDs, keys secret digests; **required with `DATABASE_URL` or `NODE_ENV=production`**',
+        'make one with `openssl rand -base64 32`; seals signing keys and delegate reference IDs, keys secret digests; **required with `DATABASE_URL` or `NODE_ENV=production`**',
     }),
   ),
   COREGATE_PREVIOUS_ENCRYPTION_KEYS: Type.Optional(
@@ -113,9 +114,9 @@ export const ConfigSchema = Type.Object({
     }),
   ),
   COREGATE_TLS_CERT_FILE: Type.Optional(
-    Type.String({ description: 'PEM certificate (chain) for native HTTPS; with `COREGATE_TLS_KEY_FILE`, both or neither; read and checked at start' }),
+    Type.String({ valuesText: 'path', description: 'PEM certificate (chain) for native HTTPS; with `COREGATE_TLS_KEY_FILE`, both or neither; read and checked at start' }),
   ),
-  COREGATE_TLS_KEY_FILE: Type.Optional(Type.String({ description: "the certificate's unencrypted PEM private key" })),
+  COREGATE_TLS_KEY_FILE: Type.Optional(Type.String({ valuesText: 'path', description: "the certificate's unencrypted PEM private key" })),
   COREGATE_RATE_LIMIT_GATEWAY_PER_MINUTE: Type.Integer({
     minimum: 0,
     maximum: RATE_LIMIT_MAX,
@@ -156,6 +157,7 @@ export const ConfigSchema = Type.Object({
   COREGATE_REDIS_KEY_PREFIX: Type.String({
     pattern: '^[\\x21-\\x7e]{1,100}$',
     default: 'coregate:rl:',
+    valuesText: '1–100 printable characters, no spaces',
     errorMessage: 'must be 1-100 printable characters without spaces',
     description: "prefix of coregate's Redis keys (several installations can share one Redis)",
   }),
