@@ -53,8 +53,14 @@ export class TokenSource {
   get(signal: AbortSignal, failure: () => unknown): Promise<string> {
     const current = this.#current;
     if (current && this.#options.now() < current.renewAt) return Promise.resolve(current.value);
-    // The shared request runs on its own timeout: one caller giving up must not fail the others.
-    this.#pending ??= this.#request().finally(() => (this.#pending = undefined));
+    if (signal.aborted) return Promise.reject(failure());
+    if (this.#pending === undefined) {
+      // The shared request runs on its own timeout: one caller giving up must not fail the others.
+      const pending = this.#request().finally(() => (this.#pending = undefined));
+      // Every caller may have given up by the time it fails: that is no unhandled rejection.
+      pending.catch(() => undefined);
+      this.#pending = pending;
+    }
     return untilAborted(this.#pending, signal, failure);
   }
 
