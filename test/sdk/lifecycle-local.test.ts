@@ -126,6 +126,17 @@ describe('@coregate/client against a local stand-in for coregate', () => {
     assert.equal(calls('/core/sessions').length, 3);
   });
 
+  it('a Retry-After that would outlast the call\'s timeout ends the call at once with that answer', async () => {
+    core = (_request, response) => json(response, 503, { name: 'Unavailable', className: 'unavailable', message: 'later', code: 503, data: {} }, { 'retry-after': '5' });
+    const started = Date.now();
+    const error = await client({ timeoutMs: 2_000 }).getCustomer(CUSTOMER.customerId).catch((caught: unknown) => caught);
+    assert.ok(error instanceof CoregateError, String(error));
+    assert.equal(error.status, 503);
+    assert.equal(error.retryAfterSeconds, 5);
+    assert.ok(Date.now() - started < 1_000, 'no pointless wait');
+    assert.equal(calls('/core/sessions').length, 1);
+  });
+
   it('the token endpoint answering 503 temporarily_unavailable is retried after Retry-After', async () => {
     let refused = 0;
     const issue = token;

@@ -9,6 +9,8 @@ import { CoregateError } from './errors.js';
 
 export interface CallSignal {
   readonly signal: AbortSignal;
+  /** Milliseconds left before the call times out. */
+  remainingMs(): number;
   /** The error to throw once `signal` fired: the caller's reason or a timeout error. */
   failure(): unknown;
   dispose(): void;
@@ -16,6 +18,7 @@ export interface CallSignal {
 
 export function callSignal(timeoutMs: number, outer: AbortSignal | undefined): CallSignal {
   const controller = new AbortController();
+  const deadline = Date.now() + timeoutMs;
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -28,6 +31,7 @@ export function callSignal(timeoutMs: number, outer: AbortSignal | undefined): C
   else outer?.addEventListener('abort', onAbort, { once: true });
   return {
     signal: controller.signal,
+    remainingMs: () => Math.max(0, deadline - Date.now()),
     failure() {
       if (timedOut) return new CoregateError({ status: 0, name: 'Timeout', className: 'timeout', message: `no answer from coregate within ${timeoutMs} ms` });
       return outer?.reason ?? new DOMException('the operation was aborted', 'AbortError');

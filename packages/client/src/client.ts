@@ -166,7 +166,8 @@ export class CoregateClient {
         }
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
         const delay = retryDelay(response.status, method, retryAfterMs, retry, this.#limits);
-        if (delay === undefined) throw envelopeError(response.status, parsed, retryAfterMs);
+        // A wait that would outlast the call's timeout ends it now, with the answer that asked for it.
+        if (delay === undefined || delay >= call.remainingMs()) throw envelopeError(response.status, parsed, retryAfterMs);
         await pause(delay, call.signal, call.failure);
         retry++;
       }

@@ -101,7 +101,7 @@ export class TokenSource {
         }
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
         const delay = retryDelay(response.status, 'POST', retryAfterMs, retry, limits);
-        if (delay === undefined) throw tokenError(response.status, body, retryAfterMs);
+        if (delay === undefined || delay >= call.remainingMs()) throw tokenError(response.status, body, retryAfterMs);
         await pause(delay, call.signal, call.failure);
       }
     } finally {
