@@ -1,0 +1,29 @@
+/**
+ * `@coregate/client`: a typed client for coregate's platform API (CONTRACT §10).
+ *
+ * ```ts
+ * const cg = new CoregateClient({ baseUrl, clientId, clientSecret });
+ * await cg.registerCustomer({ customerId: 'c-1', customer: { customerKey: 'C-1001' } });
+ * const accounts = await cg.listAccounts('c-1');
+ * ```
+ */
+export { CoregateClient, type CallOptions, type CoregateClientOptions } from './client.js';
+export { CoregateError, type CoregateErrorInit } from './errors.js';
+export {
+  ACCOUNT_RECORD_FIELDS,
+  CUSTOMER_REFERENCE_FIELDS,
+  CUSTOMER_STATUS_FIELDS,
+  DEMOGRAPHICS_FIELDS,
+  REGISTRATION_FIELDS,
+  REGISTRATION_RESULT_FIELDS,
+  type AccountRecord,
+  type CustomerReference,
+  type CustomerStatus,
+  type Demographics,
+  type Deregistration,
+  type FieldKind,
+  type RegisterCustomerInput,
+  type Registration,
+  type RegistrationBody,
+} from './schema.js';
+export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookEvent, type WebhookEventType, type WebhookHeaders } from './webhooks.js';
