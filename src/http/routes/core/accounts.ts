@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AccountReader } from '../../../app/list-accounts.js';
 import { CUSTOMER_ID_PATTERN } from '../../../domain/registration.js';
-import { AccountRecordSchema, gatewayErrors, success, SuccessEnvelope } from '../../schemas/envelope.js';
+import { AccountRecordSchema } from '../../../domain/account.js';
+import { gatewayErrors, success, SuccessEnvelope } from '../../schemas/envelope.js';
 
 export interface AccountsRouteDeps {
   readonly accountReader: AccountReader;
