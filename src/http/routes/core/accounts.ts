@@ -1,4 +1,5 @@
 /** `GET /core/accounts?customerId=` — the customer's accounts (spec §4.3, CONTRACT §3). */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AccountReader } from '../../../app/list-accounts.js';
@@ -17,7 +18,7 @@ const AccountsQuery = Type.Object({
 export const AccountsResponseSchema = SuccessEnvelope(Type.Array(AccountRecordSchema), 'AccountsResponse', "The customer's accounts; `data: []` when there are none");
 
 export async function accountsRoute(app: FastifyInstance, deps: AccountsRouteDeps): Promise<void> {
-  app.route<{ Querystring: { customerId: string } }>({
+  app.withTypeProvider<TypeBoxTypeProvider>().route({
     method: 'GET',
     url: '/core/accounts',
     config: { audit: 'accounts' },
