@@ -10,6 +10,10 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { AccountRecordSchema, LETTER_PATTERN, LOCAL_DATE_TIME_PATTERN, type AccountRecord } from '../../domain/account.js';
+import { isPlainObject } from '../../domain/json.js';
+
+/** Re-exported for the simulator's readers of untrusted JSON; the one definition is the domain's. */
+export { isPlainObject };
 
 export interface Problem {
   /** Where, e.g. `customers[2].accounts[0].interestRate`. */
@@ -56,10 +60,6 @@ export function jsonType(value: unknown): string {
     default:
       return typeof value;
   }
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;

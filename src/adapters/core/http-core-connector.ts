@@ -16,7 +16,8 @@ import {
   type CoreSession,
   type SessionSubject,
 } from '../../ports/core-connector.js';
-import { describeProblems, isPlainObject, jsonType, readAccountRecord, type Problem } from './account-record.js';
+import { describeProblems, jsonType, readAccountRecord, type Problem } from './account-record.js';
+import { isPlainObject } from '../../domain/json.js';
 import {
   CUSTOMER_KEY_PATTERN,
   errorForAnswer,
