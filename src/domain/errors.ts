@@ -119,11 +119,6 @@ export class PayloadTooLarge extends GatewayError {
   readonly status = 413;
   readonly className = 'payload-too-large';
 }
-export class Unprocessable extends GatewayError {
-  override readonly name = 'Unprocessable';
-  readonly status = 422;
-  readonly className = 'unprocessable';
-}
 export class TooManyRequests extends GatewayError {
   override readonly name = 'TooManyRequests';
   readonly status = 429;

@@ -4,6 +4,7 @@
  * name the field and never repeat what was sent, since it may be personal data.
  */
 import type { FieldProblem } from './errors.js';
+import { isPlainObject } from './json.js';
 
 /** Who a registration names; also what a core session is started for (ports/core-connector.ts). */
 export type RegistrationSubject =
@@ -35,10 +36,6 @@ const CUSTOMER_KEY = /^[\x21-\x7E]{1,128}$/;
 const ACCOUNT_NUMBER = /^[A-Za-z0-9][A-Za-z0-9 -]{0,33}$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const US_DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** SSN or TIN: 9 digits, dashes allowed anywhere between them. */
 export function normaliseSocialSecurityNumber(value: string): string | undefined {

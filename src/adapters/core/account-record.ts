@@ -1,10 +1,19 @@
 /**
  * Strict reading of account records (spec §2.3) from untrusted JSON: the HTTP
  * connector reads the core's answers with it and the simulator its fixture
- * files. Problems name the field and what was expected, never the value: values
+ * files. The record's shape is `AccountRecordSchema` (domain/account.ts), checked
+ * by a TypeBox compiled checker: on the hot path a valid record costs one
+ * generated function call. Only a record that fails is walked field by field,
+ * to name each field at fault and what was expected, never the value: values
  * are customers' financial data.
  */
-import type { AccountRecord } from '../../domain/account.js';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { AccountRecordSchema, LETTER_PATTERN, LOCAL_DATE_TIME_PATTERN, type AccountRecord } from '../../domain/account.js';
+import { isPlainObject } from '../../domain/json.js';
+
+/** Re-exported for the simulator's readers of untrusted JSON; the one definition is the domain's. */
+export { isPlainObject };
 
 export interface Problem {
   /** Where, e.g. `customers[2].accounts[0].interestRate`. */
@@ -14,38 +23,26 @@ export interface Problem {
 
 type FieldKind = 'string' | 'letter' | 'number' | 'boolean' | 'dateTime';
 
-/** Every field of an account record and how it is checked, in the spec's order. */
-export const ACCOUNT_FIELDS: Readonly<Record<keyof AccountRecord, FieldKind>> = {
-  id: 'string',
-  customerKey: 'string',
-  guid: 'string',
-  nickname: 'string',
-  accountReferenceId: 'string',
-  type: 'letter',
-  currentBalance: 'number',
-  availableBalance: 'number',
-  interestRate: 'number',
-  accruedInterest: 'number',
-  yearToDateInterest: 'number',
-  paidYearToDateInterest: 'number',
-  pastDueAmount: 'number',
-  creditLimit: 'number',
-  availableCredit: 'number',
-  originationDate: 'dateTime',
-  nextPaymentDate: 'dateTime',
-  maturityDate: 'dateTime',
-  productCode: 'string',
-  isDefault: 'boolean',
-  hasCard: 'boolean',
-  receiveEmailNotices: 'letter',
-  receiveEmailStatements: 'letter',
-  receivePaperNotices: 'letter',
-  receivePaperStatements: 'letter',
-  authorizationCode: 'letter',
-  originalBalance: 'number',
-};
+function kindOf(schema: TSchema): FieldKind {
+  if (schema.type === 'number') return 'number';
+  if (schema.type === 'boolean') return 'boolean';
+  if (schema.pattern === LETTER_PATTERN) return 'letter';
+  if (schema.pattern === LOCAL_DATE_TIME_PATTERN) return 'dateTime';
+  return 'string';
+}
+
+/** Every field of an account record and its kind, in the spec's order, derived from the schema. */
+export const ACCOUNT_FIELDS = Object.freeze(
+  Object.fromEntries(Object.entries(AccountRecordSchema.properties).map(([name, schema]) => [name, kindOf(schema)])),
+) as Readonly<Record<keyof AccountRecord, FieldKind>>;
 
 const FIELD_NAMES = Object.keys(ACCOUNT_FIELDS) as (keyof AccountRecord)[];
+const DATE_FIELDS = FIELD_NAMES.filter((name) => ACCOUNT_FIELDS[name] === 'dateTime');
+
+/** Fixture files: exactly the spec's fields. */
+const closedRecord = TypeCompiler.Compile(AccountRecordSchema);
+/** A core's answers: the spec's fields, others ignored (and dropped from the result). */
+const openRecord = TypeCompiler.Compile(Type.Object(AccountRecordSchema.properties));
 
 /** The JSON type of a value, for "expected X, got Y" without showing the value. */
 export function jsonType(value: unknown): string {
@@ -63,10 +60,6 @@ export function jsonType(value: unknown): string {
     default:
       return typeof value;
   }
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
@@ -102,7 +95,7 @@ function fieldProblem(kind: FieldKind, value: unknown): string | undefined {
       return typeof value === 'string' ? undefined : `expected a string, got ${jsonType(value)}`;
     case 'letter':
       if (typeof value !== 'string') return `expected a single-letter string, got ${jsonType(value)}`;
-      return /^[A-Za-z]$/.test(value) ? undefined : 'expected a single letter';
+      return new RegExp(LETTER_PATTERN).test(value) ? undefined : 'expected a single letter';
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? undefined : `expected a number, got ${jsonType(value)}`;
     case 'boolean':
@@ -112,6 +105,30 @@ function fieldProblem(kind: FieldKind, value: unknown): string | undefined {
       return isDateTimeWithoutZone(value)
         ? undefined
         : 'expected a date-time without zone, YYYY-MM-DDTHH:mm:ss (0001-01-01T00:00:00 for no date)';
+  }
+}
+
+/**
+ * The schema's pattern says `YYYY-MM-DDTHH:mm:ss`; a JSON Schema pattern cannot say
+ * whether that is a real calendar date, so the three date fields are checked here too.
+ */
+function realDates(value: Record<string, unknown>): boolean {
+  return DATE_FIELDS.every((name) => isDateTimeWithoutZone(value[name] as string));
+}
+
+/** The slow path, for a record the compiled checker refused: every problem, in the spec's field order. */
+function explain(value: Record<string, unknown>, path: string, problems: Problem[], unknownFields: 'reject' | 'drop'): void {
+  for (const name of FIELD_NAMES) {
+    if (!Object.hasOwn(value, name)) problems.push({ path: `${path}.${name}`, message: 'missing' });
+    else {
+      const problem = fieldProblem(ACCOUNT_FIELDS[name], value[name]);
+      if (problem) problems.push({ path: `${path}.${name}`, message: problem });
+    }
+  }
+  if (unknownFields === 'reject') {
+    for (const name of Object.keys(value)) {
+      if (!Object.hasOwn(ACCOUNT_FIELDS, name)) problems.push({ path: `${path}.${safeName(name)}`, message: 'unknown field' });
+    }
   }
 }
 
@@ -131,23 +148,17 @@ export function readAccountRecord(
     problems.push({ path, message: `expected an account record object, got ${jsonType(value)}` });
     return undefined;
   }
+  const checker = unknownFields === 'reject' ? closedRecord : openRecord;
+  if (checker.Check(value) && realDates(value)) {
+    const record: Record<string, unknown> = {};
+    for (const name of FIELD_NAMES) record[name] = value[name];
+    return record as AccountRecord;
+  }
   const before = problems.length;
-  const record: Record<string, unknown> = {};
-  for (const name of FIELD_NAMES) {
-    if (!Object.hasOwn(value, name)) {
-      problems.push({ path: `${path}.${name}`, message: 'missing' });
-      continue;
-    }
-    const problem = fieldProblem(ACCOUNT_FIELDS[name], value[name]);
-    if (problem) problems.push({ path: `${path}.${name}`, message: problem });
-    else record[name] = value[name];
-  }
-  if (unknownFields === 'reject') {
-    for (const name of Object.keys(value)) {
-      if (!Object.hasOwn(ACCOUNT_FIELDS, name)) problems.push({ path: `${path}.${safeName(name)}`, message: 'unknown field' });
-    }
-  }
-  return problems.length === before ? (record as unknown as AccountRecord) : undefined;
+  explain(value, path, problems, unknownFields);
+  // The checker and the explanation agree; should they ever not, the record is still refused.
+  if (problems.length === before) problems.push({ path, message: 'does not match the account record of spec §2.3' });
+  return undefined;
 }
 
 /** A key taken from input, shortened so a problem list stays readable. */

@@ -5,6 +5,7 @@
  * the port's typed errors. Error messages name what went wrong, never the
  * delegate reference ID, the demographics or the API key.
  */
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Pool, type Dispatcher } from 'undici';
 import type { AccountRecord } from '../../domain/account.js';
 import {
@@ -15,8 +16,20 @@ import {
   type CoreSession,
   type SessionSubject,
 } from '../../ports/core-connector.js';
-import { describeProblems, isPlainObject, jsonType, readAccountRecord, type Problem } from './account-record.js';
-import { errorForAnswer, PROTOCOL_HEADERS, PROTOCOL_PATHS, retrySafe, type CoreOperation, type StartSessionBody } from './protocol.js';
+import { describeProblems, jsonType, readAccountRecord, type Problem } from './account-record.js';
+import { isPlainObject } from '../../domain/json.js';
+import {
+  CUSTOMER_KEY_PATTERN,
+  errorForAnswer,
+  HEADER_SAFE_PATTERN,
+  PROTOCOL_HEADERS,
+  PROTOCOL_PATHS,
+  retrySafe,
+  SessionBodySchema,
+  type CoreOperation,
+  type SessionBody,
+  type StartSessionBody,
+} from './protocol.js';
 
 export interface HttpCoreConnectorOptions {
   /** Base URL of the core (or of the bank's adapter), e.g. `https://core.bank.example/coregate`; the protocol paths go below it. */
@@ -40,9 +53,11 @@ const TIMED_OUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 const PING_TIMEOUT_MS = 2000;
 
 /** Anything that may go into a header: visible ASCII. */
-const HEADER_SAFE = /^[\x21-\x7e]{1,1024}$/;
+const HEADER_SAFE = new RegExp(HEADER_SAFE_PATTERN);
 /** Customer keys as the protocol defines them (docs/core-protocol.md §2). */
-const CUSTOMER_KEY = /^[\x21-\x7e]{1,128}$/;
+const CUSTOMER_KEY = new RegExp(CUSTOMER_KEY_PATTERN);
+/** The session answer's shape, compiled once; a refused answer is explained field by field. */
+const sessionAnswer = TypeCompiler.Compile(SessionBodySchema);
 const ISO_WITH_ZONE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 class TooLarge extends Error {}
@@ -103,8 +118,20 @@ export class HttpCoreConnector implements CoreConnector {
     const answer = await this.call('startSession', 'POST', PROTOCOL_PATHS.sessions, context, { 'content-type': 'application/json' }, JSON.stringify(body));
     if (answer.status !== 201 && answer.status !== 200) throw this.failure('startSession', answer);
     const json = this.json('startSession', answer);
+    const expiresAt = sessionAnswer.Check(json) ? parseInstant(json.expiresAt) : undefined;
+    if (!expiresAt) throw this.invalidSessionAnswer(json);
+    const session = json as SessionBody;
+    if (subject.kind === 'customerKey' && session.customerKey !== subject.customerKey) {
+      // Never hand out a session for someone other than who was asked for.
+      throw new CoreProtocolError('the session answer names a different customerKey than requested', retrySafe('startSession', true));
+    }
+    return { customerKey: session.customerKey, delegateReferenceId: session.delegateReferenceId, expiresAt };
+  }
+
+  /** Why a session answer was refused, naming each field and never its value (a delegate reference ID is a secret). */
+  private invalidSessionAnswer(json: unknown): CoreProtocolError {
     const problems: Problem[] = [];
-    if (!isPlainObject(json)) throw new CoreProtocolError(`the session answer is ${jsonType(json)}, not an object`, retrySafe('startSession', true));
+    if (!isPlainObject(json)) return new CoreProtocolError(`the session answer is ${jsonType(json)}, not an object`, retrySafe('startSession', true));
     const { customerKey, delegateReferenceId, expiresAt } = json;
     // The platform may send this key back in Form B: hold it to the same format (1-128 visible ASCII).
     if (typeof customerKey !== 'string' || !CUSTOMER_KEY.test(customerKey)) {
@@ -115,12 +142,9 @@ export class HttpCoreConnector implements CoreConnector {
     }
     const expires = typeof expiresAt === 'string' ? parseInstant(expiresAt) : undefined;
     if (!expires) problems.push({ path: 'expiresAt', message: 'expected an ISO 8601 date-time with a zone, e.g. 2026-03-01T12:15:00Z' });
-    if (problems.length > 0) throw new CoreProtocolError(`invalid session answer: ${describeProblems(problems)}`, retrySafe('startSession', true));
-    if (subject.kind === 'customerKey' && customerKey !== subject.customerKey) {
-      // Never hand out a session for someone other than who was asked for.
-      throw new CoreProtocolError('the session answer names a different customerKey than requested', retrySafe('startSession', true));
-    }
-    return { customerKey: customerKey as string, delegateReferenceId: delegateReferenceId as string, expiresAt: expires! };
+    // The compiled check and this explanation agree; should they ever not, the answer is still refused.
+    if (problems.length === 0) problems.push({ path: '(answer)', message: 'does not match the session answer of the protocol' });
+    return new CoreProtocolError(`invalid session answer: ${describeProblems(problems)}`, retrySafe('startSession', true));
   }
 
   async listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]> {

@@ -3,6 +3,7 @@
  * shapes and error codes, shared by the HTTP connector, the simulator server and
  * the in-process connector so the three cannot drift apart.
  */
+import { Type, type Static } from '@sinclair/typebox';
 import { CoreProtocolError, CoreUnavailable, CustomerNotRecognised, SessionRejected, type CoreError } from '../../ports/core-connector.js';
 import type { AccountRecord } from '../../domain/account.js';
 
@@ -25,13 +26,19 @@ export type StartSessionBody =
   | { readonly demographics: { readonly socialSecurityNumber: string; readonly accountNumber: string; readonly birthDay: string } }
   | { readonly customerKey: string };
 
-/** `201` answer of `POST /v1/sessions`. */
-export interface SessionBody {
-  readonly customerKey: string;
-  readonly delegateReferenceId: string;
-  /** ISO 8601 in UTC, e.g. `2026-03-01T12:15:00.000Z`. */
-  readonly expiresAt: string;
-}
+/** Visible ASCII, 1 to 128 characters: the platform may send the key back in Form B. */
+export const CUSTOMER_KEY_PATTERN = '^[\\x21-\\x7e]{1,128}$';
+/** Visible ASCII, 1 to 1024 characters: it travels in a header. */
+export const HEADER_SAFE_PATTERN = '^[\\x21-\\x7e]{1,1024}$';
+
+/** `201` answer of `POST /v1/sessions`; the HTTP connector checks answers with it (other fields are ignored). */
+export const SessionBodySchema = Type.Object({
+  customerKey: Type.String({ pattern: CUSTOMER_KEY_PATTERN }),
+  delegateReferenceId: Type.String({ pattern: HEADER_SAFE_PATTERN }),
+  /** ISO 8601 with a zone, e.g. `2026-03-01T12:15:00.000Z`; the connector also checks it is a real instant. */
+  expiresAt: Type.String(),
+});
+export type SessionBody = Readonly<Static<typeof SessionBodySchema>>;
 
 /** `200` answer of `GET /v1/accounts`. */
 export interface AccountsBody {

@@ -3,7 +3,6 @@
  * A refused request gets 429 with `Retry-After`: the TooManyRequests envelope on
  * the gateway, an OAuth body on the token endpoints (`plugins/error-handler.ts`).
  */
-import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestThrottle } from '../../app/request-throttle.js';
 import { InvalidClient } from '../../domain/errors.js';
@@ -32,12 +31,3 @@ export function tokenEndpointRateLimits(scope: FastifyInstance, throttle: Reques
     if (request.oauthClient) await throttle.admitClientTokenRequest(request.oauthClient.id);
   });
 }
-
-/** The token endpoints' 429 body (its code is one of the spec's table 7.1; RFC 6749 has none for this). */
-export const OAuthRateLimitedSchema = Type.Object(
-  {
-    error: Type.Literal('invalid_request'),
-    error_description: Type.Literal('too many requests, retry later'),
-  },
-  { description: 'Rate limit exceeded; `Retry-After` says when to try again (README "Rate limits")' },
-);

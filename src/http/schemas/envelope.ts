@@ -1,7 +1,8 @@
 /**
- * The response envelope of `/core/*` (spec §2.2, CONTRACT §3) and the account
- * record (spec §2.3). Response schemas are allow-lists: fast-json-stringify
- * writes exactly these fields, so nothing else can leak to the platform.
+ * The response envelope of `/core/*` (spec §2.2, CONTRACT §3); the account record
+ * it carries is `AccountRecordSchema` of `domain/account.ts`. Response schemas are
+ * allow-lists: fast-json-stringify writes exactly these fields, so nothing else can
+ * leak to the platform.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 
@@ -39,43 +40,6 @@ export const ErrorEnvelope = Type.Object(
   { $id: 'ErrorEnvelope', description: 'FeathersJS-style error envelope' },
 );
 
-/** `YYYY-MM-DDTHH:mm:ss`, no zone; `0001-01-01T00:00:00` means no date. */
-const LocalDateTime = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$', examples: ['2019-05-01T00:00:00'] });
-const YesNo = Type.String({ minLength: 1, maxLength: 1, examples: ['Y'] });
-
-export const AccountRecordSchema = Type.Object(
-  {
-    id: Type.String(),
-    customerKey: Type.String(),
-    guid: Type.String(),
-    nickname: Type.String(),
-    accountReferenceId: Type.String(),
-    type: Type.String({ description: 'single-letter account type code' }),
-    currentBalance: Type.Number(),
-    availableBalance: Type.Number(),
-    interestRate: Type.Number({ description: 'a fraction: 0.0425 is 4.25 %' }),
-    accruedInterest: Type.Number(),
-    yearToDateInterest: Type.Number(),
-    paidYearToDateInterest: Type.Number(),
-    pastDueAmount: Type.Number(),
-    creditLimit: Type.Number(),
-    availableCredit: Type.Number(),
-    originationDate: LocalDateTime,
-    nextPaymentDate: LocalDateTime,
-    maturityDate: LocalDateTime,
-    productCode: Type.String(),
-    isDefault: Type.Boolean(),
-    hasCard: Type.Boolean(),
-    receiveEmailNotices: YesNo,
-    receiveEmailStatements: YesNo,
-    receivePaperNotices: YesNo,
-    receivePaperStatements: YesNo,
-    authorizationCode: Type.String({ description: 'single-letter code' }),
-    originalBalance: Type.Number(),
-  },
-  { $id: 'AccountRecord', additionalProperties: false },
-);
-
 /** What each error status of the gateway means (CONTRACT §3), for the API reference. */
 const ERROR_MEANINGS: Readonly<Record<number, string>> = {
   400: 'Invalid request: `data.errors` names each bad field as `{path, message}`',
@@ -86,7 +50,7 @@ const ERROR_MEANINGS: Readonly<Record<number, string>> = {
   413: 'Body over 64 KiB',
   429: 'Rate limit exceeded; `Retry-After` says when to try again',
   502: 'The core banking system failed, timed out or answered something unreadable',
-  503: 'Temporarily unavailable (shedding load, core circuit open or database down); `Retry-After` says when to try again',
+  503: 'Temporarily unavailable (core circuit open or database down); `Retry-After` says when to try again',
 };
 
 /** Error statuses a gateway route can answer, each described, all in the error envelope. */

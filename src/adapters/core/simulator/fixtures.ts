@@ -6,7 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { AccountRecord } from '../../../domain/account.js';
-import { describeProblems, isIsoDate, isPlainObject, jsonType, readAccountRecord, safeName, type Problem } from '../account-record.js';
+import { describeProblems, isIsoDate, jsonType, readAccountRecord, safeName, type Problem } from '../account-record.js';
+import { isPlainObject } from '../../../domain/json.js';
 import { demographicsKey, ListDirectory, type CoreCustomer } from './customers.js';
 
 /** The data file is not what the simulator can serve. `problems` lists every field at fault. */

@@ -1,9 +1,11 @@
 /** `GET /core/accounts?customerId=` — the customer's accounts (spec §4.3, CONTRACT §3). */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AccountReader } from '../../../app/list-accounts.js';
 import { CUSTOMER_ID_PATTERN } from '../../../domain/registration.js';
-import { AccountRecordSchema, gatewayErrors, success, SuccessEnvelope } from '../../schemas/envelope.js';
+import { AccountRecordSchema } from '../../../domain/account.js';
+import { gatewayErrors, success, SuccessEnvelope } from '../../schemas/envelope.js';
 
 export interface AccountsRouteDeps {
   readonly accountReader: AccountReader;
@@ -16,7 +18,7 @@ const AccountsQuery = Type.Object({
 export const AccountsResponseSchema = SuccessEnvelope(Type.Array(AccountRecordSchema), 'AccountsResponse', "The customer's accounts; `data: []` when there are none");
 
 export async function accountsRoute(app: FastifyInstance, deps: AccountsRouteDeps): Promise<void> {
-  app.route<{ Querystring: { customerId: string } }>({
+  app.withTypeProvider<TypeBoxTypeProvider>().route({
     method: 'GET',
     url: '/core/accounts',
     config: { audit: 'accounts' },

@@ -1,5 +1,7 @@
 /** `POST /core/sessions` — register a platform customer with the core (spec §4.2, CONTRACT §3). */
-import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyInstance } from 'fastify';
 import type { SessionRegistrar } from '../../../app/register-session.js';
 import { BadRequest } from '../../../domain/errors.js';
@@ -12,9 +14,19 @@ export interface SessionsRouteDeps {
   readonly clock: Clock;
 }
 
-const Registration = Type.Object({ customerId: Type.String({ description: 'unique customer ID on the platform', maxLength: 128 }) }, { additionalProperties: false });
+const Registration = Type.Object(
+  { customerId: Type.String({ description: 'unique customer ID on the platform: 1 to 128 printable characters without spaces' }) },
+  { additionalProperties: false },
+);
 
-/** Documentation of the two accepted forms; validation is `parseRegistration`, which names every bad field. */
+/**
+ * The body: Form A or Form B (spec §2.1), as one union. It is the shape — field
+ * names and JSON types — and the source of the handler's body type; the rules on
+ * the values (SSN digits, a real past birth date, surrounding spaces trimmed) are
+ * the normalising step `parseRegistration` (domain/registration.ts), because
+ * trimming and the calendar cannot be said in JSON Schema. No length or pattern
+ * is declared here for the same reason: a value with spaces around it is accepted.
+ */
 export const RegistrationRequestSchema = Type.Union(
   [
     Type.Object(
@@ -42,6 +54,29 @@ export const RegistrationRequestSchema = Type.Union(
   { $id: 'RegistrationRequest' },
 );
 
+export type RegistrationRequest = Static<typeof RegistrationRequestSchema>;
+
+/** The union compiled once; it only decides "is it Form A or B?", see {@link registrationValidator}. */
+const registrationShape = TypeCompiler.Compile(RegistrationRequestSchema);
+
+/**
+ * The route's body validator: the compiled union admits a body of Form A or B.
+ * A refused body is explained by `parseRegistration`, whose field-named
+ * `{path, message}` list is the contract's (CONTRACT §3) and never repeats a value
+ * (it may be personal data); ajv's union errors ("must match a schema in anyOf")
+ * would name neither the field nor the rule. The union refuses only what
+ * `parseRegistration` refuses too (wrong JSON types, unknown or missing fields,
+ * both forms or none), so its explanation always has a problem to name.
+ */
+function registrationValidator(today: () => Date) {
+  return (body: unknown) => {
+    if (registrationShape.Check(body)) return { value: body };
+    const parsed = parseRegistration(body, today());
+    const problems = parsed.ok ? [{ path: '/', message: 'is invalid' }] : parsed.problems;
+    return { error: new BadRequest('invalid registration', problems) };
+  };
+}
+
 export const RegistrationResponseSchema = SuccessEnvelope(
   Type.Object({ customerId: Type.String(), customerKey: Type.String() }, { additionalProperties: false }),
   'RegistrationResponse',
@@ -53,7 +88,7 @@ export async function sessionsRoute(app: FastifyInstance, deps: SessionsRouteDep
   // refused as "must be a JSON object", hiding the real mistake. Without the parser it
   // is refused for its content type. (This plugin is encapsulated: other routes keep it.)
   app.removeContentTypeParser('text/plain');
-  app.route({
+  app.withTypeProvider<TypeBoxTypeProvider>().route({
     method: 'POST',
     url: '/core/sessions',
     config: { audit: 'registration' },
@@ -67,10 +102,10 @@ export async function sessionsRoute(app: FastifyInstance, deps: SessionsRouteDep
       body: RegistrationRequestSchema,
       response: { 200: RegistrationResponseSchema, ...gatewayErrors(400, 401, 403, 409, 413, 429, 502, 503) },
     },
-    // The schema documents the body; parseRegistration validates it, naming each bad
-    // field without echoing values that may be personal data.
-    validatorCompiler: () => (value: unknown) => ({ value }),
+    validatorCompiler: () => registrationValidator(() => deps.clock.now()),
     handler: async (request) => {
+      // The normalising step: SSN to 9 digits, birthDay to YYYY-MM-DD, values trimmed and
+      // checked; a bad value is a 400 naming its field, exactly as a bad shape is.
       const parsed = parseRegistration(request.body, deps.clock.now());
       if (!parsed.ok) throw new BadRequest('invalid registration', parsed.problems);
       const registered = await deps.registrar.register(request.principal!.platform, parsed.registration, { requestId: request.id });

@@ -7,14 +7,18 @@ import { InvalidRequest } from '../../../domain/errors.js';
 import { methodNotAllowed, noStore } from '../../plugins/error-handler.js';
 import { authenticateClient, authenticatedClient } from './client-authentication.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
-import { OAuthErrorSchema } from './token.js';
+import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
 
 export interface RevokeRouteDeps {
   readonly authenticator: ClientAuthenticator;
   readonly revoker: TokenRevoker;
 }
 
-/** The form parameters, for the document only: the handler reads the raw body itself. */
+/**
+ * The form parameters: the documented shape. As for the token endpoint
+ * (`TokenRequestSchema`), the handler reads and checks the raw body itself, after
+ * client authentication (CONTRACT §3).
+ */
 const RevokeRequestSchema = Type.Object({
   token: Type.String({ description: 'The refresh token to revoke' }),
   token_type_hint: Type.Optional(Type.String({ examples: ['refresh_token'] })),
@@ -33,8 +37,13 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
       description: 'HTTP Basic client authentication as for the token endpoint. Answers 200 also for a token that is unknown, expired or not a refresh token (RFC 7009 §2.2): access tokens are short-lived and stop working when their client is disabled.',
       consumes: ['application/x-www-form-urlencoded'],
       body: RevokeRequestSchema,
-      response: { 400: OAuthErrorSchema },
+      response: {
+        200: { type: 'null', description: 'Revoked, or nothing to revoke (an unknown, expired or access token): an empty body' },
+        400: OAuthErrorSchema,
+        ...OAUTH_ERROR_RESPONSES,
+      },
     },
+    // The body schema documents; readOAuthForm validates after client authentication.
     validatorCompiler: () => (value: unknown) => ({ value }),
     onRequest: authenticateClient(deps.authenticator),
     handler: async (request, reply) => {

@@ -6,6 +6,7 @@ import type { TokenIssuer } from '../../../app/issue-token.js';
 import { methodNotAllowed, noStore } from '../../plugins/error-handler.js';
 import { authenticateClient, authenticatedClient } from './client-authentication.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
+import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
 
 export interface TokenRouteDeps {
   readonly authenticator: ClientAuthenticator;
@@ -28,8 +29,12 @@ export const TokenResponseSchema = Type.Object(
 );
 
 /**
- * The form parameters, for the document only: the handler reads the raw body itself
- * (`readOAuthForm`), after client authentication, as CONTRACT §3 orders the checks.
+ * The form parameters: the documented shape. Fastify does not validate this body:
+ * CONTRACT §3 orders the checks client authentication → `grant_type` → the other
+ * parameters, and a schema validator reports whatever field it meets first. So the
+ * route takes the raw body (`acceptRawBodies`) and `readOAuthForm` and the token
+ * issuer check it, in that order, after the client authentication hook. For the
+ * same reason the route uses no type provider: its body is the raw text.
  */
 export const TokenRequestSchema = Type.Object(
   {
@@ -49,18 +54,6 @@ const TOKEN_DESCRIPTION = [
   'Every answer carries `Cache-Control: no-store` and `Pragma: no-cache`.',
 ].join('\n\n');
 
-export const OAuthErrorSchema = Type.Object(
-  {
-    error: Type.Union(
-      ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'unsupported_token_type'].map((code) =>
-        Type.Literal(code),
-      ),
-    ),
-    error_description: Type.Optional(Type.String()),
-  },
-  { $id: 'OAuthError', description: 'OAuth 2.0 error (RFC 6749 §5.2)', examples: [{ error: 'invalid_grant' }] },
-);
-
 export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Promise<void> {
   acceptRawBodies(app);
   app.route({
@@ -74,9 +67,9 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
       security: [{ clientSecretBasic: [] }],
       consumes: ['application/x-www-form-urlencoded'],
       body: TokenRequestSchema,
-      response: { 200: TokenResponseSchema, 400: OAuthErrorSchema },
+      response: { 200: TokenResponseSchema, 400: OAuthErrorSchema, ...OAUTH_ERROR_RESPONSES },
     },
-    // The body schema documents; readOAuthForm validates, in the order the contract sets.
+    // The body schema documents (see TokenRequestSchema); readOAuthForm validates, in the order the contract sets.
     validatorCompiler: () => (value: unknown) => ({ value }),
     onRequest: authenticateClient(deps.authenticator),
     handler: async (request, reply) => {

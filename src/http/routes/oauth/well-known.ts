@@ -1,4 +1,5 @@
 /** `GET /.well-known/jwks.json` and `GET /.well-known/oauth-authorization-server` (RFC 8414). */
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { KNOWN_SCOPES } from '../../../domain/client.js';
 import type { TokenSigner } from '../../../ports/token-signer.js';
@@ -8,8 +9,44 @@ export interface WellKnownRouteDeps {
   readonly issuer: () => string;
 }
 
+/**
+ * The public members of an Ed25519 key (RFC 8037). The response schema is an
+ * allow-list: a private member (`d`) could never be published, whatever a key holds.
+ */
+const PublicJwkSchema = Type.Object(
+  {
+    kty: Type.String({ examples: ['OKP'] }),
+    crv: Type.String({ examples: ['Ed25519'] }),
+    x: Type.String(),
+    kid: Type.String(),
+    alg: Type.String({ examples: ['EdDSA'] }),
+    use: Type.String({ examples: ['sig'] }),
+  },
+  { additionalProperties: false },
+);
+
+export const JwksSchema = Type.Object(
+  { keys: Type.Array(PublicJwkSchema) },
+  { $id: 'Jwks', additionalProperties: false, description: 'The active key and retired keys whose tokens may still be alive' },
+);
+
+export const AuthorizationServerMetadataSchema = Type.Object(
+  {
+    issuer: Type.String(),
+    token_endpoint: Type.String(),
+    jwks_uri: Type.String(),
+    revocation_endpoint: Type.String(),
+    grant_types_supported: Type.Array(Type.String()),
+    token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    scopes_supported: Type.Array(Type.String()),
+    response_types_supported: Type.Array(Type.String()),
+  },
+  { $id: 'AuthorizationServerMetadata', additionalProperties: false, description: 'Authorization server metadata (RFC 8414 §2)' },
+);
+
 export async function wellKnownRoutes(app: FastifyInstance, deps: WellKnownRouteDeps): Promise<void> {
-  app.get('/.well-known/jwks.json', { schema: { summary: 'Public keys that sign access tokens', tags: ['oauth'] } }, async (_request, reply) => {
+  app.get('/.well-known/jwks.json', { schema: { summary: 'Public keys that sign access tokens', tags: ['oauth'], response: { 200: JwksSchema } } }, async (_request, reply) => {
     // Short cache: after a key rotation verifiers must see the new key quickly.
     reply.header('cache-control', 'public, max-age=60');
     return deps.signer.jwks();
@@ -17,7 +54,7 @@ export async function wellKnownRoutes(app: FastifyInstance, deps: WellKnownRoute
 
   app.get(
     '/.well-known/oauth-authorization-server',
-    { schema: { summary: 'Authorization server metadata (RFC 8414)', tags: ['oauth'] } },
+    { schema: { summary: 'Authorization server metadata (RFC 8414)', tags: ['oauth'], response: { 200: AuthorizationServerMetadataSchema } } },
     async (_request, reply) => {
       const issuer = deps.issuer();
       reply.header('cache-control', 'public, max-age=300');

@@ -1,0 +1,49 @@
+/**
+ * Every answer of the OAuth endpoints that is not a success, as the error handler
+ * (`plugins/error-handler.ts`) writes it, so that each route declares every status
+ * it can answer (spec §7.1; RFC 6749 §5.2, RFC 7009 §2.2). One schema per body.
+ */
+import { Type } from '@sinclair/typebox';
+
+/**
+ * The codes the endpoints answer (`OAuthErrorCode` in domain/errors.ts). RFC 7009's
+ * `unsupported_token_type` is not among them: the revocation endpoint answers 200
+ * for any token it does not revoke, as RFC 7009 §2.2 allows.
+ */
+const OAUTH_ERROR_CODES = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type'] as const;
+
+export const OAuthErrorSchema = Type.Object(
+  {
+    error: Type.Union(OAUTH_ERROR_CODES.map((code) => Type.Literal(code))),
+    error_description: Type.Optional(Type.String()),
+  },
+  { $id: 'OAuthError', description: 'OAuth 2.0 error (RFC 6749 §5.2)', examples: [{ error: 'invalid_grant' }] },
+);
+
+/** The 405 body: any method but POST (the `Allow` header says POST). */
+export const OAuthMethodNotAllowedSchema = Type.Object(
+  { error: Type.Literal('invalid_request'), error_description: Type.String({ examples: ['use POST'] }) },
+  { description: 'Any method but POST: `Allow: POST`' },
+);
+
+/** The token endpoints' 429 body (its code is one of the spec's table 7.1; RFC 6749 has none for this). */
+export const OAuthRateLimitedSchema = Type.Object(
+  {
+    error: Type.Literal('invalid_request'),
+    error_description: Type.Literal('too many requests, retry later'),
+  },
+  { description: 'Rate limit exceeded; `Retry-After` says when to try again (README "Rate limits")' },
+);
+
+/** The 503 body (RFC 6749 §4.1.2.1 names the code for the authorization endpoint; it says the same here). */
+export const OAuthUnavailableSchema = Type.Object(
+  { error: Type.Literal('temporarily_unavailable') },
+  { description: 'Temporarily unavailable (database down); `Retry-After` says when to try again' },
+);
+
+/** The error statuses both OAuth endpoints can answer, besides their 400. */
+export const OAUTH_ERROR_RESPONSES = {
+  405: OAuthMethodNotAllowedSchema,
+  429: OAuthRateLimitedSchema,
+  503: OAuthUnavailableSchema,
+} as const;
