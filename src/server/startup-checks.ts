@@ -4,7 +4,7 @@
  * (spec §4.1, README "HTTPS"), and which development conveniences are in use.
  */
 import type { Logger } from 'pino';
-import { tokenTransport, type Config, type TlsCredentials } from './config/config.js';
+import { tokenTransport, type Config, type TlsCredentials } from '../config/config.js';
 
 const CERT_EXPIRY_WARNING_DAYS = 30;
 
