@@ -83,7 +83,8 @@ export class AdminOperationFailed extends Error {
   }
 }
 
-type Handlers = { [N in AdminOperationName]: (args: AdminOperations[N]['args']) => Promise<AdminOperations[N]['result']> };
+/** The handler table: one function per operation. */
+export type AdminHandlers = { [N in AdminOperationName]: (args: AdminOperations[N]['args']) => Promise<AdminOperations[N]['result']> };
 
 export interface AdminOperationsOptions {
   /**
@@ -117,7 +118,7 @@ function limitNumber(value: string | undefined): number | undefined {
 export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'sessionAdmin'>;
 
 /** The handler table: one use-case call per operation. */
-export function adminOperations(services: AdminServices, options: AdminOperationsOptions = {}): Handlers {
+export function adminOperations(services: AdminServices, options: AdminOperationsOptions = {}): AdminHandlers {
   return {
     ping: async () => ({ ok: true }),
     'clients.create': async (args) => {
@@ -174,13 +175,13 @@ export function adminOperations(services: AdminServices, options: AdminOperation
   };
 }
 
-export function isAdminOperation(handlers: Handlers, name: unknown): name is AdminOperationName {
+export function isAdminOperation(handlers: AdminHandlers, name: unknown): name is AdminOperationName {
   return typeof name === 'string' && Object.hasOwn(handlers, name);
 }
 
 /** Runs one operation; a use case's refusal becomes {@link AdminOperationFailed}. */
 export async function executeAdminOperation<N extends AdminOperationName>(
-  handlers: Handlers,
+  handlers: AdminHandlers,
   name: N,
   args: AdminOperations[N]['args'],
 ): Promise<AdminOperations[N]['result']> {
@@ -204,4 +205,3 @@ export function directAdminClient(services: Services, options: AdminOperationsOp
   };
 }
 
-export type AdminHandlers = Handlers;
