@@ -16,9 +16,12 @@ import type { RenewalEvents } from './core-session-keeper.js';
 /** An event as the callers describe it; the trail stamps the time. */
 export type AuditEntry = Omit<AuditEvent, 'occurredAt'>;
 
+/** How long a request waits for its audit row before answering without it (the write goes on). */
+export const DEFAULT_AUDIT_WAIT_MS = 2_000;
+
 export interface AuditTrailOptions {
-  /** How long a caller waits for its audit row before going on without it. */
-  readonly waitMs: number;
+  /** How long a caller waits for its audit row before going on without it; {@link DEFAULT_AUDIT_WAIT_MS} by default. */
+  readonly waitMs?: number;
   /** Told about every write that failed (to log it at error level). */
   readonly onFailure: (error: unknown, event: AuditEvent) => void;
 }
@@ -47,7 +50,7 @@ export class AuditTrail {
     let timer: NodeJS.Timeout | undefined;
     // Not unref'd: it is cleared as soon as the write ends, and must not let the loop exit meanwhile.
     const patience = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.options.waitMs);
+      timer = setTimeout(resolve, this.options.waitMs ?? DEFAULT_AUDIT_WAIT_MS);
     });
     await Promise.race([write, patience]);
     clearTimeout(timer);

@@ -17,8 +17,8 @@ import { SingleFlight } from './single-flight.js';
 
 export interface KeeperOptions {
   readonly skewSeconds: number;
-  /** How long a renewal may hold its lease: longer than one core call can take. */
-  readonly leaseSeconds: number;
+  /** The timeout of one core call (COREGATE_CORE_TIMEOUT_MS): the renewal lease outlives it. */
+  readonly coreTimeoutMs: number;
   /** How often a process waiting on another process's renewal looks again. */
   readonly pollMs?: number;
 }
@@ -34,10 +34,19 @@ export interface RenewalEvents {
   onJoin?(): void;
 }
 
+/**
+ * How long a renewal may hold its lease: longer than one core call can take, so a
+ * live renewer never loses it, and short, so a crashed renewer blocks others only briefly.
+ */
+export function renewalLeaseSeconds(coreTimeoutMs: number): number {
+  return Math.ceil(coreTimeoutMs / 1000) + 5;
+}
+
 export class CoreSessionKeeper {
   private readonly flights = new SingleFlight<Association>(() => this.events.onJoin?.());
   /** Names this process as a lease owner. */
   private readonly owner = randomUUID();
+  private readonly leaseSeconds: number;
 
   constructor(
     private readonly store: AssociationStore,
@@ -45,7 +54,9 @@ export class CoreSessionKeeper {
     private readonly clock: Clock,
     private readonly options: KeeperOptions,
     private readonly events: RenewalEvents = {},
-  ) {}
+  ) {
+    this.leaseSeconds = renewalLeaseSeconds(options.coreTimeoutMs);
+  }
 
   /** The association with a session that will not expire within the skew, renewing if needed. */
   async fresh(association: Association, context: CoreCallContext): Promise<Association> {
@@ -63,11 +74,11 @@ export class CoreSessionKeeper {
   private async renewAcrossProcesses(association: Association, context: CoreCallContext): Promise<Association> {
     const key = { platform: association.platform, customerId: association.customerId };
     const pollMs = this.options.pollMs ?? 25;
-    const deadline = this.clock.now().getTime() + 2 * this.options.leaseSeconds * 1000;
+    const deadline = this.clock.now().getTime() + 2 * this.leaseSeconds * 1000;
     let waiting = false;
     for (;;) {
       const now = this.clock.now();
-      const claim = await this.store.claimRenewal(key, association.version, this.owner, now, new Date(now.getTime() + this.options.leaseSeconds * 1000));
+      const claim = await this.store.claimRenewal(key, association.version, this.owner, now, new Date(now.getTime() + this.leaseSeconds * 1000));
       if (claim.outcome === 'claimed') return this.startNewSession(claim.association, context);
       const current = claim.association;
       if (!current) throw new NotFound('no such customer');

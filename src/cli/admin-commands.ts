@@ -1,25 +1,15 @@
 /**
- * Operator commands that work on the database: `clients …`, `keys …`, `migrate`.
- * They go through the use cases, never raw SQL, and run the same whether the CLI
- * opened the database itself or a running server executes them on its behalf
- * (see `admin-socket.ts`).
+ * Operator commands that work on the database: `clients …`, `keys …`, `migrate`
+ * (and the dispatch of `audit`, `sessions`). Each parses its options, calls one
+ * admin operation (`server/admin-operations.ts`: a use case, never raw SQL) and
+ * formats the result — the same whether the CLI opened the database itself or a
+ * running server executes the operation on its behalf (`server/admin-socket.ts`).
  */
-import { parseArgs } from 'node:util';
-import type { Client } from '../domain/client.js';
-import { GatewayError } from '../domain/errors.js';
-import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
-import type { Services } from '../composition.js';
+import type { AdminClient, ClientView } from '../server/admin-operations.js';
+import { AdminOperationFailed } from '../server/admin-operations.js';
 import { UsageError, type CliIo } from './io.js';
+import { parse } from './parse-args.js';
 import { auditCommand, sessionsCommand } from './audit-sessions-commands.js';
-
-export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'sessionAdmin'> & {
-  /**
-   * Migrations applied when this command opened the database itself (every command
-   * migrates on open): `migrate` reports them as its own work. Unset when a server
-   * runs the command, whose startup migrations belong to the server.
-   */
-  readonly migratedOnOpen?: MigrationReport;
-};
 
 export const ADMIN_COMMANDS = new Set(['clients', 'keys', 'migrate', 'audit', 'sessions']);
 
@@ -42,7 +32,7 @@ const MIGRATE_HELP = `Usage:
   coregate migrate [--json]       apply pending database migrations`;
 
 /** The public view of a client, in the CLI's snake_case JSON. */
-function clientJson(client: Client) {
+function clientJson(client: ClientView) {
   return {
     client_id: client.id,
     name: client.name,
@@ -51,12 +41,12 @@ function clientJson(client: Client) {
     grants: client.grants,
     allowed_ips: client.allowedIps,
     enabled: client.enabled,
-    created_at: client.createdAt.toISOString(),
-    secret_rotated_at: client.secretRotatedAt.toISOString(),
+    created_at: client.createdAt,
+    secret_rotated_at: client.secretRotatedAt,
   };
 }
 
-function clientText(client: Client): string {
+function clientText(client: ClientView): string {
   return [
     `client_id:    ${client.id}`,
     `name:         ${client.name}`,
@@ -65,37 +55,18 @@ function clientText(client: Client): string {
     `grants:       ${client.grants.join(' ')}`,
     `allowed_ips:  ${client.allowedIps.length ? client.allowedIps.join(' ') : '(any)'}`,
     `enabled:      ${client.enabled}`,
-    `created_at:   ${client.createdAt.toISOString()}`,
-    `secret_rotated_at: ${client.secretRotatedAt.toISOString()}`,
+    `created_at:   ${client.createdAt}`,
+    `secret_rotated_at: ${client.secretRotatedAt}`,
   ].join('\n');
 }
 
-type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
-interface Parsed {
-  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
-  positionals: string[];
-}
-
-export function parse(args: string[], options: OptionSpec, positionals: number): Parsed {
-  let parsed: Parsed;
-  try {
-    parsed = parseArgs({ args, options: { ...options, json: { type: 'boolean' }, help: { type: 'boolean' } }, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  if (!parsed.values.help && parsed.positionals.length !== positionals) {
-    throw new UsageError(positionals === 1 ? 'expected one client ID' : `unexpected argument "${parsed.positionals[0]}"`);
-  }
-  return parsed;
-}
-
-async function clients(args: string[], services: AdminServices, io: CliIo): Promise<number> {
+async function clients(args: string[], admin: AdminClient, io: CliIo): Promise<number> {
   const [action, ...rest] = args;
   if (action === undefined || action === '--help' || action === 'help') {
     io.out(CLIENTS_HELP);
     return action === undefined ? 2 : 0;
   }
-  const printClient = (client: Client, json: boolean) => io.out(json ? JSON.stringify(clientJson(client)) : clientText(client));
+  const printClient = (client: ClientView, json: boolean) => io.out(json ? JSON.stringify(clientJson(client)) : clientText(client));
   switch (action) {
     case 'create': {
       const { values } = parse(rest, {
@@ -107,12 +78,12 @@ async function clients(args: string[], services: AdminServices, io: CliIo): Prom
       }, 0);
       if (values.help) return (io.out(CLIENTS_HELP), 0);
       if (typeof values.name !== 'string') throw new UsageError('--name is required');
-      const { client, secret } = await services.clientRegistry.create({
+      const { client, secret } = await admin.call('clients.create', {
         name: values.name,
-        platform: values.platform as string | undefined,
-        scopes: values.scope as string[] | undefined,
-        grants: values.grant as string[] | undefined,
-        allowedIps: values['allow-ip'] as string[] | undefined,
+        ...(values.platform !== undefined ? { platform: values.platform as string } : {}),
+        ...(values.scope !== undefined ? { scopes: values.scope as string[] } : {}),
+        ...(values.grant !== undefined ? { grants: values.grant as string[] } : {}),
+        ...(values['allow-ip'] !== undefined ? { allowedIps: values['allow-ip'] as string[] } : {}),
       });
       printSecret(io, client, secret, values.json === true);
       return 0;
@@ -120,7 +91,7 @@ async function clients(args: string[], services: AdminServices, io: CliIo): Prom
     case 'list': {
       const { values } = parse(rest, {}, 0);
       if (values.help) return (io.out(CLIENTS_HELP), 0);
-      const all = await services.clientRegistry.list();
+      const all = await admin.call('clients.list', {});
       if (values.json) io.out(JSON.stringify(all.map(clientJson)));
       else if (all.length === 0) io.err('no clients yet: create one with `coregate clients create --name NAME`');
       else {
@@ -136,12 +107,12 @@ async function clients(args: string[], services: AdminServices, io: CliIo): Prom
       if (values.help) return (io.out(CLIENTS_HELP), 0);
       const id = positionals[0]!;
       const json = values.json === true;
-      if (action === 'show') printClient(await services.clientRegistry.show(id), json);
+      if (action === 'show') printClient(await admin.call('clients.show', { id }), json);
       else if (action === 'rotate-secret') {
-        const { client, secret } = await services.clientRegistry.rotateSecret(id);
+        const { client, secret } = await admin.call('clients.rotate-secret', { id });
         printSecret(io, client, secret, json);
       } else {
-        const client = await services.clientRegistry.setEnabled(id, action === 'enable');
+        const client = await admin.call('clients.set-enabled', { id, enabled: action === 'enable' });
         printClient(client, json);
         if (action === 'disable') io.err('tokens already issued to this client stop working within 60 seconds');
       }
@@ -153,7 +124,7 @@ async function clients(args: string[], services: AdminServices, io: CliIo): Prom
 }
 
 /** The one time a secret is shown: the same JSON document with or without --json. */
-function printSecret(io: CliIo, client: Client, secret: string, json: boolean): void {
+function printSecret(io: CliIo, client: ClientView, secret: string, json: boolean): void {
   const document = {
     client_id: client.id,
     client_secret: secret,
@@ -166,7 +137,7 @@ function printSecret(io: CliIo, client: Client, secret: string, json: boolean): 
   if (!json) io.err('Store the client_secret now: coregate keeps only a digest and cannot show it again.');
 }
 
-async function keys(args: string[], services: AdminServices, io: CliIo): Promise<number> {
+async function keys(args: string[], admin: AdminClient, io: CliIo): Promise<number> {
   const [action, ...rest] = args;
   if (action === undefined || action === '--help' || action === 'help') {
     io.out(KEYS_HELP);
@@ -176,13 +147,13 @@ async function keys(args: string[], services: AdminServices, io: CliIo): Promise
   if (values.help) return (io.out(KEYS_HELP), 0);
   switch (action) {
     case 'rotate': {
-      const rotated = await services.keyring.rotate();
-      const result = { kid: rotated.kid, previous_keys_published_until: rotated.previousKeysPublishedUntil.toISOString() };
+      const rotated = await admin.call('keys.rotate', {});
+      const result = { kid: rotated.kid, previous_keys_published_until: rotated.previousKeysPublishedUntil };
       io.out(values.json ? JSON.stringify(result) : `new signing key ${result.kid} is active; previous keys stay published until ${result.previous_keys_published_until}`);
       return 0;
     }
     case 'list': {
-      const jwks = await services.keyring.jwks();
+      const jwks = await admin.call('keys.list', {});
       io.out(values.json ? JSON.stringify(jwks) : jwks.keys.map((key) => `${String(key['kid'])}\t${String(key['alg'])}\t${String(key['crv'])}`).join('\n'));
       return 0;
     }
@@ -191,31 +162,30 @@ async function keys(args: string[], services: AdminServices, io: CliIo): Promise
   }
 }
 
-async function migrateCommand(args: string[], services: AdminServices, io: CliIo): Promise<number> {
+async function migrateCommand(args: string[], admin: AdminClient, io: CliIo): Promise<number> {
   const { values } = parse(args, {}, 0);
   if (values.help) return (io.out(MIGRATE_HELP), 0);
-  const pending = await migrate(services.database);
-  const report: MigrationReport = { applied: [...(services.migratedOnOpen?.applied ?? []), ...pending.applied], current: pending.current };
+  const report = await admin.call('migrate', {});
   if (values.json) io.out(JSON.stringify(report));
   else io.out(report.applied.length ? `applied ${report.applied.map((m) => m.version).join(', ')}; schema version ${report.current}` : `schema is up to date (version ${report.current})`);
   return 0;
 }
 
 /** Runs one admin command; returns the exit status. Usage and domain errors are printed, not thrown. */
-export async function runAdminCommand(argv: readonly string[], services: AdminServices, io: CliIo): Promise<number> {
+export async function runAdminCommand(argv: readonly string[], admin: AdminClient, io: CliIo): Promise<number> {
   const [command, ...args] = argv;
   try {
     switch (command) {
       case 'clients':
-        return await clients(args, services, io);
+        return await clients(args, admin, io);
       case 'keys':
-        return await keys(args, services, io);
+        return await keys(args, admin, io);
       case 'migrate':
-        return await migrateCommand(args, services, io);
+        return await migrateCommand(args, admin, io);
       case 'audit':
-        return await auditCommand(args, services, io);
+        return await auditCommand(args, admin, io);
       case 'sessions':
-        return await sessionsCommand(args, services, io);
+        return await sessionsCommand(args, admin, io);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -224,9 +194,8 @@ export async function runAdminCommand(argv: readonly string[], services: AdminSe
       io.err(`coregate: ${error.message}`);
       return 2;
     }
-    if (error instanceof GatewayError) {
-      const problems = (error.data['errors'] as { path: string; message: string }[] | undefined) ?? [];
-      io.err(`coregate: ${error.message}${problems.map((p) => `\n  --${p.path}: ${p.message}`).join('')}`);
+    if (error instanceof AdminOperationFailed) {
+      io.err(`coregate: ${error.message}${error.problems.map((p) => `\n  --${p.path}: ${p.message}`).join('')}`);
       return 1;
     }
     throw error;

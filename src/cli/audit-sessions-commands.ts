@@ -1,19 +1,12 @@
 /**
  * `coregate audit list` and `coregate sessions list|revoke`: the audit log and the
- * stored associations, through the use cases (`AuditReader`, `SessionAdmin`).
+ * stored associations, through the admin operations `audit.list`, `sessions.list`
+ * and `sessions.revoke` (use cases `AuditReader`, `SessionAdmin`).
  * Nothing here ever prints a delegate reference ID, sealed or not.
  */
-import type { AuditRecord } from '../ports/audit-log.js';
-import type { AssociationSummary } from '../ports/association-store.js';
-import type { AuditReader } from '../app/read-audit-log.js';
-import type { SessionAdmin } from '../app/session-admin.js';
+import type { AdminClient, AssociationView, AuditEventView } from '../server/admin-operations.js';
 import { UsageError, type CliIo } from './io.js';
-import { parse } from './admin-commands.js';
-
-export interface AuditSessionsServices {
-  readonly auditReader: AuditReader;
-  readonly sessionAdmin: SessionAdmin;
-}
+import { parse } from './parse-args.js';
 
 export const AUDIT_HELP = `Usage:
   coregate audit list [--platform P] [--customer ID] [--since T] [--limit N] [--json]
@@ -32,10 +25,10 @@ list shows a platform's registered customers (default limit 1000); never a deleg
 revoke deletes the association: the customerId must be registered again (audited as session.revoked).`;
 
 /** One audit event in the CLI's JSON. */
-function auditJson(record: AuditRecord) {
+function auditJson(record: AuditEventView) {
   return {
     id: record.id,
-    occurredAt: record.occurredAt.toISOString(),
+    occurredAt: record.occurredAt,
     type: record.type,
     outcome: record.outcome,
     reason: record.reason,
@@ -48,14 +41,14 @@ function auditJson(record: AuditRecord) {
 }
 
 /** One association in the CLI's JSON: an explicit allow-list of fields. */
-function sessionJson(session: AssociationSummary) {
+function sessionJson(session: AssociationView) {
   return {
     customerId: session.customerId,
     customerKey: session.customerKey,
-    expiresAt: session.expiresAt.toISOString(),
+    expiresAt: session.expiresAt,
     needsReregistration: session.needsReregistration,
-    createdAt: session.createdAt.toISOString(),
-    updatedAt: session.updatedAt.toISOString(),
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
   };
 }
 
@@ -63,17 +56,11 @@ function table(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<stri
   return [header, ...rows.map((row) => row.map((cell) => cell ?? '-'))].map((row) => row.join('\t')).join('\n');
 }
 
-/** A `--limit` value as a number (the use case checks its range); `undefined` when absent. */
-function limitOption(value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  return /^\d+$/.test(String(value)) ? Number(value) : Number.NaN;
-}
-
 function isHelp(action: string | undefined): boolean {
   return action === undefined || action === '--help' || action === 'help';
 }
 
-export async function auditCommand(args: string[], services: AuditSessionsServices, io: CliIo): Promise<number> {
+export async function auditCommand(args: string[], admin: AdminClient, io: CliIo): Promise<number> {
   const [action, ...rest] = args;
   if (isHelp(action)) {
     io.out(AUDIT_HELP);
@@ -82,11 +69,11 @@ export async function auditCommand(args: string[], services: AuditSessionsServic
   if (action !== 'list') throw new UsageError(`unknown audit command "${action}"\n${AUDIT_HELP}`);
   const { values } = parse(rest, { platform: { type: 'string' }, customer: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' } }, 0);
   if (values.help) return (io.out(AUDIT_HELP), 0);
-  const records = await services.auditReader.list({
-    platform: values.platform as string | undefined,
-    customerId: values.customer as string | undefined,
-    since: values.since as string | undefined,
-    limit: limitOption(values.limit),
+  const records = await admin.call('audit.list', {
+    ...(values.platform !== undefined ? { platform: values.platform as string } : {}),
+    ...(values.customer !== undefined ? { customerId: values.customer as string } : {}),
+    ...(values.since !== undefined ? { since: values.since as string } : {}),
+    ...(values.limit !== undefined ? { limit: values.limit as string } : {}),
   });
   if (values.json) io.out(JSON.stringify(records.map(auditJson)));
   else if (records.length === 0) io.err('no matching audit events');
@@ -94,14 +81,14 @@ export async function auditCommand(args: string[], services: AuditSessionsServic
     io.out(
       table(
         ['OCCURRED_AT', 'TYPE', 'OUTCOME', 'REASON', 'ACTOR', 'CLIENT_ID', 'PLATFORM', 'CUSTOMER_ID', 'REQUEST_ID'],
-        records.map((r) => [r.occurredAt.toISOString(), r.type, r.outcome, r.reason, r.actor, r.clientId, r.platform, r.customerId, r.requestId]),
+        records.map((r) => [r.occurredAt, r.type, r.outcome, r.reason, r.actor, r.clientId, r.platform, r.customerId, r.requestId]),
       ),
     );
   }
   return 0;
 }
 
-export async function sessionsCommand(args: string[], services: AuditSessionsServices, io: CliIo): Promise<number> {
+export async function sessionsCommand(args: string[], admin: AdminClient, io: CliIo): Promise<number> {
   const [action, ...rest] = args;
   if (isHelp(action)) {
     io.out(SESSIONS_HELP);
@@ -112,14 +99,14 @@ export async function sessionsCommand(args: string[], services: AuditSessionsSer
       const { values } = parse(rest, { platform: { type: 'string' }, limit: { type: 'string' } }, 0);
       if (values.help) return (io.out(SESSIONS_HELP), 0);
       if (typeof values.platform !== 'string') throw new UsageError('--platform is required');
-      const { sessions, truncated } = await services.sessionAdmin.list(values.platform, limitOption(values.limit));
+      const { sessions, truncated } = await admin.call('sessions.list', { platform: values.platform, ...(values.limit !== undefined ? { limit: values.limit as string } : {}) });
       if (values.json) io.out(JSON.stringify(sessions.map(sessionJson)));
       else if (sessions.length === 0) io.err(`no registered customers on platform "${values.platform}"`);
       else {
         io.out(
           table(
             ['CUSTOMER_ID', 'CUSTOMER_KEY', 'EXPIRES_AT', 'NEEDS_REREGISTRATION', 'CREATED_AT', 'UPDATED_AT'],
-            sessions.map((s) => [s.customerId, s.customerKey, s.expiresAt.toISOString(), String(s.needsReregistration), s.createdAt.toISOString(), s.updatedAt.toISOString()]),
+            sessions.map((s) => [s.customerId, s.customerKey, s.expiresAt, String(s.needsReregistration), s.createdAt, s.updatedAt]),
           ),
         );
       }
@@ -131,8 +118,7 @@ export async function sessionsCommand(args: string[], services: AuditSessionsSer
       if (values.help) return (io.out(SESSIONS_HELP), 0);
       if (typeof values.platform !== 'string') throw new UsageError('--platform is required');
       if (typeof values.customer !== 'string') throw new UsageError('--customer is required');
-      await services.sessionAdmin.revoke(values.platform, values.customer);
-      const result = { platform: values.platform, customerId: values.customer, revoked: true };
+      const result = await admin.call('sessions.revoke', { platform: values.platform, customerId: values.customer });
       io.out(values.json ? JSON.stringify(result) : `revoked: customer "${values.customer}" of platform "${values.platform}" must be registered again`);
       return 0;
     }

@@ -3,10 +3,7 @@
  * speaking the reference core protocol (docs/core-protocol.md).
  */
 import { parseArgs } from 'node:util';
-import { CoreSimulator, DEFAULT_SESSION_TTL_SECONDS } from '../adapters/core/simulator/core-simulator.js';
-import type { CustomerDirectory } from '../adapters/core/simulator/customers.js';
-import { FixtureError, loadFixtureFile } from '../adapters/core/simulator/fixtures.js';
-import { startSimulatorServer, type RunningSimulatorServer } from '../adapters/core/simulator/simulator-server.js';
+import { DEFAULT_SESSION_TTL_SECONDS, FixtureError, loadCoreSimCustomers, startCoreSim, type RunningCoreSim } from '../server/core-sim.js';
 import type { CliIo } from './io.js';
 
 export const CORE_SIM_HELP = `Usage: coregate core-sim [--port 8090] [--host 127.0.0.1] [--data FILE] [--session-ttl SECONDS]
@@ -73,10 +70,10 @@ export async function runCoreSim(argv: string[], io: CliIo, options: CoreSimOpti
     return 2;
   }
 
-  let customers: CustomerDirectory | undefined;
+  let customers: Awaited<ReturnType<typeof loadCoreSimCustomers>> | undefined;
   if (dataFile !== undefined) {
     try {
-      customers = await loadFixtureFile(dataFile);
+      customers = await loadCoreSimCustomers(dataFile);
     } catch (error) {
       if (!(error instanceof FixtureError)) throw error;
       io.err(`coregate core-sim: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in ${dataFile}:`);
@@ -86,10 +83,9 @@ export async function runCoreSim(argv: string[], io: CliIo, options: CoreSimOpti
     }
   }
 
-  const simulator = new CoreSimulator({ sessionTtlSeconds: ttl, ...(customers ? { customers } : {}) });
-  let running: RunningSimulatorServer;
+  let running: RunningCoreSim;
   try {
-    running = await startSimulatorServer({ simulator, port, host, ...(options.apiKey ? { apiKey: options.apiKey } : {}) });
+    running = await startCoreSim({ sessionTtlSeconds: ttl, customers, port, host, apiKey: options.apiKey });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     io.err(`coregate core-sim: cannot listen on ${host}:${port}: ${code ?? (error as Error).message}`);
@@ -105,7 +101,7 @@ export async function runCoreSim(argv: string[], io: CliIo, options: CoreSimOpti
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
 
-  io.err(`core simulator serving ${simulator.customers.description}; sessions last ${ttl} s${options.apiKey ? '; X-Api-Key required' : ''}`);
+  io.err(`core simulator serving ${running.description}; sessions last ${ttl} s${options.apiKey ? '; X-Api-Key required' : ''}`);
   io.err(`core simulator listening on ${running.url}`);
   options.onListening?.(running.url);
   const reason = await stopped;

@@ -1,6 +1,6 @@
 /**
  * Builds the HTTP application from its dependencies, without listening, so that
- * tests can `inject()` requests and `main.ts` decides how to serve it.
+ * tests can `inject()` requests and `server/main.ts` decides how to serve it.
  */
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';

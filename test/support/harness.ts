@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { createServices, type Services } from '../../src/composition.js';
+import { appDepsFrom } from '../../src/server/app-deps.js';
+import { createServices, type Services } from '../../src/server/services.js';
 import { loadConfig } from '../../src/config/config.js';
 import { buildApp, bearerGuard, type AppDeps } from '../../src/http/app.js';
 import type { CoreConnector } from '../../src/ports/core-connector.js';
@@ -65,23 +66,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
   const clock = new FakeClock();
   const logger = options.logger ?? pino({ level: 'silent' });
   const services = await createServices(config, { logger, database: opened.database, clock, ...(options.core ? { core: options.core } : {}) });
-  const app = await buildApp({
-    logger,
-    clock,
-    issuer: services.issuer.get,
-    authenticator: services.authenticator,
-    tokenIssuer: services.tokenIssuer,
-    revoker: services.revoker,
-    keyring: services.keyring,
-    clientDirectory: services.clientDirectory,
-    trustProxy: config.trustProxy,
-    gateway: { registrar: services.registrar, accountReader: services.accountReader },
-    metrics: services.metrics,
-    audit: services.audit,
-    ops: { readiness: services.readiness, metrics: services.metrics },
-    throttle: services.throttle,
-    ...options.app,
-  });
+  const app = await buildApp({ ...appDepsFrom(services), ...options.app });
   await options.routes?.(app, services);
   await app.ready();
 

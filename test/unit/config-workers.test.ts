@@ -1,4 +1,4 @@
-/** `COREGATE_WORKERS` (src/cluster.ts): several processes only where they can share everything. */
+/** `COREGATE_WORKERS` (src/server/cluster.ts): several processes only where they can share everything. */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';

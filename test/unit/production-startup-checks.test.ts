@@ -1,5 +1,5 @@
 /**
- * What `serve` logs about its set-up at start (`src/startup-checks.ts`): loud
+ * What `serve` logs about its set-up at start (`src/server/startup-checks.ts`): loud
  * warnings for the built-in simulator and the embedded database in production
  * mode, and how token requests must arrive (spec §4.1: only HTTPS).
  */
@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/config.js';
-import { logStartupChecks } from '../../src/startup-checks.js';
+import { logStartupChecks } from '../../src/server/startup-checks.js';
 
 const KEY = randomBytes(32).toString('base64');
 const NOW = new Date('2026-03-01T12:00:00Z');

@@ -4,6 +4,8 @@
  * Each key is named by a short fingerprint stored beside every sealed value.
  */
 import { createHash, hkdfSync } from 'node:crypto';
+import type { Config } from '../../config/config.js';
+import { loadOrCreateKeyFile } from './key-file.js';
 
 export interface EncryptionKey {
   readonly id: string;
@@ -19,4 +21,24 @@ export function encryptionKey(material: Buffer): EncryptionKey {
 /** A sub-key for one purpose, so the same master key never serves two algorithms. */
 export function deriveKey(key: EncryptionKey, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', key.material, Buffer.alloc(0), `coregate ${purpose}`, 32));
+}
+
+/**
+ * The installation's keys from configuration: the configured key first (it seals),
+ * then the data dir's generated key and the previous keys (they still open old
+ * values and verify old digests).
+ */
+export function encryptionKeys(config: Config): [EncryptionKey, ...EncryptionKey[]] {
+  const keys: EncryptionKey[] = [];
+  if (config.encryptionKey) keys.push(encryptionKey(config.encryptionKey));
+  if (config.databaseUrl === undefined) {
+    const generated = encryptionKey(loadOrCreateKeyFile(config.dataDir));
+    if (!keys.some((key) => key.id === generated.id)) keys.push(generated);
+  }
+  for (const material of config.previousEncryptionKeys) {
+    const previous = encryptionKey(material);
+    if (!keys.some((key) => key.id === previous.id)) keys.push(previous);
+  }
+  if (keys.length === 0) throw new Error('no encryption key: set COREGATE_ENCRYPTION_KEY');
+  return keys as [EncryptionKey, ...EncryptionKey[]];
 }

@@ -7,9 +7,19 @@
  *   unreachable or slow) and so admitted their request (fail open).
  */
 import { Counter, type Registry } from 'prom-client';
-import type { RateLimitScope, RequestThrottle } from '../../app/request-throttle.js';
 
-export function registerRateLimitMetrics(registry: Registry, throttle: RequestThrottle): void {
+/**
+ * The counters the series are read from (the request throttle keeps them); a plain
+ * shape so that this adapter does not depend on the use case that counts.
+ */
+export interface RateLimitCounters {
+  /** Requests refused with 429, by budget. */
+  readonly refused: Readonly<Record<string, number>>;
+  /** Limiter checks that failed and admitted their request. */
+  readonly limiterFailures: number;
+}
+
+export function registerRateLimitMetrics(registry: Registry, throttle: RateLimitCounters): void {
   new Counter({
     name: 'coregate_rate_limited_total',
     help: 'Requests refused with 429 by a rate limit, by budget (gateway_client, token_client, token_ip, auth_failures_ip)',
@@ -17,7 +27,7 @@ export function registerRateLimitMetrics(registry: Registry, throttle: RequestTh
     registers: [registry],
     collect() {
       this.reset();
-      for (const [scope, count] of Object.entries(throttle.refused) as Array<[RateLimitScope, number]>) this.inc({ scope }, count);
+      for (const [scope, count] of Object.entries(throttle.refused)) this.inc({ scope }, count);
     },
   });
   new Counter({

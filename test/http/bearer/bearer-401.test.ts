@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { AesGcmSealer } from '../../../src/adapters/crypto/aes-gcm-sealer.js';
 import { SqlSigningKeyStore } from '../../../src/adapters/store/sql-signing-key-store.js';
-import { encryptionKeys } from '../../../src/composition.js';
+import { encryptionKeys } from '../../../src/adapters/crypto/encryption-keys.js';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, protectedTestRoute, TEST_ISSUER, type Harness } from '../../support/harness.js';
 import { clientCredentials } from '../oauth/oauth-requests.js';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { Services } from '../../../src/composition.js';
+import type { Services } from '../../../src/server/services.js';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, protectedTestRoute, type Harness } from '../../support/harness.js';
 import { assertAdmitted, assertEnvelope, FORBIDDEN, getProtected } from './bearer-responses.js';

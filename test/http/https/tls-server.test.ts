@@ -1,5 +1,5 @@
 /**
- * `serve` as it runs (startServer from src/main.ts, PORT=0) with a self-signed
+ * `serve` as it runs (startServer from src/server/main.ts, PORT=0) with a self-signed
  * certificate: tokens over real HTTPS, the issuer and listening URL in https, and
  * a plain HTTP server on a non-loopback address refusing token requests. On a
  * fresh PostgreSQL database (a fresh embedded one takes seconds to create), or
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Agent, fetch } from 'undici';
 import { loadConfig } from '../../../src/config/config.js';
-import { startServer, type RunningServer } from '../../../src/main.js';
+import { startServer, type RunningServer } from '../../../src/server/main.js';
 import { basic } from '../../support/harness.js';
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../../support/postgres.js';
 import { selfSignedCertificate, type TestCertificate } from '../../support/tls.js';

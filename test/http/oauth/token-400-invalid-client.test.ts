@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { HmacCredentialHasher } from '../../../src/adapters/crypto/hmac-credential-hasher.js';
 import { SqlClientStore } from '../../../src/adapters/store/sql-client-store.js';
-import { encryptionKeys } from '../../../src/composition.js';
+import { encryptionKeys } from '../../../src/adapters/crypto/encryption-keys.js';
 import { BACKENDS } from '../../support/backends.js';
 import { basic, createHarness, type Harness } from '../../support/harness.js';
 import { assertIssued, assertTokenError, postToken, type Form, type TestClient } from './oauth-requests.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../../src/config/config.js';
-import { startServer, type RunningServer } from '../../../src/main.js';
+import { startServer, type RunningServer } from '../../../src/server/main.js';
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../../support/postgres.js';
 import { parseMetrics, sample } from './ops-requests.js';
 

@@ -2,9 +2,9 @@
  * The first start on a fresh embedded installation: create a demo client once and
  * print a copy-paste walk-through (token → register a demo customer → accounts).
  * Production installations (PostgreSQL, or NODE_ENV=production) never get a demo client:
- * `main.ts` calls this only for the embedded database outside production mode.
+ * `server/main.ts` calls this only for the embedded database outside production mode.
  */
-import type { Services } from './composition.js';
+import type { Services } from './services.js';
 
 /** A named demo customer of the built-in simulator (docs/core-protocol.md §7). */
 export const DEMO_REGISTRATION = {

@@ -13,9 +13,9 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { createLogger } from './adapters/logging/logger.js';
-import { createServices, openDatabase } from './composition.js';
-import type { Config } from './config/config.js';
+import { createLogger } from '../adapters/logging/logger.js';
+import type { Config } from '../config/config.js';
+import { openServices } from './services.js';
 
 /** The message a worker sends once it serves (its server listens and its keys are ready). */
 const READY = 'coregate:ready';
@@ -57,12 +57,7 @@ export function leaveCluster(): void {
  * migrations run under an advisory lock and a unique index allows one active key.)
  */
 async function prepareDatabase(config: Config, logger: Logger): Promise<void> {
-  const opened = await openDatabase(config, { role: 'server' });
-  const services = await createServices(config, { logger, database: opened.database, onClose: opened.release }).catch(async (error: unknown) => {
-    await opened.database.close().catch(() => {});
-    opened.release();
-    throw error;
-  });
+  const services = await openServices(config, 'server', { logger });
   try {
     await services.keyring.ensureActiveKey();
   } finally {

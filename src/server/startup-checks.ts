@@ -4,9 +4,9 @@
  * (spec §4.1, README "HTTPS"), and which development conveniences are in use.
  */
 import type { Logger } from 'pino';
-import type { TlsCredentials } from './adapters/tls/read-tls-credentials.js';
-import type { Config } from './config/config.js';
-import { tokenTransport } from './config/token-transport.js';
+import type { TlsCredentials } from '../adapters/tls/read-tls-credentials.js';
+import type { Config } from '../config/config.js';
+import { tokenTransport } from '../config/token-transport.js';
 
 const CERT_EXPIRY_WARNING_DAYS = 30;
 

@@ -5,18 +5,19 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { runAdminCommand } from './cli/admin-commands.js';
-import { adminSocketPath, serveAdminSocket } from './cli/admin-socket.js';
-import { createServices, openDatabase, type Services } from './composition.js';
-import type { Config } from './config/config.js';
-import { createLogger } from './adapters/logging/logger.js';
-import { buildApp } from './http/app.js';
+import type { Config } from '../config/config.js';
+import { createLogger } from '../adapters/logging/logger.js';
+import { buildApp } from '../http/app.js';
+import { adminOperations } from './admin-operations.js';
+import { adminSocketPath, serveAdminSocket } from './admin-socket.js';
+import { appDepsFrom } from './app-deps.js';
 import { welcomeFirstRun } from './first-run.js';
 import { leaveCluster, reportReady, superviseWorkers, supervisesWorkers } from './cluster.js';
-import { opsDeps, startOpsServer, type OpsServer } from './ops-server.js';
+import { startOpsServer, type OpsServer } from './ops-server.js';
+import { openServices, type Services } from './services.js';
 // Operations: HTTPS, rate limits, production checks.
-import { readTlsCredentials } from './adapters/tls/read-tls-credentials.js';
-import { tokenTransport } from './config/token-transport.js';
+import { readTlsCredentials } from '../adapters/tls/read-tls-credentials.js';
+import { tokenTransport } from '../config/token-transport.js';
 import { logStartupChecks } from './startup-checks.js';
 
 export interface RunningServer {
@@ -48,36 +49,20 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const tls = readTlsCredentials(config);
   const embedded = config.databaseUrl === undefined;
   const socketPath = embedded ? adminSocketPath(config.dataDir) : undefined;
-  const opened = await openDatabase(config, { role: 'server', ...(socketPath ? { adminSocket: socketPath } : {}) });
-  let services: Services;
+  const services = await openServices(config, 'server', { logger, ...(socketPath ? { adminSocket: socketPath } : {}) });
   try {
-    services = await createServices(config, { logger, database: opened.database, onClose: opened.release });
     await services.keyring.ensureActiveKey();
   } catch (error) {
-    await opened.database.close().catch(() => {});
-    opened.release();
+    await services.close().catch(() => {});
     throw error;
   }
   if (embedded) logger.info({ dataDir: config.dataDir }, 'using the embedded database (PGlite)');
 
+  // With COREGATE_ADMIN_PORT the operations endpoints are served only there (appDepsFrom leaves them out).
   const app = await buildApp({
-    logger,
-    clock: services.clock,
-    issuer: services.issuer.get,
-    authenticator: services.authenticator,
-    tokenIssuer: services.tokenIssuer,
-    revoker: services.revoker,
-    keyring: services.keyring,
-    clientDirectory: services.clientDirectory,
-    trustProxy: config.trustProxy,
-    gateway: { registrar: services.registrar, accountReader: services.accountReader },
-    metrics: services.metrics,
-    audit: services.audit,
-    // With COREGATE_ADMIN_PORT the operations endpoints are served only there.
-    ...(config.adminPort === undefined ? { ops: opsDeps(services) } : {}),
+    ...appDepsFrom(services),
     ...(tls ? { tls } : {}),
     httpsOnly: tokenTransport(config) !== 'loopback',
-    throttle: services.throttle,
   });
   // A Redis that cannot be reached is logged (by the store) and the server starts anyway: fail open.
   await services.rateLimiter.connect().catch(() => {});
@@ -100,7 +85,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
   let adminServer: Server | undefined;
   if (socketPath) {
-    adminServer = await serveAdminSocket(socketPath, (argv, io) => runAdminCommand(argv, services, io));
+    adminServer = await serveAdminSocket(socketPath, adminOperations(services));
   }
   logger.info({ url, issuer: services.issuer.get() }, `coregate listening on ${url}`);
   logStartupChecks(config, logger, { tls, simulator: services.simulator !== undefined, now: services.clock.now() });
@@ -125,7 +110,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
 /** Runs the server until a signal; resolves with the process exit status. */
 export async function serve(config: Config): Promise<number> {
-  // COREGATE_WORKERS > 1: this process supervises workers that each run the rest (src/cluster.ts).
+  // COREGATE_WORKERS > 1: this process supervises workers that each run the rest (server/cluster.ts).
   if (supervisesWorkers(config)) return superviseWorkers(config, { shutdownGraceMs: SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS });
   const server = await startServer(config).catch((error: unknown) => {
     // A worker that cannot start must exit, for its supervisor to learn it.

@@ -5,10 +5,10 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Services } from './composition.js';
-import type { Config } from './config/config.js';
-import { buildAdminApp } from './http/admin-app.js';
-import type { OpsDeps } from './http/routes/ops/ops-routes.js';
+import type { Services } from './services.js';
+import type { Config } from '../config/config.js';
+import { buildAdminApp } from '../http/admin-app.js';
+import type { OpsDeps } from '../http/routes/ops/ops-routes.js';
 
 export interface OpsServer {
   readonly app: FastifyInstance;

@@ -1,0 +1,69 @@
+/**
+ * The configured core connector, and the guards every core call passes through
+ * (counted and timed, behind the circuit breaker).
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../../config/config.js';
+import type { Clock } from '../../ports/clock.js';
+import type { CoreConnector } from '../../ports/core-connector.js';
+import type { CircuitState, MetricsRecorder } from '../../ports/metrics.js';
+import { CircuitBreakerConnector } from './circuit-breaker-connector.js';
+import { HttpCoreConnector } from './http-core-connector.js';
+import { InProcessCoreConnector } from './in-process-core-connector.js';
+import { InstrumentedCoreConnector } from './instrumented-core-connector.js';
+import { CoreSimulator } from './simulator/core-simulator.js';
+
+/** The configured core: the HTTP connector for `CORE_URL`, else the simulator in process. */
+export function createCoreConnector(config: Config, clock: Clock): { core: CoreConnector; simulator: CoreSimulator | undefined } {
+  if (config.coreUrl !== undefined) {
+    return {
+      core: new HttpCoreConnector({ baseUrl: config.coreUrl, apiKey: config.coreApiKey, timeoutMs: config.coreTimeoutMs }),
+      simulator: undefined,
+    };
+  }
+  const simulator = new CoreSimulator({ clock, sessionTtlSeconds: config.simulatorSessionTtlSeconds });
+  return { core: new InProcessCoreConnector(simulator, { timeoutMs: config.coreTimeoutMs }), simulator };
+}
+
+/**
+ * What an operator reads when the breaker changes state: named after the request
+ * whose core call changed it, like that request's own lines.
+ */
+export function logBreakerStateChange(logger: Logger, cooldownSeconds: number) {
+  return (state: CircuitState, cause: unknown, reqId: string): void => {
+    if (state === 'open') {
+      const reason = cause instanceof Error ? cause.message : undefined;
+      logger.warn({ reqId, reason, cooldownSeconds }, 'core circuit breaker open: core calls refused with 503 until a probe succeeds');
+    } else {
+      logger.info({ reqId }, `core circuit breaker ${state === 'closed' ? 'closed: core calls go through again' : 'half-open: one probe call goes through'}`);
+    }
+  };
+}
+
+/**
+ * The core as the use cases see it: every call counted and timed, behind the
+ * circuit breaker (unless COREGATE_CORE_BREAKER_FAILURES is 0), whichever
+ * connector was configured or injected.
+ */
+export function guardCoreConnector(
+  connector: CoreConnector,
+  config: Config,
+  clock: Clock,
+  metrics: MetricsRecorder,
+  logger: Logger,
+): { core: CoreConnector; breaker: CircuitBreakerConnector | undefined } {
+  const instrumented = new InstrumentedCoreConnector(connector, metrics);
+  if (config.coreBreakerFailures === 0) return { core: instrumented, breaker: undefined };
+  const logStateChange = logBreakerStateChange(logger, config.coreBreakerCooldownSeconds);
+  const breaker = new CircuitBreakerConnector(instrumented, {
+    clock,
+    failureThreshold: config.coreBreakerFailures,
+    cooldownSeconds: config.coreBreakerCooldownSeconds,
+    onStateChange: (state, cause, reqId) => {
+      metrics.circuitState(state);
+      logStateChange(state, cause, reqId);
+    },
+    onRejected: (operation) => metrics.circuitRejected(operation),
+  });
+  return { core: breaker, breaker };
+}

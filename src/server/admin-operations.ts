@@ -1,0 +1,207 @@
+/**
+ * The operator's operations on a running installation, as named operations with
+ * JSON arguments and JSON results: the table the admin socket serves
+ * (`admin-socket.ts`) and the CLI calls directly when it opened the database
+ * itself. Each one is a use-case call; formatting is the CLI's.
+ */
+import type { Client } from '../domain/client.js';
+import { GatewayError } from '../domain/errors.js';
+import type { PublicJwks } from '../ports/token-signer.js';
+import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
+import type { Services } from './services.js';
+
+/** A client as the operator sees it: never its secret digest. */
+export interface ClientView {
+  readonly id: string;
+  readonly name: string;
+  readonly platform: string;
+  readonly scopes: readonly string[];
+  readonly grants: readonly string[];
+  readonly allowedIps: readonly string[];
+  readonly enabled: boolean;
+  readonly createdAt: string;
+  readonly secretRotatedAt: string;
+}
+
+export interface AuditEventView {
+  readonly id: string;
+  readonly occurredAt: string;
+  readonly type: string;
+  readonly outcome: string;
+  readonly reason: string | null;
+  readonly actor: string;
+  readonly clientId: string | null;
+  readonly platform: string | null;
+  readonly customerId: string | null;
+  readonly requestId: string | null;
+}
+
+/** A stored association: an allow-list of fields, never a delegate reference ID. */
+export interface AssociationView {
+  readonly customerId: string;
+  readonly customerKey: string;
+  readonly expiresAt: string;
+  readonly needsReregistration: boolean;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** Each operation's arguments and result. A `limit` travels as the operator typed it; the use case checks it. */
+export interface AdminOperations {
+  ping: { args: Record<string, never>; result: { ok: true } };
+  'clients.create': {
+    args: { name: string; platform?: string; scopes?: string[]; grants?: string[]; allowedIps?: string[] };
+    result: { client: ClientView; secret: string };
+  };
+  'clients.list': { args: Record<string, never>; result: ClientView[] };
+  'clients.show': { args: { id: string }; result: ClientView };
+  'clients.set-enabled': { args: { id: string; enabled: boolean }; result: ClientView };
+  'clients.rotate-secret': { args: { id: string }; result: { client: ClientView; secret: string } };
+  'keys.rotate': { args: Record<string, never>; result: { kid: string; previousKeysPublishedUntil: string } };
+  'keys.list': { args: Record<string, never>; result: PublicJwks };
+  migrate: { args: Record<string, never>; result: MigrationReport };
+  'audit.list': { args: { platform?: string; customerId?: string; since?: string; limit?: string }; result: AuditEventView[] };
+  'sessions.list': { args: { platform: string; limit?: string }; result: { sessions: AssociationView[]; truncated: boolean } };
+  'sessions.revoke': { args: { platform: string; customerId: string }; result: { platform: string; customerId: string; revoked: true } };
+}
+
+export type AdminOperationName = keyof AdminOperations;
+
+/** Runs operations, in this process or in the server that holds the database. */
+export interface AdminClient {
+  call<N extends AdminOperationName>(name: N, args: AdminOperations[N]['args']): Promise<AdminOperations[N]['result']>;
+  close(): Promise<void>;
+}
+
+/** An operation refused by a use case: its public message and the fields at fault. */
+export class AdminOperationFailed extends Error {
+  constructor(
+    message: string,
+    readonly problems: ReadonlyArray<{ path: string; message: string }>,
+  ) {
+    super(message);
+  }
+}
+
+/** The handler table: one function per operation. */
+export type AdminHandlers = { [N in AdminOperationName]: (args: AdminOperations[N]['args']) => Promise<AdminOperations[N]['result']> };
+
+export interface AdminOperationsOptions {
+  /**
+   * Migrations applied when the caller opened the database itself (every opening
+   * migrates): `migrate` reports them as its own work. Unset in a server, whose
+   * start-up migrations are its own.
+   */
+  readonly migratedOnOpen?: MigrationReport;
+}
+
+function clientView(client: Client): ClientView {
+  return {
+    id: client.id,
+    name: client.name,
+    platform: client.platform,
+    scopes: client.scopes,
+    grants: client.grants,
+    allowedIps: client.allowedIps,
+    enabled: client.enabled,
+    createdAt: client.createdAt.toISOString(),
+    secretRotatedAt: client.secretRotatedAt.toISOString(),
+  };
+}
+
+/** A `--limit` value as a number (the use case checks its range); `undefined` when absent. */
+function limitNumber(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  return /^\d+$/.test(value) ? Number(value) : Number.NaN;
+}
+
+export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'sessionAdmin'>;
+
+/** The handler table: one use-case call per operation. */
+export function adminOperations(services: AdminServices, options: AdminOperationsOptions = {}): AdminHandlers {
+  return {
+    ping: async () => ({ ok: true }),
+    'clients.create': async (args) => {
+      const { client, secret } = await services.clientRegistry.create(args);
+      return { client: clientView(client), secret };
+    },
+    'clients.list': async () => (await services.clientRegistry.list()).map(clientView),
+    'clients.show': async ({ id }) => clientView(await services.clientRegistry.show(id)),
+    'clients.set-enabled': async ({ id, enabled }) => clientView(await services.clientRegistry.setEnabled(id, enabled)),
+    'clients.rotate-secret': async ({ id }) => {
+      const { client, secret } = await services.clientRegistry.rotateSecret(id);
+      return { client: clientView(client), secret };
+    },
+    'keys.rotate': async () => {
+      const rotated = await services.keyring.rotate();
+      return { kid: rotated.kid, previousKeysPublishedUntil: rotated.previousKeysPublishedUntil.toISOString() };
+    },
+    'keys.list': () => services.keyring.jwks(),
+    migrate: async () => {
+      const pending = await migrate(services.database);
+      return { applied: [...(options.migratedOnOpen?.applied ?? []), ...pending.applied], current: pending.current };
+    },
+    'audit.list': async (args) => {
+      const records = await services.auditReader.list({ ...args, limit: limitNumber(args.limit) });
+      return records.map((record) => ({
+        id: record.id,
+        occurredAt: record.occurredAt.toISOString(),
+        type: record.type,
+        outcome: record.outcome,
+        reason: record.reason,
+        actor: record.actor,
+        clientId: record.clientId,
+        platform: record.platform,
+        customerId: record.customerId,
+        requestId: record.requestId,
+      }));
+    },
+    'sessions.list': async ({ platform, limit }) => {
+      const { sessions, truncated } = await services.sessionAdmin.list(platform, limitNumber(limit));
+      const views = sessions.map((session) => ({
+        customerId: session.customerId,
+        customerKey: session.customerKey,
+        expiresAt: session.expiresAt.toISOString(),
+        needsReregistration: session.needsReregistration,
+        createdAt: session.createdAt.toISOString(),
+        updatedAt: session.updatedAt.toISOString(),
+      }));
+      return { sessions: views, truncated };
+    },
+    'sessions.revoke': async ({ platform, customerId }) => {
+      await services.sessionAdmin.revoke(platform, customerId);
+      return { platform, customerId, revoked: true };
+    },
+  };
+}
+
+export function isAdminOperation(handlers: AdminHandlers, name: unknown): name is AdminOperationName {
+  return typeof name === 'string' && Object.hasOwn(handlers, name);
+}
+
+/** Runs one operation; a use case's refusal becomes {@link AdminOperationFailed}. */
+export async function executeAdminOperation<N extends AdminOperationName>(
+  handlers: AdminHandlers,
+  name: N,
+  args: AdminOperations[N]['args'],
+): Promise<AdminOperations[N]['result']> {
+  try {
+    return await (handlers[name] as (args: AdminOperations[N]['args']) => Promise<AdminOperations[N]['result']>)(args);
+  } catch (error) {
+    if (error instanceof GatewayError) {
+      const problems = (error.data['errors'] as { path: string; message: string }[] | undefined) ?? [];
+      throw new AdminOperationFailed(error.message, problems);
+    }
+    throw error;
+  }
+}
+
+/** Operations on services this process opened; closing the client closes them. */
+export function directAdminClient(services: Services, options: AdminOperationsOptions = {}): AdminClient {
+  const handlers = adminOperations(services, options);
+  return {
+    call: (name, args) => executeAdminOperation(handlers, name, args),
+    close: () => services.close(),
+  };
+}
+

@@ -1,0 +1,29 @@
+/** What the HTTP app gets from the services: the one mapping, for the server and the tests. */
+import type { AppDeps } from '../http/app.js';
+import { opsDeps } from './ops-server.js';
+import type { Services } from './services.js';
+
+/**
+ * The app's dependencies. The operations endpoints are on the app unless
+ * COREGATE_ADMIN_PORT moves them to their own listener (`ops-server.ts`);
+ * transport (TLS, HTTPS-only) is the listening server's to add.
+ */
+export function appDepsFrom(services: Services): AppDeps {
+  const { config } = services;
+  return {
+    logger: services.logger,
+    clock: services.clock,
+    issuer: services.issuer.get,
+    authenticator: services.authenticator,
+    tokenIssuer: services.tokenIssuer,
+    revoker: services.revoker,
+    keyring: services.keyring,
+    clientDirectory: services.clientDirectory,
+    trustProxy: config.trustProxy,
+    gateway: { registrar: services.registrar, accountReader: services.accountReader },
+    metrics: services.metrics,
+    audit: services.audit,
+    throttle: services.throttle,
+    ...(config.adminPort === undefined ? { ops: opsDeps(services) } : {}),
+  };
+}
