@@ -17,11 +17,11 @@ import {
   type CoreCallContext,
   type CoreConnector,
   type CoreSession,
-  type SessionSubject,
 } from '../../ports/core-connector.js';
 import type { AccountRecord } from '../../domain/account.js';
 import type { Clock } from '../../ports/clock.js';
 import type { CircuitState, CoreCallOperation } from '../../ports/metrics.js';
+import type { RegistrationSubject } from '../../domain/registration.js';
 
 export interface CircuitBreakerOptions {
   readonly clock: Clock;
@@ -75,7 +75,7 @@ export class CircuitBreakerConnector implements CoreConnector {
     return this.current;
   }
 
-  startSession(subject: SessionSubject, context: CoreCallContext): Promise<CoreSession> {
+  startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession> {
     return this.guard('startSession', context, () => this.inner.startSession(subject, context));
   }
 

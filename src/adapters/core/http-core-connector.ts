@@ -13,10 +13,10 @@ import {
   type CoreCallContext,
   type CoreConnector,
   type CoreSession,
-  type SessionSubject,
 } from '../../ports/core-connector.js';
 import { describeProblems, isPlainObject, jsonType, readAccountRecord, type Problem } from './account-record.js';
 import { errorForAnswer, PROTOCOL_HEADERS, PROTOCOL_PATHS, retrySafe, type CoreOperation, type StartSessionBody } from './protocol.js';
+import type { RegistrationSubject } from '../../domain/registration.js';
 
 export interface HttpCoreConnectorOptions {
   /** Base URL of the core (or of the bank's adapter), e.g. `https://core.bank.example/coregate`; the protocol paths go below it. */
@@ -95,7 +95,7 @@ export class HttpCoreConnector implements CoreConnector {
       });
   }
 
-  async startSession(subject: SessionSubject, context: CoreCallContext): Promise<CoreSession> {
+  async startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession> {
     const body: StartSessionBody =
       subject.kind === 'customerKey'
         ? { customerKey: subject.customerKey }

@@ -12,10 +12,11 @@ import { after, before, describe, it } from 'node:test';
 import { HttpCoreConnector } from '../../../src/adapters/core/http-core-connector.js';
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
 import { simulatorHandler } from '../../../src/adapters/core/simulator/simulator-server.js';
-import type { CoreCallContext, CoreConnector, SessionSubject } from '../../../src/ports/core-connector.js';
+import type { CoreCallContext, CoreConnector, } from '../../../src/ports/core-connector.js';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { assertError, assertSuccess, associationCount, associationRow, BAD_GATEWAY, BOB, FollowingClock, formA, formB, getAccounts, postSession, uniqueId } from './gateway-requests.js';
+import type { RegistrationSubject } from '../../../src/domain/registration.js';
 
 type Misbehaviour = (res: ServerResponse, req: IncomingMessage) => void;
 
@@ -36,7 +37,7 @@ class SwitchableCore implements CoreConnector {
     public current: CoreConnector,
     private readonly others: CoreConnector[] = [],
   ) {}
-  startSession(subject: SessionSubject, context: CoreCallContext) {
+  startSession(subject: RegistrationSubject, context: CoreCallContext) {
     return this.current.startSession(subject, context);
   }
   listAccounts(delegateReferenceId: string, context: CoreCallContext) {

@@ -8,19 +8,6 @@
 import { NO_DATE, type AccountRecord } from '../../../domain/account.js';
 import { CombinedDirectory, ListDirectory, normaliseBirthDay, normaliseSsn, type CoreCustomer, type CustomerDirectory, type Demographics } from './customers.js';
 
-/**
- * Account type codes the simulator uses. The spec leaves them open ("single-letter
- * code"); a real core has its own list, which the gateway passes through untouched.
- */
-export const DEMO_ACCOUNT_TYPES = {
-  D: 'checking (demand deposit)',
-  S: 'savings',
-  T: 'certificate (time deposit)',
-  C: 'credit card',
-  L: 'instalment loan',
-  M: 'mortgage',
-} as const;
-
 type Overrides = Partial<AccountRecord> &
   Pick<AccountRecord, 'id' | 'customerKey' | 'guid' | 'nickname' | 'accountReferenceId' | 'type' | 'productCode' | 'originationDate'>;
 
