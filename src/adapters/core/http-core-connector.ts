@@ -14,9 +14,10 @@ import {
   type CoreConnector,
   type CoreSession,
 } from '../../ports/core-connector.js';
-import { describeProblems, isPlainObject, jsonType, readAccountRecord, type Problem } from './account-record.js';
+import { describeProblems, jsonType, readAccountRecord, type Problem } from './account-record.js';
 import { errorForAnswer, PROTOCOL_HEADERS, PROTOCOL_PATHS, retrySafe, type CoreOperation, type StartSessionBody } from './protocol.js';
 import type { RegistrationSubject } from '../../domain/registration.js';
+import { isPlainObject } from '../../domain/plain-object.js';
 
 export interface HttpCoreConnectorOptions {
   /** Base URL of the core (or of the bank's adapter), e.g. `https://core.bank.example/coregate`; the protocol paths go below it. */
@@ -59,7 +60,7 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /** Parses an ISO 8601 date-time with a zone (`Z` or `±hh:mm`); more than millisecond precision is cut. */
-function parseInstant(value: string): Date | undefined {
+function parseZonedDateTime(value: string): Date | undefined {
   const match = ISO_WITH_ZONE.exec(value);
   if (!match) return undefined;
   const date = new Date(`${match[1]}${match[2] ? match[2].slice(0, 4) : ''}${match[3]}`);
@@ -113,7 +114,7 @@ export class HttpCoreConnector implements CoreConnector {
     if (typeof delegateReferenceId !== 'string' || !HEADER_SAFE.test(delegateReferenceId)) {
       problems.push({ path: 'delegateReferenceId', message: 'expected 1 to 1024 visible ASCII characters' });
     }
-    const expires = typeof expiresAt === 'string' ? parseInstant(expiresAt) : undefined;
+    const expires = typeof expiresAt === 'string' ? parseZonedDateTime(expiresAt) : undefined;
     if (!expires) problems.push({ path: 'expiresAt', message: 'expected an ISO 8601 date-time with a zone, e.g. 2026-03-01T12:15:00Z' });
     if (problems.length > 0) throw new CoreProtocolError(`invalid session answer: ${describeProblems(problems)}`, retrySafe('startSession', true));
     if (subject.kind === 'customerKey' && customerKey !== subject.customerKey) {

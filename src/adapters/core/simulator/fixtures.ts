@@ -6,8 +6,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { AccountRecord } from '../../../domain/account.js';
-import { describeProblems, isIsoDate, isPlainObject, jsonType, readAccountRecord, safeName, type Problem } from '../account-record.js';
+import { describeProblems, isIsoDate, jsonType, readAccountRecord, safeName, type Problem } from '../account-record.js';
 import { demographicsKey, ListDirectory, type CoreCustomer } from './customers.js';
+import { isPlainObject } from '../../../domain/plain-object.js';
 
 /** The data file is not what the simulator can serve. `problems` lists every field at fault. */
 export class FixtureError extends Error {

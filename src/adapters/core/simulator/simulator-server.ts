@@ -7,10 +7,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { } from '../../../ports/core-connector.js';
-import { describeProblems, isPlainObject, jsonType, safeName, type Problem } from '../account-record.js';
+import { describeProblems, jsonType, safeName, type Problem } from '../account-record.js';
 import { PROTOCOL_HEADERS, PROTOCOL_PATHS, type AccountsBody, type ErrorBody, type ProtocolErrorCode, type SessionBody } from '../protocol.js';
 import { readFaults, SimulatorError, type CoreSimulator } from './core-simulator.js';
 import type { RegistrationSubject } from '../../../domain/registration.js';
+import { isPlainObject } from '../../../domain/plain-object.js';
 
 /** Largest request body the simulator reads. */
 const MAX_BODY_BYTES = 64 * 1024;
