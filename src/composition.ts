@@ -206,8 +206,7 @@ function guardedCore(
   const instrumented = new InstrumentedCoreConnector(connector, metrics);
   if (config.coreBreakerFailures === 0) return { core: instrumented, breaker: undefined };
   const breaker = new CircuitBreakerConnector(instrumented, {
-    clock,
-    failureThreshold: config.coreBreakerFailures,
+    minimumCalls: config.coreBreakerFailures,
     cooldownSeconds: config.coreBreakerCooldownSeconds,
     onStateChange: (state, cause, reqId) => {
       metrics.circuitState(state);

@@ -63,7 +63,10 @@ export interface Config extends OperationsConfig {
   // Operations: admin port and core circuit breaker.
   /** Port serving `/healthz`, `/readyz` and `/metrics` (only there); `undefined` serves them on `port`. */
   readonly adminPort: number | undefined;
-  /** Consecutive core failures that open the circuit breaker; 0 turns the breaker off. */
+  /**
+   * Core calls within the breaker's 10 s window before it may open; it opens when more
+   * than half of them failed (a core failing every call: after this many). 0 turns the breaker off.
+   */
   readonly coreBreakerFailures: number;
   /** How long an open circuit refuses core calls before one probe call goes through. */
   readonly coreBreakerCooldownSeconds: number;
@@ -84,7 +87,7 @@ export const DEFAULTS = Object.freeze({
   COREGATE_DB_POOL_MAX: 10,
   COREGATE_CORE_TIMEOUT_MS: 5000,
   COREGATE_SIM_SESSION_TTL_SECONDS: 900,
-  COREGATE_CORE_BREAKER_FAILURES: 5,
+  COREGATE_CORE_BREAKER_FAILURES: 20,
   COREGATE_CORE_BREAKER_COOLDOWN_SECONDS: 10,
   // Rate limits (README "Rate limits"); 0 turns a limit off.
   COREGATE_RATE_LIMIT_GATEWAY_PER_MINUTE: 6000,
