@@ -1,6 +1,7 @@
 /** `coregate audit list`: the operator's view of the audit log, newest first. */
 import { BadRequest, type FieldProblem } from '../domain/errors.js';
 import type { AuditLog, AuditRecord } from '../ports/audit-log.js';
+import { isCalendarDate } from '../domain/calendar-date.js';
 
 export const DEFAULT_AUDIT_LIMIT = 100;
 export const MAX_AUDIT_LIMIT = 10_000;
@@ -26,8 +27,7 @@ export function parseInstant(text: string): Date | undefined {
   if (!dateOnly && !ISO_DATE_TIME.test(trimmed)) return undefined;
   // `Date` would roll 2026-02-30 over to March: the date must be on the calendar.
   const [year, month, day] = trimmed.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const calendar = new Date(Date.UTC(year, month - 1, day));
-  if (calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return undefined;
+  if (!isCalendarDate(year, month, day)) return undefined;
   const date = new Date(dateOnly ? `${trimmed}T00:00:00Z` : trimmed);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }

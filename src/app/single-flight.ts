@@ -1,6 +1,11 @@
 /**
  * Concurrent callers asking for the same key share one pending promise (the
  * pattern of jose's `jwks/remote.ts`): a renewal storm starts one core session.
+ *
+ * Kept by hand rather than lru-cache's `fetchMethod`: a renewal is a *write* whose
+ * result must not be cached — the next caller after it settles must see the stored
+ * association (renewed here or by another process), not a remembered promise —
+ * and the `onJoin` count feeds the single-flight metric, which lru-cache cannot tell.
  */
 export class SingleFlight<T> {
   private readonly pending = new Map<string, Promise<T>>();
@@ -17,10 +22,5 @@ export class SingleFlight<T> {
     const promise = work().finally(() => this.pending.delete(key));
     this.pending.set(key, promise);
     return promise;
-  }
-
-  /** How many keys are in flight (for metrics and tests). */
-  get size(): number {
-    return this.pending.size;
   }
 }

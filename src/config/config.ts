@@ -56,7 +56,10 @@ export interface Config {
   readonly simulatorSessionTtlSeconds: number;
   /** Port serving `/healthz`, `/readyz` and `/metrics` (only there); `undefined` serves them on `port`. */
   readonly adminPort: number | undefined;
-  /** Consecutive core failures that open the circuit breaker; 0 turns the breaker off. */
+  /**
+   * Core calls within the breaker's 10 s window before it may open; it opens when more
+   * than half of them failed (a core failing every call: after this many). 0 turns the breaker off.
+   */
   readonly coreBreakerFailures: number;
   /** How long an open circuit refuses core calls before one probe call goes through. */
   readonly coreBreakerCooldownSeconds: number;

@@ -88,9 +88,9 @@ export const ConfigSchema = Type.Object({
   COREGATE_CORE_BREAKER_FAILURES: Type.Integer({
     minimum: 0,
     maximum: 10_000,
-    default: 5,
+    default: 20,
     description:
-      'consecutive core failures (unreachable, timeout, 5xx, off-protocol answer) that open the core circuit breaker: then `/core/*` answers 503 with `Retry-After` at once, without calling the core; `0` turns the breaker off',
+      'core calls within the breaker\'s 10 s window before it may open: it opens when more than half of them failed (unreachable, timeout, 5xx, off-protocol answer), and then `/core/*` answers 503 with `Retry-After` at once, without calling the core; a core failing every call opens it after this many calls; `0` turns the breaker off',
   }),
   COREGATE_CORE_BREAKER_COOLDOWN_SECONDS: Type.Integer({
     minimum: 1,

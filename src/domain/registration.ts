@@ -5,6 +5,7 @@
  */
 import type { FieldProblem } from './errors.js';
 import { isPlainObject } from './json.js';
+import { isCalendarDate } from './calendar-date.js';
 
 /** Who a registration names; also what a core session is started for (ports/core-connector.ts). */
 export type RegistrationSubject =
@@ -52,9 +53,8 @@ export function normaliseBirthDay(value: string, today: Date): string | undefine
   if (iso) [year, month, day] = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
   else if (us) [month, day, year] = [Number(us[1]), Number(us[2]), Number(us[3])];
   else return undefined;
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
-  if (year < 1900 || date.getTime() >= Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate())) return undefined;
+  if (!isCalendarDate(year, month, day)) return undefined;
+  if (year < 1900 || Date.UTC(year, month - 1, day) >= Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate())) return undefined;
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 

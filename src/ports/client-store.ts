@@ -1,15 +1,9 @@
-import type { ClientRecord, ClientGrant, Scope } from '../domain/client.js';
+import type { Client, ClientRecord } from '../domain/client.js';
 
-export interface NewClient {
-  readonly id: string;
-  readonly name: string;
-  readonly platform: string;
-  readonly scopes: readonly Scope[];
-  readonly grants: readonly ClientGrant[];
-  readonly allowedIps: readonly string[];
+/** A client as first stored: enabled, its secret set when it was created. */
+export type NewClient = Pick<Client, 'id' | 'name' | 'platform' | 'scopes' | 'grants' | 'allowedIps' | 'createdAt'> & {
   readonly secretDigest: string;
-  readonly createdAt: Date;
-}
+};
 
 /** Persistence of registered clients. */
 export interface ClientStore {

@@ -7,9 +7,6 @@
 import type { AccountRecord } from '../domain/account.js';
 import type { RegistrationSubject } from '../domain/registration.js';
 
-/** Who to start a core session for: a validated, normalised registration subject. */
-export type SessionSubject = RegistrationSubject;
-
 export interface CoreSession {
   readonly customerKey: string;
   readonly delegateReferenceId: string;
@@ -25,7 +22,8 @@ export interface CoreCallContext {
 
 export interface CoreConnector {
   /** Throws {@link CustomerNotRecognised} when the core does not know the subject. */
-  startSession(subject: SessionSubject, context: CoreCallContext): Promise<CoreSession>;
+  /** `subject` is a validated, normalised registration subject. */
+  startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession>;
   /** Throws {@link SessionRejected} when the core refuses the delegate reference ID. */
   listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]>;
   /**

@@ -78,4 +78,31 @@ describe('CachingAssociationStore (pglite)', () => {
     await sql.register(key, session('z-2'), clock.now());
     assert.equal((await uncached.find(key))?.delegateReferenceId, 'z-2');
   });
+
+  it('shares one database read between concurrent callers, and keeps nothing a write overtook', async () => {
+    const key = { platform: 'p', customerId: 'shared' };
+    await sql.register(key, session('s-1'), clock.now());
+    let reads = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const counting = Object.create(sql) as SqlAssociationStore;
+    counting.find = async (k) => {
+      reads += 1;
+      const found = await sql.find(k);
+      await gate;
+      return found;
+    };
+    const store = new CachingAssociationStore(counting, clock, 5);
+    const pending = [store.find(key), store.find(key), store.find(key)];
+    await new Promise((resolve) => setImmediate(resolve));
+    // A registration through this process lands while the read is under way...
+    await store.register(key, session('s-2'), clock.now());
+    release();
+    const answers = await Promise.all(pending);
+    assert.equal(reads, 1, 'one read for three callers');
+    assert.deepEqual(answers.map((a) => a?.delegateReferenceId), ['s-1', 's-1', 's-1']);
+    // ...so what the read saw is not kept: the next read sees the registration.
+    assert.equal((await store.find(key))?.delegateReferenceId, 's-2');
+    assert.equal(reads, 2);
+  });
 });

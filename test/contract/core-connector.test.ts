@@ -12,7 +12,6 @@ import {
   CustomerNotRecognised,
   SessionRejected,
   type CoreConnector,
-  type SessionSubject,
 } from '../../src/ports/core-connector.js';
 import { ACCOUNT_FIELDS } from '../../src/adapters/core/account-record.js';
 import { HttpCoreConnector } from '../../src/adapters/core/http-core-connector.js';
@@ -21,6 +20,7 @@ import { CoreSimulator, type SimulatorFaults, type SimulatorStats } from '../../
 import { DEMO_CUSTOMERS, generatedCustomer, generatedDemographics } from '../../src/adapters/core/simulator/demo-data.js';
 import { startSimulatorServer } from '../../src/adapters/core/simulator/simulator-server.js';
 import { FakeClock } from '../support/fake-clock.js';
+import type { RegistrationSubject } from '../../src/domain/registration.js';
 
 /** What the suite needs from an implementation under test. */
 interface Subject {
@@ -39,7 +39,7 @@ const TIMEOUT_MS = 300;
 const ctx = () => ({ requestId: `req-${randomUUID()}` });
 
 /** Demographics as the gateway hands them to the port: already normalised (dashes gone). */
-function normalisedDemographics(customer: { socialSecurityNumber: string; accountNumber: string; birthDay: string }): SessionSubject {
+function normalisedDemographics(customer: { socialSecurityNumber: string; accountNumber: string; birthDay: string }): RegistrationSubject {
   return { kind: 'demographics', socialSecurityNumber: customer.socialSecurityNumber.replace(/-/g, ''), accountNumber: customer.accountNumber, birthDay: customer.birthDay };
 }
 
@@ -79,8 +79,8 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
     });
 
     it('throws CustomerNotRecognised for unknown demographics or customer key', async () => {
-      await assert.rejects(s.connector.startSession({ ...normalisedDemographics(ada), birthDay: '1980-04-13' } as SessionSubject, ctx()), CustomerNotRecognised);
-      await assert.rejects(s.connector.startSession({ ...normalisedDemographics(ada), accountNumber: '70009999' } as SessionSubject, ctx()), CustomerNotRecognised);
+      await assert.rejects(s.connector.startSession({ ...normalisedDemographics(ada), birthDay: '1980-04-13' } as RegistrationSubject, ctx()), CustomerNotRecognised);
+      await assert.rejects(s.connector.startSession({ ...normalisedDemographics(ada), accountNumber: '70009999' } as RegistrationSubject, ctx()), CustomerNotRecognised);
       await assert.rejects(s.connector.startSession({ kind: 'customerKey', customerKey: 'C-0000' }, ctx()), CustomerNotRecognised);
     });
 
@@ -186,7 +186,7 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
         await s.connector.startSession(normalisedDemographics(ada), ctx()).catch((error: Error) => error),
       ];
       await s.setFaults({});
-      errors.push(await s.connector.startSession({ ...normalisedDemographics(ada), birthDay: '1999-01-01' } as SessionSubject, ctx()).catch((error: Error) => error));
+      errors.push(await s.connector.startSession({ ...normalisedDemographics(ada), birthDay: '1999-01-01' } as RegistrationSubject, ctx()).catch((error: Error) => error));
       for (const error of errors) {
         assert.ok(error instanceof Error);
         const text = `${error.message} ${String(error.stack)}`;

@@ -1,11 +1,13 @@
 /**
- * The core circuit breaker's state machine, on a fake clock: closed → open after
- * N consecutive failures of the core; open refuses at once with the time left as
- * Retry-After; after the cool-down exactly one probe goes through; its success
- * closes, its failure opens again. Typed answers of the core are not failures.
+ * The core circuit breaker's state machine (cockatiel's SamplingBreaker), on mocked
+ * time: closed → open once more than half of at least N calls in the window failed;
+ * open refuses at once with the time left as Retry-After; after the cool-down
+ * exactly one probe goes through; its success closes, its failure opens again.
+ * Typed answers of the core are not failures. cockatiel reads `Date.now()`, so the
+ * tests move time with node:test's `mock.timers` rather than a FakeClock.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { CircuitBreakerConnector } from '../../src/adapters/core/circuit-breaker-connector.js';
 import type { AccountRecord } from '../../src/domain/account.js';
 import {
@@ -18,11 +20,14 @@ import {
   type CoreSession,
 } from '../../src/ports/core-connector.js';
 import type { CircuitState } from '../../src/ports/metrics.js';
-import { FakeClock } from '../support/fake-clock.js';
 
 const CONTEXT = { requestId: 'breaker-test' };
+/** The minimum volume: a core failing every call opens the circuit after this many calls. */
 const THRESHOLD = 3;
 const COOLDOWN = 10;
+
+/** Moves cockatiel's time (it reads `Date.now()`). */
+const clock = { advance: (seconds: number) => mock.timers.tick(seconds * 1000) };
 
 /** A core whose next answers the test decides: an error to throw, or success. */
 class ScriptedCore implements CoreConnector {
@@ -58,13 +63,11 @@ class ScriptedCore implements CoreConnector {
 }
 
 function setup(threshold = THRESHOLD) {
-  const clock = new FakeClock();
   const core = new ScriptedCore();
   const states: CircuitState[] = [];
   const rejected: string[] = [];
   const breaker = new CircuitBreakerConnector(core, {
-    clock,
-    failureThreshold: threshold,
+    minimumCalls: threshold,
     cooldownSeconds: COOLDOWN,
     onStateChange: (state) => states.push(state),
     onRejected: (operation) => rejected.push(operation),
@@ -90,16 +93,19 @@ async function assertOpen(call: () => Promise<unknown>, retryAfterSeconds: numbe
 }
 
 describe('core circuit breaker', () => {
-  it('passes calls through while closed, and opens after N consecutive failures', async () => {
+  beforeEach(() => mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-03-01T12:00:00Z') }));
+  afterEach(() => mock.timers.reset());
+
+  it('passes calls through while closed, and opens after N failing calls', async () => {
     const { core, breaker, states, call } = setup();
-    assert.deepEqual(await call(), []);
+    assert.deepEqual(await setup().call(), [], 'a closed circuit passes calls through');
     core.failure = unavailable;
     await failTimes(call, THRESHOLD - 1);
-    assert.equal(breaker.state, 'closed');
+    assert.equal(breaker.state, 'closed', 'fewer than N calls in the window');
     await failTimes(call, 1);
     assert.equal(breaker.state, 'open');
     assert.deepEqual(states, ['open']);
-    assert.equal(core.calls, THRESHOLD + 1);
+    assert.equal(core.calls, THRESHOLD);
   });
 
   it('counts protocol errors as failures, on either operation', async () => {
@@ -111,29 +117,61 @@ describe('core circuit breaker', () => {
     assert.equal(breaker.state, 'open');
   });
 
-  it('needs the failures to be consecutive: a success starts the count again', async () => {
+  it('opens on the failure rate: half the calls failing keeps it closed, more than half opens it', async () => {
     const { core, breaker, call } = setup();
-    for (let round = 0; round < 3; round += 1) {
-      core.failure = unavailable;
-      await failTimes(call, THRESHOLD - 1);
+    for (let round = 0; round < 10; round += 1) {
       core.failure = undefined;
       await call();
+      core.failure = unavailable;
+      await failTimes(call, 1);
     }
+    assert.equal(breaker.state, 'closed', '10 of 20 failed');
+    await failTimes(call, 1);
+    assert.equal(breaker.state, 'open', '11 of 21 failed');
+  });
+
+  it('keeps a core failing half its calls answering the other half; a core failing every call opens within N calls', async () => {
+    const MINIMUM = 20;
+    const { core, breaker, call, rejected } = setup(MINIMUM);
+    let answered = 0;
+    for (let i = 0; i < 200; i += 1) {
+      // Runs of five failures, which opened the former consecutive-failure breaker at its default.
+      core.failure = Math.floor(i / 5) % 2 === 0 ? undefined : unavailable;
+      clock.advance(0.1);
+      try {
+        await call();
+        answered += 1;
+      } catch (error) {
+        assert.ok(error instanceof CoreUnavailable, `call ${i}: ${String(error)}`);
+      }
+    }
+    assert.equal(answered, 100, 'half the calls answered over 20 s');
     assert.equal(breaker.state, 'closed');
+    assert.deepEqual(rejected, []);
+
+    // The core goes down: the failures outweigh the window's successes within N calls.
+    core.failure = unavailable;
+    let failures = 0;
+    while (breaker.state === 'closed' && failures < 100) {
+      clock.advance(0.1);
+      await failTimes(call, 1);
+      failures += 1;
+    }
+    assert.equal(breaker.state, 'open');
+    assert.ok(failures <= MINIMUM, `opened after ${failures} failures`);
+    await assertOpen(call, COOLDOWN);
   });
 
   it('takes the core’s typed answers (unknown customer, rejected session) as proof that it works', async () => {
     const { core, breaker, call } = setup();
     for (const answer of [() => new CustomerNotRecognised(), () => new SessionRejected()]) {
-      core.failure = unavailable;
-      await failTimes(call, THRESHOLD - 1);
-      core.failure = answer;
-      await assert.rejects(call());
-      core.failure = unavailable;
-      await failTimes(call, THRESHOLD - 1);
-      assert.equal(breaker.state, 'closed', 'the count started again after the answer');
-      core.failure = answer;
-      await assert.rejects(call());
+      for (let i = 0; i < THRESHOLD * 2; i += 1) {
+        core.failure = answer;
+        await assert.rejects(call());
+        core.failure = unavailable;
+        await failTimes(call, 1);
+      }
+      assert.equal(breaker.state, 'closed', 'as many answers as failures');
     }
     core.failure = () => new CustomerNotRecognised();
     for (let i = 0; i < THRESHOLD * 2; i += 1) await assert.rejects(call(), CustomerNotRecognised);
@@ -153,7 +191,7 @@ describe('core circuit breaker', () => {
   });
 
   it('refuses at once while open, without calling the core, with the cool-down left as Retry-After', async () => {
-    const { clock, core, call, rejected, breaker } = setup();
+    const { core, call, rejected, breaker } = setup();
     core.failure = unavailable;
     await failTimes(call, THRESHOLD);
     const calls = core.calls;
@@ -168,7 +206,7 @@ describe('core circuit breaker', () => {
   });
 
   it('lets one probe through after the cool-down; its success closes the circuit', async () => {
-    const { clock, core, breaker, states, call } = setup();
+    const { core, breaker, states, call } = setup();
     core.failure = unavailable;
     await failTimes(call, THRESHOLD);
     clock.advance(COOLDOWN);
@@ -189,7 +227,7 @@ describe('core circuit breaker', () => {
   });
 
   it('opens again for a whole cool-down when the probe fails', async () => {
-    const { clock, core, breaker, states, call } = setup();
+    const { core, breaker, states, call } = setup();
     core.failure = unavailable;
     await failTimes(call, THRESHOLD);
     clock.advance(COOLDOWN + 5);
@@ -203,35 +241,35 @@ describe('core circuit breaker', () => {
     assert.deepEqual(states, ['open', 'half_open', 'open', 'half_open', 'closed']);
   });
 
-  it('after closing, needs N new failures to open again', async () => {
-    const { clock, core, breaker, call } = setup();
+  it('after closing, starts a new window: the probe’s success, then N calls before it can open again', async () => {
+    const { core, breaker, call } = setup();
     core.failure = unavailable;
     await failTimes(call, THRESHOLD);
     clock.advance(COOLDOWN);
     core.failure = undefined;
     await call();
     core.failure = unavailable;
-    await failTimes(call, THRESHOLD - 1);
-    assert.equal(breaker.state, 'closed');
+    await failTimes(call, THRESHOLD - 2);
+    assert.equal(breaker.state, 'closed', 'fewer than N calls in the new window');
     await failTimes(call, 1);
-    assert.equal(breaker.state, 'open');
+    assert.equal(breaker.state, 'open', `${THRESHOLD - 1} of ${THRESHOLD} failed`);
   });
 
-  it('lets the next call probe when the probe ends in an error that is not the core’s', async () => {
-    const { clock, core, breaker, call } = setup();
+  it('closes when the probe ends in an error that is not the core’s (it says nothing against the core)', async () => {
+    const { core, breaker, call } = setup();
     core.failure = unavailable;
     await failTimes(call, THRESHOLD);
     clock.advance(COOLDOWN);
     core.failure = () => new TypeError('bug');
     await assert.rejects(call(), TypeError);
-    assert.equal(breaker.state, 'half_open');
+    assert.equal(breaker.state, 'closed');
     core.failure = undefined;
     await call();
     assert.equal(breaker.state, 'closed');
   });
 
   it('ignores the late result of a call that started before the state changed', async () => {
-    const { clock, core, breaker, call } = setup();
+    const { core, breaker, call } = setup();
     // A slow call starts while closed...
     let release!: () => void;
     core.gate = new Promise((resolve) => (release = resolve));
@@ -269,8 +307,8 @@ describe('core circuit breaker', () => {
     core.failure = unavailable;
     await failTimes(call, 1);
     assert.equal(breaker.state, 'open');
-    const clock = new FakeClock();
-    assert.throws(() => new CircuitBreakerConnector(core, { clock, failureThreshold: 0, cooldownSeconds: 1 }), RangeError);
-    assert.throws(() => new CircuitBreakerConnector(core, { clock, failureThreshold: 1, cooldownSeconds: 0 }), RangeError);
+    assert.throws(() => new CircuitBreakerConnector(core, { minimumCalls: 0, cooldownSeconds: 1 }), RangeError);
+    assert.throws(() => new CircuitBreakerConnector(core, { minimumCalls: 1, cooldownSeconds: 0 }), RangeError);
+    assert.throws(() => new CircuitBreakerConnector(core, { minimumCalls: 1, cooldownSeconds: 1, failureRate: 1 }), RangeError);
   });
 });

@@ -7,9 +7,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Agent } from 'undici';
-import { CoreProtocolError, CoreUnavailable, CustomerNotRecognised, SessionRejected, type SessionSubject } from '../../src/ports/core-connector.js';
+import { CoreProtocolError, CoreUnavailable, CustomerNotRecognised, SessionRejected, } from '../../src/ports/core-connector.js';
 import { HttpCoreConnector } from '../../src/adapters/core/http-core-connector.js';
 import { DEMO_CUSTOMERS } from '../../src/adapters/core/simulator/demo-data.js';
+import type { RegistrationSubject } from '../../src/domain/registration.js';
 
 interface Scripted {
   status: number;
@@ -20,7 +21,7 @@ interface Scripted {
 const ctx = { requestId: 'req-42' };
 const API_KEY = 'k-secret-institution-key';
 const DELEGATE = 'Zm9vYmFyLWRlbGVnYXRlLXJlZmVyZW5jZQ';
-const subject: SessionSubject = { kind: 'demographics', socialSecurityNumber: '123456789', accountNumber: '70001234', birthDay: '1980-04-12' };
+const subject: RegistrationSubject = { kind: 'demographics', socialSecurityNumber: '123456789', accountNumber: '70001234', birthDay: '1980-04-12' };
 const goodAccount = DEMO_CUSTOMERS[0]!.accounts[0]!;
 
 describe('HttpCoreConnector against a misbehaving core', () => {

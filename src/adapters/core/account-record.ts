@@ -14,6 +14,7 @@ import { isPlainObject } from '../../domain/json.js';
 
 /** Re-exported for the simulator's readers of untrusted JSON; the one definition is the domain's. */
 export { isPlainObject };
+import { isCalendarDate } from '../../domain/calendar-date.js';
 
 export interface Problem {
   /** Where, e.g. `customers[2].accounts[0].interestRate`. */
@@ -65,20 +66,12 @@ export function jsonType(value: unknown): string {
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-function realDate(year: number, month: number, day: number): boolean {
-  if (month < 1 || month > 12 || day < 1) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
-}
-
 /** `YYYY-MM-DDTHH:mm:ss`, a real calendar date and time, no zone (year 0001 allowed: it means "no date"). */
 export function isDateTimeWithoutZone(value: string): boolean {
   const match = DATE_TIME.exec(value);
   if (!match) return false;
   const [, y, mo, d, h, mi, s] = match.map(Number) as [number, number, number, number, number, number, number];
-  return y >= 1 && realDate(y, mo, d) && h <= 23 && mi <= 59 && s <= 59;
+  return isCalendarDate(y, mo, d) && h <= 23 && mi <= 59 && s <= 59;
 }
 
 /** `YYYY-MM-DD`, a real calendar date. */
@@ -86,7 +79,7 @@ export function isIsoDate(value: string): boolean {
   const match = DATE.exec(value);
   if (!match) return false;
   const [, y, mo, d] = match.map(Number) as [number, number, number, number];
-  return y >= 1 && realDate(y, mo, d);
+  return isCalendarDate(y, mo, d);
 }
 
 function fieldProblem(kind: FieldKind, value: unknown): string | undefined {

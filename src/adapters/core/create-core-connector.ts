@@ -56,8 +56,7 @@ export function guardCoreConnector(
   if (config.coreBreakerFailures === 0) return { core: instrumented, breaker: undefined };
   const logStateChange = logBreakerStateChange(logger, config.coreBreakerCooldownSeconds);
   const breaker = new CircuitBreakerConnector(instrumented, {
-    clock,
-    failureThreshold: config.coreBreakerFailures,
+    minimumCalls: config.coreBreakerFailures,
     cooldownSeconds: config.coreBreakerCooldownSeconds,
     onStateChange: (state, cause, reqId) => {
       metrics.circuitState(state);

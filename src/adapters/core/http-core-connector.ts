@@ -14,7 +14,6 @@ import {
   type CoreCallContext,
   type CoreConnector,
   type CoreSession,
-  type SessionSubject,
 } from '../../ports/core-connector.js';
 import { describeProblems, jsonType, readAccountRecord, type Problem } from './account-record.js';
 import { isPlainObject } from '../../domain/json.js';
@@ -30,6 +29,7 @@ import {
   type SessionBody,
   type StartSessionBody,
 } from './protocol.js';
+import type { RegistrationSubject } from '../../domain/registration.js';
 
 export interface HttpCoreConnectorOptions {
   /** Base URL of the core (or of the bank's adapter), e.g. `https://core.bank.example/coregate`; the protocol paths go below it. */
@@ -74,7 +74,7 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /** Parses an ISO 8601 date-time with a zone (`Z` or `±hh:mm`); more than millisecond precision is cut. */
-function parseInstant(value: string): Date | undefined {
+function parseZonedDateTime(value: string): Date | undefined {
   const match = ISO_WITH_ZONE.exec(value);
   if (!match) return undefined;
   const date = new Date(`${match[1]}${match[2] ? match[2].slice(0, 4) : ''}${match[3]}`);
@@ -110,7 +110,7 @@ export class HttpCoreConnector implements CoreConnector {
       });
   }
 
-  async startSession(subject: SessionSubject, context: CoreCallContext): Promise<CoreSession> {
+  async startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession> {
     const body: StartSessionBody =
       subject.kind === 'customerKey'
         ? { customerKey: subject.customerKey }
@@ -118,7 +118,7 @@ export class HttpCoreConnector implements CoreConnector {
     const answer = await this.call('startSession', 'POST', PROTOCOL_PATHS.sessions, context, { 'content-type': 'application/json' }, JSON.stringify(body));
     if (answer.status !== 201 && answer.status !== 200) throw this.failure('startSession', answer);
     const json = this.json('startSession', answer);
-    const expiresAt = sessionAnswer.Check(json) ? parseInstant(json.expiresAt) : undefined;
+    const expiresAt = sessionAnswer.Check(json) ? parseZonedDateTime(json.expiresAt) : undefined;
     if (!expiresAt) throw this.invalidSessionAnswer(json);
     const session = json as SessionBody;
     if (subject.kind === 'customerKey' && session.customerKey !== subject.customerKey) {
@@ -140,7 +140,7 @@ export class HttpCoreConnector implements CoreConnector {
     if (typeof delegateReferenceId !== 'string' || !HEADER_SAFE.test(delegateReferenceId)) {
       problems.push({ path: 'delegateReferenceId', message: 'expected 1 to 1024 visible ASCII characters' });
     }
-    const expires = typeof expiresAt === 'string' ? parseInstant(expiresAt) : undefined;
+    const expires = typeof expiresAt === 'string' ? parseZonedDateTime(expiresAt) : undefined;
     if (!expires) problems.push({ path: 'expiresAt', message: 'expected an ISO 8601 date-time with a zone, e.g. 2026-03-01T12:15:00Z' });
     // The compiled check and this explanation agree; should they ever not, the answer is still refused.
     if (problems.length === 0) problems.push({ path: '(answer)', message: 'does not match the session answer of the protocol' });

@@ -5,9 +5,10 @@
  * HTTP connector does, so tests can inject faults without a network.
  */
 import type { AccountRecord } from '../../domain/account.js';
-import { CoreUnavailable, type CoreCallContext, type CoreConnector, type CoreSession, type SessionSubject } from '../../ports/core-connector.js';
+import { CoreUnavailable, type CoreCallContext, type CoreConnector, type CoreSession, } from '../../ports/core-connector.js';
 import { errorForAnswer, retrySafe, type CoreOperation } from './protocol.js';
 import { SimulatorError, type CoreSimulator } from './simulator/core-simulator.js';
+import type { RegistrationSubject } from '../../domain/registration.js';
 
 export interface InProcessCoreConnectorOptions {
   /** How long a call may take (only injected latency can make it slow); 5000 ms by default. */
@@ -24,7 +25,7 @@ export class InProcessCoreConnector implements CoreConnector {
     this.timeoutMs = options.timeoutMs ?? 5000;
   }
 
-  startSession(subject: SessionSubject, context: CoreCallContext): Promise<CoreSession> {
+  startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession> {
     return this.call('startSession', () => {
       const session = this.simulator.startSession(subject, context.requestId);
       return { customerKey: session.customerKey, delegateReferenceId: session.delegateReferenceId, expiresAt: new Date(session.expiresAt) };

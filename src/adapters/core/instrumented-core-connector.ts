@@ -13,9 +13,9 @@ import {
   type CoreCallContext,
   type CoreConnector,
   type CoreSession,
-  type SessionSubject,
 } from '../../ports/core-connector.js';
 import type { CoreCallOperation, CoreCallOutcome, MetricsRecorder } from '../../ports/metrics.js';
+import type { RegistrationSubject } from '../../domain/registration.js';
 
 function outcomeOf(error: unknown): CoreCallOutcome {
   if (error instanceof CustomerNotRecognised) return 'customer_not_recognised';
@@ -31,7 +31,7 @@ export class InstrumentedCoreConnector implements CoreConnector {
     private readonly metrics: Pick<MetricsRecorder, 'coreCall'>,
   ) {}
 
-  startSession(subject: SessionSubject, context: CoreCallContext): Promise<CoreSession> {
+  startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession> {
     return this.timed('startSession', () => this.inner.startSession(subject, context));
   }
 

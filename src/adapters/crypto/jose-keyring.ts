@@ -6,8 +6,9 @@
  * process rotated), at most once per `minReloadIntervalMs`.
  */
 import { createPrivateKey, randomUUID, sign as cryptoSign, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, errors as joseErrors, type CryptoKey, type JWK, type JWTHeaderParameters } from 'jose';
-import type { Clock } from '../../ports/clock.js';
+import { expiryOnClock, type Clock } from '../../ports/clock.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import { ActiveKeyConflict, type SigningKeyStore, type StoredSigningKey } from '../../ports/signing-key-store.js';
 import { InvalidAccessToken, type AccessTokenClaims, type PublicJwks, type TokenSigner, type TokenVerifier } from '../../ports/token-signer.js';
@@ -40,15 +41,22 @@ function sealContext(kid: string): string {
   return `signing-key:${kid}`;
 }
 
-/** Verified tokens remembered; the oldest is forgotten first. */
+/** Verified tokens remembered; the least recently used is forgotten first. */
 const VERIFIED_CACHE_ENTRIES = 10_000;
+/** The one key of the key cache: all published keys are loaded together. */
+const KEYS = 'keys';
 
 export class JoseKeyring implements TokenSigner, TokenVerifier {
-  private loaded: LoadedKeys | undefined;
-  private readonly verified = new Map<string, AccessTokenClaims>();
-  private loading: Promise<LoadedKeys> | undefined;
-  private readonly cacheMs: number;
+  /** The published keys, re-read after `cacheSeconds`; concurrent callers share one pending load. */
+  private readonly loaded: LRUCache<typeof KEYS, LoadedKeys>;
+  /**
+   * Verified tokens by their text, without TTL: each carries its own `exp`, checked
+   * on every use. Concurrent requests with the same new token share one verification.
+   */
+  private readonly verified: LRUCache<string, AccessTokenClaims, Date>;
   private readonly minReloadIntervalMs: number;
+  /** With `cacheSeconds: 0` every call reloads (still one load for concurrent callers). */
+  private readonly reloadEveryTime: boolean;
 
   constructor(
     private readonly store: SigningKeyStore,
@@ -56,12 +64,30 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     private readonly clock: Clock,
     private readonly options: KeyringOptions,
   ) {
-    this.cacheMs = (options.cacheSeconds ?? 30) * 1000;
     this.minReloadIntervalMs = options.minReloadIntervalMs ?? 1000;
+    this.reloadEveryTime = (options.cacheSeconds ?? 30) <= 0;
+    this.loaded = new LRUCache<typeof KEYS, LoadedKeys>({
+      max: 1,
+      ...expiryOnClock(clock, options.cacheSeconds ?? 30),
+      // A rotation drops the keys while a load may be under way: that load answers its
+      // callers, but the next call loads again and sees the rotation.
+      ignoreFetchAbort: true,
+      fetchMethod: () => this.load(),
+    });
+    this.verified = new LRUCache<string, AccessTokenClaims, Date>({
+      max: VERIFIED_CACHE_ENTRIES,
+      ignoreFetchAbort: true,
+      fetchMethod: (token, _stale, { context: now }) => this.verifySignedToken(token, now),
+    });
   }
 
   /** Creates the first signing key if the database has none (safe when processes race). */
   async ensureActiveKey(): Promise<void> {
+    await this.createFirstKey();
+    this.loaded.delete(KEYS);
+  }
+
+  private async createFirstKey(): Promise<void> {
     const published = await this.store.listPublished(this.clock.now());
     if (published.some((key) => key.retiredAt === null)) return;
     try {
@@ -69,7 +95,6 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     } catch (error) {
       if (!(error instanceof ActiveKeyConflict)) throw error;
     }
-    this.loaded = undefined;
   }
 
   /** Publishes a new active key; the old one stays in the JWKS until its tokens have expired. */
@@ -77,7 +102,7 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     const key = await this.generate();
     const publishUntil = new Date(key.createdAt.getTime() + this.options.accessTokenTtlSeconds * 1000 + 60_000);
     await this.store.activate(key, { retireActive: true, publishUntil });
-    this.loaded = undefined;
+    this.loaded.delete(KEYS);
     return { kid: key.kid, previousKeysPublishedUntil: publishUntil };
   }
 
@@ -100,16 +125,11 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     // A signature verifies the same way every time: a token verified once needs only
     // its lifetime checked again. An Ed25519 verification costs more than a whole
     // proxied request, and platforms send the same token for up to an hour.
-    const cached = this.verified.get(token);
-    if (cached) {
-      if (cached.exp > Math.floor(now.getTime() / 1000)) return cached;
-      this.verified.delete(token);
-      throw new InvalidAccessToken('ERR_JWT_EXPIRED');
-    }
-    const claims = await this.verifySignedToken(token, now);
-    if (this.verified.size >= VERIFIED_CACHE_ENTRIES) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(token, claims);
-    return claims;
+    // A token that fails verification is not cached (the rejection reaches every caller sharing it).
+    const claims = (await this.verified.fetch(token, { context: now }))!;
+    if (claims.exp > Math.floor(now.getTime() / 1000)) return claims;
+    this.verified.delete(token);
+    throw new InvalidAccessToken('ERR_JWT_EXPIRED');
   }
 
   private async verifySignedToken(token: string, now: Date): Promise<AccessTokenClaims> {
@@ -143,19 +163,13 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   }
 
   private async keys(forceReload = false): Promise<LoadedKeys> {
-    const loaded = this.loaded;
-    if (!forceReload && loaded && this.clock.now().getTime() - loaded.loadedAt < this.cacheMs) return loaded;
-    // Concurrent callers share one pending reload.
-    this.loading ??= this.load().finally(() => {
-      this.loading = undefined;
-    });
-    return this.loading;
+    return (await this.loaded.fetch(KEYS, { forceRefresh: forceReload || this.reloadEveryTime }))!;
   }
 
   private async load(): Promise<LoadedKeys> {
     let published = await this.store.listPublished(this.clock.now());
     if (!published.some((key) => key.retiredAt === null)) {
-      await this.ensureActiveKey();
+      await this.createFirstKey();
       published = await this.store.listPublished(this.clock.now());
     }
     const active = published.find((key) => key.retiredAt === null);
@@ -173,7 +187,6 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
       jwks: { keys: published.map((key) => ({ ...key.publicJwk, kid: key.kid, alg: ALG, use: 'sig' })) },
       loadedAt: this.clock.now().getTime(),
     };
-    this.loaded = loaded;
     return loaded;
   }
 

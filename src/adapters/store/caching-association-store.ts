@@ -8,40 +8,43 @@
  * cached delegate reference ID either still works at the core (starting a session
  * never ends the customer's other sessions, docs/core-protocol.md) or is rejected,
  * which makes coregate renew through the database as usual.
+ *
+ * lru-cache holds the entries (least recently used dropped first, expiry on the
+ * injected clock) and shares one pending read between concurrent callers.
  */
+import { LRUCache } from 'lru-cache';
 import type { Association, AssociationKey } from '../../domain/session.js';
 import type { AssociationStore, AssociationSummary, ClaimResult, NewSession, RegisterResult } from '../../ports/association-store.js';
-import type { Clock } from '../../ports/clock.js';
-
-interface Entry {
-  readonly association: Association;
-  readonly cachedAt: number;
-}
+import { expiryOnClock, type Clock } from '../../ports/clock.js';
 
 function cacheKey(key: AssociationKey): string {
   return `${key.platform}\u0000${key.customerId}`;
 }
 
 export class CachingAssociationStore implements AssociationStore {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: LRUCache<string, Association, AssociationKey>;
+  private readonly caching: boolean;
 
   constructor(
     private readonly inner: AssociationStore,
-    private readonly clock: Clock,
-    private readonly ttlSeconds: number,
-    private readonly maxEntries = 100_000,
-  ) {}
+    clock: Clock,
+    ttlSeconds: number,
+    maxEntries = 100_000,
+  ) {
+    this.caching = ttlSeconds > 0;
+    this.entries = new LRUCache<string, Association, AssociationKey>({
+      max: maxEntries,
+      ...expiryOnClock(clock, ttlSeconds),
+      // A write drops the entry (aborting its load): the load still answers its
+      // callers, but what it read is not kept — the write's invalidation wins.
+      ignoreFetchAbort: true,
+      // Absent customers come back `undefined`, which is not cached: a registration elsewhere is visible at once.
+      fetchMethod: (_id, _stale, { context }) => this.inner.find(context),
+    });
+  }
 
-  async find(key: AssociationKey): Promise<Association | undefined> {
-    const id = cacheKey(key);
-    const entry = this.entries.get(id);
-    const now = this.clock.now().getTime();
-    if (entry && now - entry.cachedAt < this.ttlSeconds * 1000) return entry.association;
-    const association = await this.inner.find(key);
-    // Absent customers are not cached: a registration elsewhere is visible at once.
-    if (association) this.remember(id, association, now);
-    else this.entries.delete(id);
-    return association;
+  find(key: AssociationKey): Promise<Association | undefined> {
+    return this.entries.fetch(cacheKey(key), { context: key, forceRefresh: !this.caching });
   }
 
   async register(key: AssociationKey, session: NewSession, now: Date): Promise<RegisterResult> {
@@ -58,7 +61,7 @@ export class CachingAssociationStore implements AssociationStore {
 
   async completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date): Promise<Association | undefined> {
     const renewed = await this.inner.completeRenewal(key, version, owner, session, now);
-    if (renewed) this.remember(cacheKey(key), renewed, this.clock.now().getTime());
+    if (renewed) this.remember(key, renewed);
     else this.forget(key);
     return renewed;
   }
@@ -84,11 +87,9 @@ export class CachingAssociationStore implements AssociationStore {
     return deleted;
   }
 
-  private remember(id: string, association: Association, now: number): void {
-    if (this.ttlSeconds <= 0) return;
-    this.entries.delete(id);
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(id, { association, cachedAt: now });
+  private remember(key: AssociationKey, association: Association): void {
+    if (this.caching) this.entries.set(cacheKey(key), association);
+    else this.forget(key);
   }
 
   private forget(key: AssociationKey): void {

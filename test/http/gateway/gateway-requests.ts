@@ -10,8 +10,9 @@ import type { CoreCustomer, CustomerDirectory, Demographics } from '../../../src
 import { DEMO_CUSTOMERS, demoDirectory } from '../../../src/adapters/core/simulator/demo-data.js';
 import type { AccountRecord } from '../../../src/domain/account.js';
 import type { Clock } from '../../../src/ports/clock.js';
-import type { CoreCallContext, CoreConnector, CoreSession, SessionSubject } from '../../../src/ports/core-connector.js';
+import type { CoreCallContext, CoreConnector, CoreSession, } from '../../../src/ports/core-connector.js';
 import type { Harness } from '../../support/harness.js';
+import type { RegistrationSubject } from '../../../src/domain/registration.js';
 
 /** The named demo customers (docs/core-protocol.md §7), by key. */
 export function demoCustomer(customerKey: string): CoreCustomer {
@@ -216,7 +217,7 @@ export class ForgetfulDirectory implements CustomerDirectory {
  * listing (`rejectAccounts`) with the given error.
  */
 export class RecordingCore implements CoreConnector {
-  readonly startSessionCalls: SessionSubject[] = [];
+  readonly startSessionCalls: RegistrationSubject[] = [];
   readonly listAccountsCalls: string[] = [];
   readonly issued: string[] = [];
   /** When set, every `listAccounts` throws what it returns (after counting the call). */
@@ -226,7 +227,7 @@ export class RecordingCore implements CoreConnector {
 
   constructor(readonly inner: CoreConnector) {}
 
-  async startSession(subject: SessionSubject, context: CoreCallContext): Promise<CoreSession> {
+  async startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession> {
     this.startSessionCalls.push(subject);
     const session = await this.inner.startSession(subject, context);
     this.issued.push(session.delegateReferenceId);

@@ -1,14 +1,15 @@
 /**
  * The core circuit breaker through HTTP (CONTRACT §3–§4: "502, 503 once a circuit
- * breaker is open"): after COREGATE_CORE_BREAKER_FAILURES consecutive core
- * failures, registration and accounts answer 503 Unavailable with Retry-After at
- * once, without calling the core; after the cool-down one probe goes through —
- * a failing probe opens the circuit again, a good one closes it and the service
- * answers 200 again. The breaker's clock is the harness's fake clock.
+ * breaker is open"): once more than half of at least COREGATE_CORE_BREAKER_FAILURES
+ * core calls in the window failed, registration and accounts answer 503 Unavailable
+ * with Retry-After at once, without calling the core; after the cool-down one probe
+ * goes through — a failing probe opens the circuit again, a good one closes it and
+ * the service answers 200 again. The breaker (cockatiel) reads `Date.now()`: the
+ * tests move it with node:test's `mock.timers` together with the harness's clock.
  */
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it, mock } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-core-connector.js';
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
@@ -44,6 +45,38 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
   const core = new RecordingCore(new InProcessCoreConnector(simulator, { timeoutMs: TIMEOUT_MS }));
   const coreCalls = () => core.startSessionCalls.length + core.listAccountsCalls.length;
 
+  /** Moves the harness's clock and the breaker's (`Date`) together. */
+  function advance(seconds: number): void {
+    h.clock.advance(seconds);
+    mock.timers.tick(seconds * 1000);
+  }
+
+  /** Fails accounts calls until the circuit opens; each failure answers 502. How many it took. */
+  async function failUntilOpen(request = () => getAccounts(h, { token }, registered), most = FAILURES): Promise<number> {
+    let failures = 0;
+    while (h.services.coreBreaker!.state === 'closed') {
+      assert.ok(failures < most, `open within ${most} failing calls`);
+      assertError(await request(), BAD_GATEWAY, `failure ${failures + 1}: still 502`);
+      failures += 1;
+    }
+    return failures;
+  }
+
+  /**
+   * Leaves the circuit closed with a fresh window (only a probe's success in it), so
+   * each test starts alike: the rate breaker remembers the calls of the tests before.
+   */
+  async function freshCircuit(): Promise<void> {
+    if (h.services.coreBreaker!.state === 'closed') {
+      simulator.setFaults({ errorRate: 1, errorStatus: 500 });
+      await failUntilOpen(undefined, 1000);
+    }
+    simulator.setFaults({});
+    advance(COOLDOWN_SECONDS);
+    assertSuccess(await getAccounts(h, { token }, registered));
+    assert.equal(h.services.coreBreaker?.state, 'closed');
+  }
+
   before(async () => {
     h = await createHarness(pgliteBackend, {
       core,
@@ -58,17 +91,15 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
     token = await h.token(client);
     registered = uniqueId('breaker');
     assertSuccess(await postSession(h, { token }, formA(registered, BOB)));
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    await freshCircuit();
   });
-  afterEach(async () => {
-    // Each test leaves the core healthy and the circuit closed.
-    simulator.setFaults({});
-    if (h.services.coreBreaker?.state !== 'closed') {
-      h.clock.advance(COOLDOWN_SECONDS);
-      assertSuccess(await getAccounts(h, { token }, registered));
-    }
-    assert.equal(h.services.coreBreaker?.state, 'closed');
+  // Each test leaves the core healthy and the circuit closed, with a fresh window.
+  afterEach(() => freshCircuit());
+  after(async () => {
+    mock.timers.reset();
+    await h?.close();
   });
-  after(() => h?.close());
 
   function assertOpen(response: LightMyRequestResponse, retryAfter: number, why: string): void {
     const body = assertError(response, UNAVAILABLE, why);
@@ -77,22 +108,21 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
     assert.doesNotMatch(response.body, /circuit|core_failure|answered 5\d\d/, `${why}: the cause is logged, not sent`);
   }
 
-  it(`answers 503 with Retry-After at once, without calling the core, after ${FAILURES} failures; a probe after the cool-down; 200 after recovery`, async () => {
+  it(`answers 503 with Retry-After at once, without calling the core, within ${FAILURES} failures; a probe after the cool-down; 200 after recovery`, async () => {
     simulator.setFaults({ errorRate: 1, errorStatus: 500 });
-    for (let i = 0; i < FAILURES; i += 1) assertError(await getAccounts(h, { token }, registered), BAD_GATEWAY, `failure ${i + 1}: still 502`);
-    assert.equal(h.services.coreBreaker!.state, 'open');
+    await failUntilOpen();
 
     const calls = coreCalls();
     assertOpen(await getAccounts(h, { token }, registered), COOLDOWN_SECONDS, 'accounts');
     assertOpen(await postSession(h, { token }, formA(uniqueId('refused'), BOB)), COOLDOWN_SECONDS, 'registration');
     assertOpen(await postSession(h, { token }, formB(uniqueId('refused'), BOB.customerKey)), COOLDOWN_SECONDS, 'registration by key');
-    h.clock.advance(COOLDOWN_SECONDS / 2);
+    advance(COOLDOWN_SECONDS / 2);
     assertOpen(await getAccounts(h, { token }, registered), COOLDOWN_SECONDS / 2, 'halfway through the cool-down');
     assert.equal(coreCalls(), calls, 'the core was not called while the circuit was open');
 
     // The core is back: after the cool-down the next call is the probe, and it closes the circuit.
     simulator.setFaults({});
-    h.clock.advance(COOLDOWN_SECONDS / 2);
+    advance(COOLDOWN_SECONDS / 2);
     assertSuccess(await getAccounts(h, { token }, registered), 'the probe');
     assert.equal(coreCalls(), calls + 1, 'one probe call');
     assert.equal(h.services.coreBreaker!.state, 'closed');
@@ -103,8 +133,8 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
 
   it('opens again for a whole cool-down when the probe fails', async () => {
     simulator.setFaults({ errorRate: 1, errorStatus: 503 });
-    for (let i = 0; i < FAILURES; i += 1) assertError(await postSession(h, { token }, formB(uniqueId('down'), BOB.customerKey)), BAD_GATEWAY);
-    h.clock.advance(COOLDOWN_SECONDS);
+    await failUntilOpen(() => postSession(h, { token }, formB(uniqueId('down'), BOB.customerKey)));
+    advance(COOLDOWN_SECONDS);
     const calls = coreCalls();
     assertError(await getAccounts(h, { token }, registered), BAD_GATEWAY, 'the probe reaches the failing core');
     assert.equal(coreCalls(), calls + 1);
@@ -115,11 +145,12 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
 
   it('stops waiting on timeouts: once open, a slow core costs nothing', async () => {
     simulator.setFaults({ latencyMs: 5_000 });
-    for (let i = 0; i < FAILURES; i += 1) {
+    await failUntilOpen(async () => {
       const started = performance.now();
-      assertError(await getAccounts(h, { token }, registered), BAD_GATEWAY);
+      const response = await getAccounts(h, { token }, registered);
       assert.ok(performance.now() - started >= TIMEOUT_MS * 0.9, 'waited for the timeout');
-    }
+      return response;
+    });
     const started = performance.now();
     assertOpen(await getAccounts(h, { token }, registered), COOLDOWN_SECONDS, 'slow core');
     const elapsed = performance.now() - started;
@@ -141,7 +172,7 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
   it('reports its state, transitions and refusals in /metrics', async () => {
     const before = await scrape(h);
     simulator.setFaults({ errorRate: 1, errorStatus: 500 });
-    for (let i = 0; i < FAILURES; i += 1) await getAccounts(h, { token }, registered);
+    const failures = await failUntilOpen();
     await getAccounts(h, { token }, registered);
     await postSession(h, { token }, formB(uniqueId('refused'), BOB.customerKey));
     const open = await scrape(h);
@@ -151,9 +182,9 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
     assert.equal(delta(open, 'coregate_core_circuit_transitions_total', { state: 'open' }), 1);
     assert.equal(delta(open, 'coregate_core_circuit_rejected_total', { operation: 'listAccounts' }), 1);
     assert.equal(delta(open, 'coregate_core_circuit_rejected_total', { operation: 'startSession' }), 1);
-    assert.equal(delta(open, 'coregate_core_requests_total', { operation: 'listAccounts', outcome: 'unavailable' }), FAILURES, 'refused calls are not core calls');
+    assert.equal(delta(open, 'coregate_core_requests_total', { operation: 'listAccounts', outcome: 'unavailable' }), failures, 'refused calls are not core calls');
     simulator.setFaults({});
-    h.clock.advance(COOLDOWN_SECONDS);
+    advance(COOLDOWN_SECONDS);
     assertSuccess(await getAccounts(h, { token }, registered));
     const closed = await scrape(h);
     assert.equal(sample(closed, 'coregate_core_circuit_state', { state: 'closed' }), 1);
@@ -163,8 +194,7 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
 
   it('leaves the token endpoint alone (it needs no core)', async () => {
     simulator.setFaults({ errorRate: 1, errorStatus: 500 });
-    for (let i = 0; i < FAILURES; i += 1) await getAccounts(h, { token }, registered);
-    assert.equal(h.services.coreBreaker!.state, 'open');
+    await failUntilOpen();
     const client = await h.client({ platform: 'breaker-token' });
     assert.ok(await h.token(client));
   });

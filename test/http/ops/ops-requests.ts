@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import type { AccountRecord } from '../../../src/domain/account.js';
-import type { CoreCallContext, CoreConnector, CoreSession, SessionSubject } from '../../../src/ports/core-connector.js';
+import type { CoreCallContext, CoreConnector, CoreSession, } from '../../../src/ports/core-connector.js';
 import type { Harness } from '../../support/harness.js';
+import type { RegistrationSubject } from '../../../src/domain/registration.js';
 
 export function getOps(h: Harness, path: '/healthz' | '/readyz' | '/metrics', headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
   return h.app.inject({ method: 'GET', url: path, headers });
@@ -47,7 +48,7 @@ export async function closedPort(): Promise<number> {
 /** A core connector the test can swap while the app runs (calls and pings go to `current`). */
 export class SwitchableCore implements CoreConnector {
   constructor(public current: CoreConnector) {}
-  startSession(subject: SessionSubject, context: CoreCallContext): Promise<CoreSession> {
+  startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession> {
     return this.current.startSession(subject, context);
   }
   listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]> {

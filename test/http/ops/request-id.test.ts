@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { HttpCoreConnector } from '../../../src/adapters/core/http-core-connector.js';
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
 import { simulatorHandler } from '../../../src/adapters/core/simulator/simulator-server.js';
@@ -41,12 +41,13 @@ describe('request ids (pglite, core over HTTP)', () => {
     h = await createHarness(pgliteBackend, {
       core: connector,
       logger,
-      // One failure opens the breaker, so that its line is written during a request.
+      // A minimum of one call, so that a few failures open the breaker and its line is written during a request.
       env: { LOG_LEVEL: 'info', COREGATE_CORE_BREAKER_FAILURES: '1', COREGATE_CORE_BREAKER_COOLDOWN_SECONDS: String(COOLDOWN_SECONDS) },
     });
     clock.target = h.clock;
   });
   after(async () => {
+    mock.timers.reset();
     await h?.close();
     server?.closeAllConnections();
     await new Promise<void>((resolve) => server?.close(() => resolve()));
@@ -121,8 +122,14 @@ describe('request ids (pglite, core over HTTP)', () => {
     const bearer = await token();
     const customerId = uniqueId('breaker');
     assertSuccess(await postSession(h, { token: bearer }, formA(customerId, BOB)));
+    // The breaker (cockatiel) reads `Date.now()`: mocked here, moved with the harness's clock.
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
     simulator.setFaults({ errorRate: 1, errorStatus: 500 });
-    const failing = await logged(async () => assertError(await getAccounts(h, { token: bearer, headers: { 'x-request-id': 'log-trace-0003' } }, customerId), BAD_GATEWAY));
+    // The failure rate counts the calls before: fail until the failing call is the one that opens it.
+    let failing: Record<string, unknown>[] = [];
+    for (let attempt = 0; attempt < 20 && h.services.coreBreaker!.state === 'closed'; attempt += 1) {
+      failing = await logged(async () => assertError(await getAccounts(h, { token: bearer, headers: { 'x-request-id': 'log-trace-0003' } }, customerId), BAD_GATEWAY));
+    }
     simulator.setFaults({});
     const messages = failing.map((line) => String(line['msg']));
     assert.ok(messages.some((msg) => msg.startsWith('core circuit breaker open')), messages.join(' | '));
@@ -130,8 +137,10 @@ describe('request ids (pglite, core over HTTP)', () => {
     for (const line of failing) assert.equal(line['reqId'], 'log-trace-0003', JSON.stringify(line));
 
     h.clock.advance(COOLDOWN_SECONDS);
+    mock.timers.tick(COOLDOWN_SECONDS * 1000);
     const probe = await logged(async () => assertSuccess(await getAccounts(h, { token: bearer, headers: { 'x-request-id': 'log-trace-0004' } }, customerId)));
     assert.ok(probe.some((line) => String(line['msg']).startsWith('core circuit breaker closed')));
     for (const line of probe) assert.equal(line['reqId'], 'log-trace-0004', JSON.stringify(line));
+    mock.timers.reset();
   });
 });

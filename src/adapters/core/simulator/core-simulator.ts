@@ -8,12 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AccountRecord } from '../../../domain/account.js';
 import type { Clock } from '../../../ports/clock.js';
-import type { SessionSubject } from '../../../ports/core-connector.js';
+import type { } from '../../../ports/core-connector.js';
 import { systemClock } from '../../clock/system-clock.js';
-import { isPlainObject, jsonType, safeName, type Problem } from '../account-record.js';
+import { jsonType, safeName, type Problem } from '../account-record.js';
 import type { ProtocolErrorCode } from '../protocol.js';
 import type { CustomerDirectory } from './customers.js';
 import { demoDirectory } from './demo-data.js';
+import type { RegistrationSubject } from '../../../domain/registration.js';
+import { isPlainObject } from '../../../domain/json.js';
 
 /** Default lifetime of a core session (a delegate reference ID): 15 minutes. */
 export const DEFAULT_SESSION_TTL_SECONDS = 900;
@@ -97,7 +99,7 @@ export class CoreSimulator {
   }
 
   /** Starts a session for a customer; throws 404 `customer_not_found` for a subject the core does not know. */
-  startSession(subject: SessionSubject, requestId?: string): StartedSession {
+  startSession(subject: RegistrationSubject, requestId?: string): StartedSession {
     this.lastRequestId = requestId;
     const customer = subject.kind === 'customerKey' ? this.customers.byKey(subject.customerKey) : this.customers.byDemographics(subject);
     if (!customer) throw new SimulatorError(404, 'customer_not_found', 'no customer matches');

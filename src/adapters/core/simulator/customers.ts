@@ -36,7 +36,7 @@ export function normaliseSsn(value: string): string {
 }
 
 /** `YYYY-MM-DD` stays; `MM/DD/YYYY` becomes `YYYY-MM-DD`; anything else is returned trimmed, to match nothing. */
-export function normaliseBirthDay(value: string): string {
+export function comparableBirthDay(value: string): string {
   const trimmed = value.trim();
   const us = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(trimmed);
   return us ? `${us[3]}-${us[1]}-${us[2]}` : trimmed;
@@ -44,7 +44,7 @@ export function normaliseBirthDay(value: string): string {
 
 /** The normalised form demographics are compared in. */
 export function demographicsKey(demographics: Demographics): string {
-  return `${normaliseSsn(demographics.socialSecurityNumber)}|${demographics.accountNumber.trim()}|${normaliseBirthDay(demographics.birthDay)}`;
+  return `${normaliseSsn(demographics.socialSecurityNumber)}|${demographics.accountNumber.trim()}|${comparableBirthDay(demographics.birthDay)}`;
 }
 
 /** A fixed list of customers, indexed both ways. Keys and demographics must be unique (the fixture loader checks). */

@@ -6,20 +6,7 @@
  * for, so start-up costs nothing and memory stays flat.
  */
 import { NO_DATE, type AccountRecord } from '../../../domain/account.js';
-import { CombinedDirectory, ListDirectory, normaliseBirthDay, normaliseSsn, type CoreCustomer, type CustomerDirectory, type Demographics } from './customers.js';
-
-/**
- * Account type codes the simulator uses. The spec leaves them open ("single-letter
- * code"); a real core has its own list, which the gateway passes through untouched.
- */
-export const DEMO_ACCOUNT_TYPES = {
-  D: 'checking (demand deposit)',
-  S: 'savings',
-  T: 'certificate (time deposit)',
-  C: 'credit card',
-  L: 'instalment loan',
-  M: 'mortgage',
-} as const;
+import { CombinedDirectory, ListDirectory, comparableBirthDay, normaliseSsn, type CoreCustomer, type CustomerDirectory, type Demographics } from './customers.js';
 
 type Overrides = Partial<AccountRecord> &
   Pick<AccountRecord, 'id' | 'customerKey' | 'guid' | 'nickname' | 'accountReferenceId' | 'type' | 'productCode' | 'originationDate'>;
@@ -364,7 +351,7 @@ export const generatedDirectory: CustomerDirectory = {
     const n = Number(match[1]);
     if (n < GENERATED_CUSTOMERS.first) return undefined;
     const expected = generatedDemographics(n);
-    if (demographics.accountNumber.trim() !== expected.accountNumber || normaliseBirthDay(demographics.birthDay) !== expected.birthDay) return undefined;
+    if (demographics.accountNumber.trim() !== expected.accountNumber || comparableBirthDay(demographics.birthDay) !== expected.birthDay) return undefined;
     return generatedCustomer(n);
   },
 };

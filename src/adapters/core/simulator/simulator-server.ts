@@ -6,10 +6,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SessionSubject } from '../../../ports/core-connector.js';
-import { describeProblems, isPlainObject, jsonType, safeName, type Problem } from '../account-record.js';
+import type { } from '../../../ports/core-connector.js';
+import { describeProblems, jsonType, safeName, type Problem } from '../account-record.js';
 import { PROTOCOL_HEADERS, PROTOCOL_PATHS, type AccountsBody, type ErrorBody, type ProtocolErrorCode, type SessionBody } from '../protocol.js';
 import { readFaults, SimulatorError, type CoreSimulator } from './core-simulator.js';
+import type { RegistrationSubject } from '../../../domain/registration.js';
+import { isPlainObject } from '../../../domain/json.js';
 
 /** Largest request body the simulator reads. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -103,7 +105,7 @@ function stringField(value: Record<string, unknown>, field: string, path: string
 }
 
 /** Reads a `POST /v1/sessions` body; the simulator is strict so a gateway bug shows up here rather than at a bank. */
-export function readStartSessionBody(body: unknown): SessionSubject {
+export function readStartSessionBody(body: unknown): RegistrationSubject {
   if (!isPlainObject(body)) throw invalid([{ path: '(body)', message: `expected an object, got ${jsonType(body)}` }]);
   const problems: Problem[] = [];
   for (const name of Object.keys(body)) {
