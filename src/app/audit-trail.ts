@@ -7,7 +7,7 @@
  * whole event (which holds no personal data), so the log is the fallback record;
  * a write slower than `waitMs` lets the request go on and finishes behind it.
  */
-import type { Association } from '../domain/session.js';
+import type { Association } from '../domain/association.js';
 import type { AuditEvent, AuditLog } from '../ports/audit-log.js';
 import type { Clock } from '../ports/clock.js';
 import type { CoreCallContext } from '../ports/core-connector.js';

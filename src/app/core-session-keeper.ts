@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NotFound } from '../domain/errors.js';
-import { needsRenewal, type Association } from '../domain/session.js';
+import { needsRenewal, type Association } from '../domain/association.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
 import { CoreProtocolError, CustomerNotRecognised, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';

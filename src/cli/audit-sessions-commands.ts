@@ -1,7 +1,7 @@
 /**
  * `coregate audit list` and `coregate sessions list|revoke`: the audit log and the
  * stored associations, through the admin operations `audit.list`, `sessions.list`
- * and `sessions.revoke` (use cases `AuditReader`, `SessionAdmin`).
+ * and `sessions.revoke` (use cases `AuditReader`, `AssociationAdmin`).
  * Nothing here ever prints a delegate reference ID, sealed or not.
  */
 import type { AdminClient, AssociationView, AuditEventView } from '../server/admin-operations.js';

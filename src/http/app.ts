@@ -10,7 +10,7 @@ import type { ClientAuthenticator } from '../app/authenticate-client.js';
 import type { ClientDirectory } from '../app/client-directory.js';
 import type { TokenIssuer } from '../app/issue-token.js';
 import type { AccountReader } from '../app/list-accounts.js';
-import type { SessionRegistrar } from '../app/register-session.js';
+import type { AssociationRegistrar } from '../app/register-association.js';
 import { DEFAULT_SCOPE } from '../domain/client.js';
 import type { TokenRevoker } from '../app/revoke-token.js';
 import type { Clock } from '../ports/clock.js';
@@ -48,7 +48,7 @@ export interface AppDeps {
   /** `true`: the immediate peer is the proxy; a list: the proxies' addresses/CIDRs. */
   readonly trustProxy: boolean | readonly string[];
   /** The `/core/*` gateway; without it only the authorization server is served. */
-  readonly gateway?: { readonly registrar: SessionRegistrar; readonly accountReader: AccountReader };
+  readonly gateway?: { readonly registrar: AssociationRegistrar; readonly accountReader: AccountReader };
   /** Records request and token metrics (`plugins/request-metrics.ts`). */
   readonly metrics?: MetricsRecorder;
   /** Serves `/healthz`, `/readyz` and `/metrics` here; left out when they go to `COREGATE_ADMIN_PORT` (`admin-app.ts`). */

@@ -3,7 +3,7 @@
  * sealed; the store seals and opens through the `SecretSealer` it was given, so
  * callers only ever see it in clear, in memory.
  */
-import type { Association, AssociationKey } from '../domain/session.js';
+import type { Association, AssociationKey } from '../domain/association.js';
 
 export interface NewSession {
   readonly customerKey: string;

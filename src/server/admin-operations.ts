@@ -115,7 +115,7 @@ function limitNumber(value: string | undefined): number | undefined {
   return /^\d+$/.test(value) ? Number(value) : Number.NaN;
 }
 
-export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'sessionAdmin'>;
+export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin'>;
 
 /** The handler table: one use-case call per operation. */
 export function adminOperations(services: AdminServices, options: AdminOperationsOptions = {}): AdminHandlers {
@@ -157,19 +157,19 @@ export function adminOperations(services: AdminServices, options: AdminOperation
       }));
     },
     'sessions.list': async ({ platform, limit }) => {
-      const { sessions, truncated } = await services.sessionAdmin.list(platform, limitNumber(limit));
-      const views = sessions.map((session) => ({
-        customerId: session.customerId,
-        customerKey: session.customerKey,
-        expiresAt: session.expiresAt.toISOString(),
-        needsReregistration: session.needsReregistration,
-        createdAt: session.createdAt.toISOString(),
-        updatedAt: session.updatedAt.toISOString(),
+      const { associations, truncated } = await services.associationAdmin.list(platform, limitNumber(limit));
+      const views = associations.map((association) => ({
+        customerId: association.customerId,
+        customerKey: association.customerKey,
+        expiresAt: association.expiresAt.toISOString(),
+        needsReregistration: association.needsReregistration,
+        createdAt: association.createdAt.toISOString(),
+        updatedAt: association.updatedAt.toISOString(),
       }));
       return { sessions: views, truncated };
     },
     'sessions.revoke': async ({ platform, customerId }) => {
-      await services.sessionAdmin.revoke(platform, customerId);
+      await services.associationAdmin.revoke(platform, customerId);
       return { platform, customerId, revoked: true };
     },
   };

@@ -11,10 +11,10 @@ import { TokenIssuer } from '../app/issue-token.js';
 import { TokenRevoker } from '../app/revoke-token.js';
 import { CoreSessionKeeper } from '../app/core-session-keeper.js';
 import { AccountReader } from '../app/list-accounts.js';
-import { SessionRegistrar } from '../app/register-session.js';
+import { AssociationRegistrar } from '../app/register-association.js';
 import { AuditTrail } from '../app/audit-trail.js';
 import { AuditReader } from '../app/read-audit-log.js';
-import { SessionAdmin } from '../app/session-admin.js';
+import { AssociationAdmin } from '../app/association-admin.js';
 import { ReadinessProbe } from '../app/readiness.js';
 import { observedRenewals } from '../app/renewal-events.js';
 import { RequestThrottle } from '../app/request-throttle.js';
@@ -67,7 +67,7 @@ export interface Services {
   /** The built-in simulator, when `CORE_URL` is unset (and no connector was injected). */
   readonly simulator: CoreSimulator | undefined;
   readonly sessionKeeper: CoreSessionKeeper;
-  readonly registrar: SessionRegistrar;
+  readonly registrar: AssociationRegistrar;
   readonly accountReader: AccountReader;
   /** This process's metrics (its own registry), for `/metrics`. */
   readonly metrics: PrometheusMetrics;
@@ -84,7 +84,7 @@ export interface Services {
   /** `coregate audit list`. */
   readonly auditReader: AuditReader;
   /** `coregate sessions list|revoke`. */
-  readonly sessionAdmin: SessionAdmin;
+  readonly associationAdmin: AssociationAdmin;
   close(): Promise<void>;
 }
 
@@ -161,7 +161,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     core,
     simulator,
     sessionKeeper,
-    registrar: new SessionRegistrar(associations, core, clock),
+    registrar: new AssociationRegistrar(associations, core, clock),
     accountReader: new AccountReader(associations, core, sessionKeeper),
     metrics,
     readiness,
@@ -170,7 +170,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     throttle,
     audit,
     auditReader: new AuditReader(auditLog),
-    sessionAdmin: new SessionAdmin(associations, audit),
+    associationAdmin: new AssociationAdmin(associations, audit),
     async close() {
       if (closed) return;
       closed = true;

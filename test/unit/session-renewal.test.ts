@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { needsRenewal } from '../../src/domain/session.js';
+import { needsRenewal } from '../../src/domain/association.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 describe('needsRenewal (now >= expiresAt - skew)', () => {

@@ -13,7 +13,7 @@
  * injected clock) and shares one pending read between concurrent callers.
  */
 import { LRUCache } from 'lru-cache';
-import type { Association, AssociationKey } from '../../domain/session.js';
+import type { Association, AssociationKey } from '../../domain/association.js';
 import type { AssociationStore, AssociationSummary, ClaimResult, NewSession, RegisterResult } from '../../ports/association-store.js';
 import { expiryOnClock, type Clock } from '../../ports/clock.js';
 

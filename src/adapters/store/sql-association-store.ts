@@ -1,4 +1,4 @@
-import type { Association, AssociationKey } from '../../domain/session.js';
+import type { Association, AssociationKey } from '../../domain/association.js';
 import type { AssociationStore, AssociationSummary, ClaimResult, NewSession, RegisterResult } from '../../ports/association-store.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import type { Queryable } from './database.js';

@@ -3,14 +3,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyInstance } from 'fastify';
-import type { SessionRegistrar } from '../../../app/register-session.js';
+import type { AssociationRegistrar } from '../../../app/register-association.js';
 import { BadRequest } from '../../../domain/errors.js';
 import { parseRegistration } from '../../../domain/registration.js';
 import type { Clock } from '../../../ports/clock.js';
 import { gatewayErrors, success, SuccessEnvelope } from '../../schemas/envelope.js';
 
 export interface SessionsRouteDeps {
-  readonly registrar: SessionRegistrar;
+  readonly registrar: AssociationRegistrar;
   readonly clock: Clock;
 }
 

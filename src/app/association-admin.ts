@@ -8,33 +8,33 @@ import { CUSTOMER_ID_PATTERN } from '../domain/registration.js';
 import type { AssociationStore, AssociationSummary } from '../ports/association-store.js';
 import type { AuditTrail } from './audit-trail.js';
 
-export const DEFAULT_SESSIONS_LIMIT = 1000;
-export const MAX_SESSIONS_LIMIT = 100_000;
+export const DEFAULT_ASSOCIATIONS_LIMIT = 1000;
+export const MAX_ASSOCIATIONS_LIMIT = 100_000;
 
 const CUSTOMER_ID = new RegExp(CUSTOMER_ID_PATTERN);
 
-export interface SessionListing {
-  readonly sessions: AssociationSummary[];
+export interface AssociationListing {
+  readonly associations: AssociationSummary[];
   /** More associations exist beyond `limit`. */
   readonly truncated: boolean;
 }
 
-export class SessionAdmin {
+export class AssociationAdmin {
   constructor(
     private readonly store: AssociationStore,
     private readonly audit: AuditTrail,
   ) {}
 
   /** The platform's associations by customerId. */
-  async list(platform: string, limit: number = DEFAULT_SESSIONS_LIMIT): Promise<SessionListing> {
+  async list(platform: string, limit: number = DEFAULT_ASSOCIATIONS_LIMIT): Promise<AssociationListing> {
     const problems: FieldProblem[] = [];
     if (platform.length === 0) problems.push({ path: 'platform', message: 'must not be empty' });
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SESSIONS_LIMIT) {
-      problems.push({ path: 'limit', message: `must be a whole number from 1 to ${MAX_SESSIONS_LIMIT}` });
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ASSOCIATIONS_LIMIT) {
+      problems.push({ path: 'limit', message: `must be a whole number from 1 to ${MAX_ASSOCIATIONS_LIMIT}` });
     }
     if (problems.length > 0) throw new BadRequest('invalid sessions query', problems);
-    const sessions = await this.store.listByPlatform(platform, limit + 1);
-    return { sessions: sessions.slice(0, limit), truncated: sessions.length > limit };
+    const associations = await this.store.listByPlatform(platform, limit + 1);
+    return { associations: associations.slice(0, limit), truncated: associations.length > limit };
   }
 
   /**

@@ -9,19 +9,19 @@ import type { Clock } from '../ports/clock.js';
 import { CustomerNotRecognised, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
 import { badGateway } from './core-failures.js';
 
-export interface RegisteredSession {
+export interface RegisteredAssociation {
   readonly customerId: string;
   readonly customerKey: string;
 }
 
-export class SessionRegistrar {
+export class AssociationRegistrar {
   constructor(
     private readonly store: AssociationStore,
     private readonly core: CoreConnector,
     private readonly clock: Clock,
   ) {}
 
-  async register(platform: string, registration: Registration, context: CoreCallContext): Promise<RegisteredSession> {
+  async register(platform: string, registration: Registration, context: CoreCallContext): Promise<RegisteredAssociation> {
     let session;
     try {
       session = await this.core.startSession(registration.subject, context);
