@@ -15,6 +15,15 @@
  * When the store fails (Redis down), requests are admitted — an outage of the
  * limiter must not take the API down — and the failure is reported
  * (`onLimiterError`, `limiterFailures`).
+ *
+ * Why not `@fastify/rate-limit`: it counts requests in fixed windows keyed before the
+ * handler, while these budgets need (a) a key known only after authentication (the
+ * client of a bearer token or of Basic credentials), (b) a budget of *failed
+ * authentications* that is charged only when a secret turns out wrong and checked
+ * before any secret is compared, and (c) smooth GCRA buckets (a fixed window lets
+ * twice the budget through across a window edge — the brute-force budget must not).
+ * The stores stay small (an in-memory map, one Redis Lua script) and are tested
+ * against a real Redis like the plugin's own `RedisStore`.
  */
 import ipaddr from 'ipaddr.js';
 import { TooManyRequests } from '../domain/errors.js';
