@@ -86,7 +86,7 @@ async function race(dir: string, contenders = 8): Promise<string[]> {
   }
 }
 
-describe('data-dir lock, contended by real processes', { timeout: 60_000 }, () => {
+describe('data-dir lock, contended by real processes', { timeout: 120_000 }, () => {
   it('lets exactly one of several processes starting at the same instant take a fresh data dir', async (t) => {
     const data = tempDataDir();
     t.after(data.remove);

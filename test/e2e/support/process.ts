@@ -69,7 +69,7 @@ export interface CliResult extends Exit {
 }
 
 /** Runs `bin/coregate ...args` to completion (killed after `timeoutMs`). */
-export async function runCli(args: readonly string[], env: Env, timeoutMs = 20_000): Promise<CliResult> {
+export async function runCli(args: readonly string[], env: Env, timeoutMs = 60_000): Promise<CliResult> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: processEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -156,7 +156,7 @@ export function spawnServer(env: Env): SpawnedServer {
     child.kill('SIGKILL');
   };
 
-  async function ready(timeoutMs = 20_000): Promise<ServerProcess> {
+  async function ready(timeoutMs = 60_000): Promise<ServerProcess> {
     const deadline = Date.now() + timeoutMs;
     let url: string | undefined;
     while (Date.now() < deadline && exit === undefined) {
@@ -194,7 +194,7 @@ export function spawnServer(env: Env): SpawnedServer {
  * Starts `bin/coregate serve` (PORT=0 unless given) and waits until it is ready.
  * Rejects, with the server's output, if it exits or is not ready within `timeoutMs`.
  */
-export function startServer(env: Env, timeoutMs = 20_000): Promise<ServerProcess> {
+export function startServer(env: Env, timeoutMs = 60_000): Promise<ServerProcess> {
   return spawnServer(env).ready(timeoutMs);
 }
 
