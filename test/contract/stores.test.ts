@@ -65,7 +65,7 @@ function signingKey(createdAt: Date): StoredSigningKey {
 function freshDatabase(backend: Backend, options: { migrated: boolean }) {
   const state = {} as { opened: OpenBackend; db: Database };
   before(async () => {
-    state.opened = await backend.open();
+    state.opened = await backend.open({ empty: !options.migrated });
     state.db = state.opened.database;
     if (options.migrated) await migrate(state.db);
   });
