@@ -139,7 +139,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     cacheSeconds: config.institutionCacheSeconds,
     onError: (error, institution) => logger.error({ err: error, institution }, 'institutions: reload or core set-up failed'),
   });
-  await institutions.refresh();
+  // Read on first use (not here): a CLI command that never calls a core builds no connector.
   const core = new InstitutionCoreRouter(institutions);
   // The core lines are reported, never a reason to be unready (CONTRACT §3 Health).
   const readiness = new ReadinessProbe(async () => [
