@@ -68,6 +68,7 @@ export function auditedRenewals(trail: AuditTrail): Required<Pick<RenewalEvents,
     actor: 'client' as const,
     clientId: context.clientId ?? null,
     platform: association.platform,
+    institution: association.institution,
     customerId: association.customerId,
     requestId: context.requestId,
   });

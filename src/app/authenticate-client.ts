@@ -19,6 +19,8 @@ export class ClientAuthenticator {
   constructor(
     private readonly clients: ClientStore,
     private readonly hasher: CredentialHasher,
+    /** A client of a disabled institution cannot get tokens (CONTRACT §8); without it every institution counts as enabled. */
+    private readonly institutions?: { isEnabled(id: string): Promise<boolean> },
   ) {
     this.decoyDigest = hasher.digest(hasher.generate('decoy_'));
   }
@@ -27,9 +29,12 @@ export class ClientAuthenticator {
     const client = await this.clients.findById(credentials.clientId);
     const secretMatches = this.hasher.matches(credentials.clientSecret, client?.secretDigest ?? this.decoyDigest);
     if (!client) throw new InvalidClient('unknown client_id');
-    const known = { id: client.id, platform: client.platform };
+    const known = { id: client.id, platform: client.platform, institution: client.institution };
     if (!secretMatches) throw new InvalidClient(`wrong secret for ${client.id}`, known);
     if (!client.enabled) throw new InvalidClient(`client ${client.id} is disabled`, known);
+    if (this.institutions && !(await this.institutions.isEnabled(client.institution))) {
+      throw new InvalidClient(`institution ${client.institution} of client ${client.id} is disabled`, known);
+    }
     return client;
   }
 }

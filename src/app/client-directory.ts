@@ -11,6 +11,7 @@ import { expiryOnClock, type Clock } from '../ports/clock.js';
 export interface ClientAccess {
   readonly clientId: string;
   readonly platform: string;
+  readonly institution: string;
   readonly enabled: boolean;
   readonly allowedIps: IpAllowList;
 }
@@ -53,6 +54,7 @@ export class ClientDirectory {
       record && {
         clientId: record.id,
         platform: record.platform,
+        institution: record.institution,
         enabled: record.enabled,
         allowedIps: new IpAllowList(record.allowedIps),
       }

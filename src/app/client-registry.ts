@@ -9,6 +9,8 @@ import { parseCidr } from '../domain/ip-allow-list.js';
 import type { ClientStore } from '../ports/client-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { CredentialHasher } from '../ports/credential-hasher.js';
+import { DEFAULT_INSTITUTION } from '../domain/institution.js';
+import type { InstitutionStore } from '../ports/institution-store.js';
 
 export const CLIENT_SECRET_PREFIX = 'cgs_';
 
@@ -18,6 +20,8 @@ export interface CreateClientInput {
   readonly scopes?: readonly string[] | undefined;
   readonly grants?: readonly string[] | undefined;
   readonly allowedIps?: readonly string[] | undefined;
+  /** The institution the client acts for; `default` when absent. Must exist. */
+  readonly institution?: string | undefined;
 }
 
 export interface ClientWithSecret {
@@ -38,6 +42,8 @@ export class ClientRegistry {
     private readonly store: ClientStore,
     private readonly hasher: CredentialHasher,
     private readonly clock: Clock,
+    /** Checks that a new client's institution exists; without it only `default` is accepted. */
+    private readonly institutions?: Pick<InstitutionStore, 'find'>,
   ) {}
 
   async create(input: CreateClientInput): Promise<ClientWithSecret> {
@@ -62,6 +68,9 @@ export class ClientRegistry {
       if (parsed.ok) allowedIps.push(parsed.cidr);
       else problems.push({ path: 'allow-ip', message: parsed.reason });
     }
+    const institution = input.institution ?? DEFAULT_INSTITUTION;
+    const known = this.institutions ? (await this.institutions.find(institution)) !== undefined : institution === DEFAULT_INSTITUTION;
+    if (!known) problems.push({ path: 'institution', message: `no institution "${institution}" (see \`coregate institutions list\`)` });
     if (problems.length > 0) throw new BadRequest('invalid client', problems);
 
     const id = `cg_${randomBytes(15).toString('base64url')}`;
@@ -71,6 +80,7 @@ export class ClientRegistry {
       name,
       // Without a platform the client is its own platform (CONTRACT §1).
       platform: input.platform ?? id,
+      institution,
       scopes: scopes as Scope[],
       grants: [...grants],
       allowedIps: [...new Set(allowedIps)],

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NotFound } from '../domain/errors.js';
-import { needsRenewal, type Association } from '../domain/association.js';
+import { associationKeyOf, needsRenewal, type Association } from '../domain/association.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
 import { CoreProtocolError, CustomerNotRecognised, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
@@ -67,12 +67,14 @@ export class CoreSessionKeeper {
 
   /** Starts a new core session replacing `association.version`, shared by every concurrent caller. */
   renew(association: Association, context: CoreCallContext): Promise<Association> {
-    const flightKey = JSON.stringify([association.platform, association.customerId, association.version]);
-    return this.flights.run(flightKey, () => this.renewAcrossProcesses(association, context));
+    const flightKey = JSON.stringify([association.institution, association.platform, association.customerId, association.version]);
+    // The core called is always the association's institution's, whoever asked.
+    const atInstitution = { ...context, institution: association.institution };
+    return this.flights.run(flightKey, () => this.renewAcrossProcesses(association, atInstitution));
   }
 
   private async renewAcrossProcesses(association: Association, context: CoreCallContext): Promise<Association> {
-    const key = { platform: association.platform, customerId: association.customerId };
+    const key = associationKeyOf(association);
     const pollMs = this.options.pollMs ?? 25;
     const deadline = this.clock.now().getTime() + 2 * this.leaseSeconds * 1000;
     let waiting = false;
@@ -93,7 +95,7 @@ export class CoreSessionKeeper {
   }
 
   private async startNewSession(association: Association, context: CoreCallContext): Promise<Association> {
-    const key = { platform: association.platform, customerId: association.customerId };
+    const key = associationKeyOf(association);
     let session;
     try {
       session = await this.core.startSession({ kind: 'customerKey', customerKey: association.customerKey }, context);

@@ -103,6 +103,7 @@ export class TokenIssuer {
       sub: client.id,
       client_id: client.id,
       scope,
+      institution: client.institution,
       token_use: 'access',
       iat,
       exp: iat + this.options.accessTokenTtlSeconds,

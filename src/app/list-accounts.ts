@@ -4,6 +4,7 @@
  * due, and once more if the core rejects an unexpired one.
  */
 import type { AccountRecord } from '../domain/account.js';
+import type { AssociationKey } from '../domain/association.js';
 import { NotFound } from '../domain/errors.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import { SessionRejected, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
@@ -17,9 +18,11 @@ export class AccountReader {
     private readonly keeper: CoreSessionKeeper,
   ) {}
 
-  async list(platform: string, customerId: string, context: CoreCallContext): Promise<AccountRecord[]> {
-    const stored = await this.store.find({ platform, customerId });
-    // Another platform's customer gets the very same answer as an unknown one.
+  /** `key` names the caller's institution and platform (from its token) and the customerId asked for. */
+  async list(key: AssociationKey, callContext: CoreCallContext): Promise<AccountRecord[]> {
+    const context = { ...callContext, institution: key.institution };
+    const stored = await this.store.find(key);
+    // Another platform's (or institution's) customer gets the very same answer as an unknown one.
     if (!stored) throw new NotFound('no registered customer with this customerId');
     let association = await this.keeper.fresh(stored, context);
     for (let attempt = 0; ; attempt += 1) {

@@ -6,6 +6,12 @@
 
 export interface ReadinessCheck {
   readonly name: string;
+  /**
+   * Reported only: its failure never makes the process unready. Each institution's
+   * core is one (CONTRACT §3 Health): one bank's outage must not take the gateway,
+   * its token endpoint and its JWKS out of the load balancer.
+   */
+  readonly informational?: boolean;
   /** Resolves when the dependency answers; throws (or outlasts the deadline) when it does not. */
   check(context: ReadinessContext): Promise<void>;
 }
@@ -40,28 +46,32 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
 
 export class ReadinessProbe {
   constructor(
-    private readonly checks: readonly ReadinessCheck[],
+    /** The checks, or a function listing them at each probe (the institutions change while the process runs). */
+    private readonly checks: readonly ReadinessCheck[] | (() => Promise<readonly ReadinessCheck[]>),
     private readonly timeoutMs: number = CHECK_TIMEOUT_MS,
   ) {}
 
   async check(context: ReadinessContext): Promise<ReadinessReport> {
+    const checks = typeof this.checks === 'function' ? await this.checks() : this.checks;
     const results = await Promise.all(
-      this.checks.map(async (each) => {
+      checks.map(async (each) => {
         const name = each.name;
         try {
           await within(Promise.resolve().then(() => each.check(context)), this.timeoutMs);
-          return { name, detail: undefined };
+          return { name, informational: each.informational === true, detail: undefined };
         } catch (error) {
-          return { name, detail: (error as Error)?.message ?? String(error) };
+          return { name, informational: each.informational === true, detail: (error as Error)?.message ?? String(error) };
         }
       }),
     );
-    const checks: Record<string, CheckStatus> = {};
+    const statuses: Record<string, CheckStatus> = {};
     const failures: { name: string; detail: string }[] = [];
-    for (const { name, detail } of results) {
-      checks[name] = detail === undefined ? 'ok' : 'failed';
+    let ready = true;
+    for (const { name, informational, detail } of results) {
+      statuses[name] = detail === undefined ? 'ok' : 'failed';
       if (detail !== undefined) failures.push({ name, detail });
+      if (detail !== undefined && !informational) ready = false;
     }
-    return { ready: failures.length === 0, checks, failures };
+    return { ready, checks: statuses, failures };
   }
 }

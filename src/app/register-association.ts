@@ -2,6 +2,7 @@
  * `POST /core/sessions` (spec §4.2, CONTRACT §3): start a core session for the
  * customer and store the association. Demographics go to the core and nowhere else.
  */
+import type { AssociationOwner } from '../domain/association.js';
 import { Conflict, NotAuthenticated } from '../domain/errors.js';
 import type { Registration } from '../domain/registration.js';
 import type { AssociationStore } from '../ports/association-store.js';
@@ -21,7 +22,9 @@ export class AssociationRegistrar {
     private readonly clock: Clock,
   ) {}
 
-  async register(platform: string, registration: Registration, context: CoreCallContext): Promise<RegisteredAssociation> {
+  /** `owner` is the caller's institution and platform, from its token. */
+  async register(owner: AssociationOwner, registration: Registration, callContext: CoreCallContext): Promise<RegisteredAssociation> {
+    const context = { ...callContext, institution: owner.institution };
     let session;
     try {
       session = await this.core.startSession(registration.subject, context);
@@ -33,7 +36,7 @@ export class AssociationRegistrar {
       }
       throw badGateway(error);
     }
-    const key = { platform, customerId: registration.customerId };
+    const key = { institution: owner.institution, platform: owner.platform, customerId: registration.customerId };
     const result = await this.store.register(key, session, this.clock.now());
     if (result.outcome === 'conflict') {
       throw new Conflict('this customerId is already registered for another core customer', { customerId: registration.customerId });

@@ -10,11 +10,13 @@ import { AdminOperationFailed } from '../server/admin-operations.js';
 import { UsageError, type CliIo } from './io.js';
 import { parse } from './parse-args.js';
 import { auditCommand, sessionsCommand } from './audit-sessions-commands.js';
+import { institutionsCommand } from './institutions-command.js';
 
-export const ADMIN_COMMANDS = new Set(['clients', 'keys', 'migrate', 'audit', 'sessions']);
+export const ADMIN_COMMANDS = new Set(['clients', 'keys', 'migrate', 'audit', 'sessions', 'institutions']);
 
 const CLIENTS_HELP = `Usage:
-  coregate clients create --name NAME [--scope core/main] [--platform P] [--allow-ip CIDR]... [--grant refresh_token] [--json]
+  coregate clients create --name NAME [--scope core/main] [--platform P] [--allow-ip CIDR]... [--grant refresh_token]
+        [--institution ID] [--json]
   coregate clients list [--json]
   coregate clients show ID [--json]
   coregate clients disable ID [--json]
@@ -22,7 +24,8 @@ const CLIENTS_HELP = `Usage:
   coregate clients rotate-secret ID [--json]
 
 create prints the client_secret once; only its digest is stored.
-Without --platform the client is its own platform. client_credentials is always granted.`;
+Without --platform the client is its own platform. client_credentials is always granted.
+Without --institution the client acts for the institution "default" (see \`coregate institutions\`).`;
 
 const KEYS_HELP = `Usage:
   coregate keys rotate [--json]   publish a new signing key; the old one stays in the JWKS until its tokens expire
@@ -37,6 +40,7 @@ function clientJson(client: ClientView) {
     client_id: client.id,
     name: client.name,
     platform: client.platform,
+    institution: client.institution,
     scopes: client.scopes,
     grants: client.grants,
     allowed_ips: client.allowedIps,
@@ -51,6 +55,7 @@ function clientText(client: ClientView): string {
     `client_id:    ${client.id}`,
     `name:         ${client.name}`,
     `platform:     ${client.platform}`,
+    `institution:  ${client.institution}`,
     `scopes:       ${client.scopes.join(' ')}`,
     `grants:       ${client.grants.join(' ')}`,
     `allowed_ips:  ${client.allowedIps.length ? client.allowedIps.join(' ') : '(any)'}`,
@@ -75,6 +80,7 @@ async function clients(args: string[], admin: AdminClient, io: CliIo): Promise<n
         platform: { type: 'string' },
         'allow-ip': { type: 'string', multiple: true },
         grant: { type: 'string', multiple: true },
+        institution: { type: 'string' },
       }, 0);
       if (values.help) return (io.out(CLIENTS_HELP), 0);
       if (typeof values.name !== 'string') throw new UsageError('--name is required');
@@ -84,6 +90,7 @@ async function clients(args: string[], admin: AdminClient, io: CliIo): Promise<n
         ...(values.scope !== undefined ? { scopes: values.scope as string[] } : {}),
         ...(values.grant !== undefined ? { grants: values.grant as string[] } : {}),
         ...(values['allow-ip'] !== undefined ? { allowedIps: values['allow-ip'] as string[] } : {}),
+        ...(values.institution !== undefined ? { institution: values.institution as string } : {}),
       });
       printSecret(io, client, secret, values.json === true);
       return 0;
@@ -95,7 +102,7 @@ async function clients(args: string[], admin: AdminClient, io: CliIo): Promise<n
       if (values.json) io.out(JSON.stringify(all.map(clientJson)));
       else if (all.length === 0) io.err('no clients yet: create one with `coregate clients create --name NAME`');
       else {
-        io.out(['CLIENT_ID\tPLATFORM\tENABLED\tSCOPES\tGRANTS\tNAME', ...all.map((c) => [c.id, c.platform, c.enabled, c.scopes.join(' '), c.grants.join(' '), c.name].join('\t'))].join('\n'));
+        io.out(['CLIENT_ID\tPLATFORM\tINSTITUTION\tENABLED\tSCOPES\tGRANTS\tNAME', ...all.map((c) => [c.id, c.platform, c.institution, c.enabled, c.scopes.join(' '), c.grants.join(' '), c.name].join('\t'))].join('\n'));
       }
       return 0;
     }
@@ -129,6 +136,7 @@ function printSecret(io: CliIo, client: ClientView, secret: string, json: boolea
     client_id: client.id,
     client_secret: secret,
     platform: client.platform,
+    institution: client.institution,
     scopes: client.scopes,
     grants: client.grants,
     allowed_ips: client.allowedIps,
@@ -186,6 +194,8 @@ export async function runAdminCommand(argv: readonly string[], admin: AdminClien
         return await auditCommand(args, admin, io);
       case 'sessions':
         return await sessionsCommand(args, admin, io);
+      case 'institutions':
+        return await institutionsCommand(args, admin, io);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

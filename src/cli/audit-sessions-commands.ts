@@ -18,10 +18,11 @@ Events: token.issued, token.denied, access.denied, session.registered, session.r
 session.reregistration_required, session.revoked, accounts.listed.`;
 
 export const SESSIONS_HELP = `Usage:
-  coregate sessions list --platform P [--limit N] [--json]
-  coregate sessions revoke --platform P --customer ID [--json]
+  coregate sessions list --platform P [--institution ID] [--limit N] [--json]
+  coregate sessions revoke --platform P --customer ID [--institution ID] [--json]
 
-list shows a platform's registered customers (default limit 1000); never a delegate reference ID.
+list shows a platform's registered customers (default limit 1000), at one institution or at all;
+never a delegate reference ID. revoke works at --institution (default "default").
 revoke deletes the association: the customerId must be registered again (audited as session.revoked).`;
 
 /** One audit event in the CLI's JSON. */
@@ -35,6 +36,7 @@ function auditJson(record: AuditEventView) {
     actor: record.actor,
     clientId: record.clientId,
     platform: record.platform,
+    institution: record.institution,
     customerId: record.customerId,
     requestId: record.requestId,
   };
@@ -43,6 +45,7 @@ function auditJson(record: AuditEventView) {
 /** One association in the CLI's JSON: an explicit allow-list of fields. */
 function sessionJson(session: AssociationView) {
   return {
+    institution: session.institution,
     customerId: session.customerId,
     customerKey: session.customerKey,
     expiresAt: session.expiresAt,
@@ -96,17 +99,21 @@ export async function sessionsCommand(args: string[], admin: AdminClient, io: Cl
   }
   switch (action) {
     case 'list': {
-      const { values } = parse(rest, { platform: { type: 'string' }, limit: { type: 'string' } }, 0);
+      const { values } = parse(rest, { platform: { type: 'string' }, limit: { type: 'string' }, institution: { type: 'string' } }, 0);
       if (values.help) return (io.out(SESSIONS_HELP), 0);
       if (typeof values.platform !== 'string') throw new UsageError('--platform is required');
-      const { sessions, truncated } = await admin.call('sessions.list', { platform: values.platform, ...(values.limit !== undefined ? { limit: values.limit as string } : {}) });
+      const { sessions, truncated } = await admin.call('sessions.list', {
+        platform: values.platform,
+        ...(values.limit !== undefined ? { limit: values.limit as string } : {}),
+        ...(values.institution !== undefined ? { institution: values.institution as string } : {}),
+      });
       if (values.json) io.out(JSON.stringify(sessions.map(sessionJson)));
       else if (sessions.length === 0) io.err(`no registered customers on platform "${values.platform}"`);
       else {
         io.out(
           table(
-            ['CUSTOMER_ID', 'CUSTOMER_KEY', 'EXPIRES_AT', 'NEEDS_REREGISTRATION', 'CREATED_AT', 'UPDATED_AT'],
-            sessions.map((s) => [s.customerId, s.customerKey, s.expiresAt, String(s.needsReregistration), s.createdAt, s.updatedAt]),
+            ['INSTITUTION', 'CUSTOMER_ID', 'CUSTOMER_KEY', 'EXPIRES_AT', 'NEEDS_REREGISTRATION', 'CREATED_AT', 'UPDATED_AT'],
+            sessions.map((s) => [s.institution, s.customerId, s.customerKey, s.expiresAt, String(s.needsReregistration), s.createdAt, s.updatedAt]),
           ),
         );
       }
@@ -114,11 +121,15 @@ export async function sessionsCommand(args: string[], admin: AdminClient, io: Cl
       return 0;
     }
     case 'revoke': {
-      const { values } = parse(rest, { platform: { type: 'string' }, customer: { type: 'string' } }, 0);
+      const { values } = parse(rest, { platform: { type: 'string' }, customer: { type: 'string' }, institution: { type: 'string' } }, 0);
       if (values.help) return (io.out(SESSIONS_HELP), 0);
       if (typeof values.platform !== 'string') throw new UsageError('--platform is required');
       if (typeof values.customer !== 'string') throw new UsageError('--customer is required');
-      const result = await admin.call('sessions.revoke', { platform: values.platform, customerId: values.customer });
+      const result = await admin.call('sessions.revoke', {
+        platform: values.platform,
+        customerId: values.customer,
+        ...(values.institution !== undefined ? { institution: values.institution as string } : {}),
+      });
       io.out(values.json ? JSON.stringify(result) : `revoked: customer "${values.customer}" of platform "${values.platform}" must be registered again`);
       return 0;
     }

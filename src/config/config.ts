@@ -42,6 +42,8 @@ export interface Config {
    * made by other processes (a revocation, say) take effect within this time.
    */
   readonly associationCacheSeconds: number;
+  /** How long a process may use its cached institutions before reading them again (CLI changes arrive within this time). */
+  readonly institutionCacheSeconds: number;
   readonly databasePoolMax: number;
   /**
    * Whose `X-Forwarded-For` is believed: `false` nobody; `true` the immediate peer
@@ -195,6 +197,7 @@ function toConfig(settings: Settings, cwd: string): Config {
     logLevel: settings.LOG_LEVEL,
     clientCacheSeconds: settings.COREGATE_CLIENT_CACHE_SECONDS,
     associationCacheSeconds: settings.COREGATE_ASSOCIATION_CACHE_SECONDS,
+    institutionCacheSeconds: settings.COREGATE_INSTITUTION_CACHE_SECONDS,
     databasePoolMax: settings.COREGATE_DB_POOL_MAX,
     trustProxy: proxies(settings.COREGATE_TRUST_PROXY),
     coreApiKey: settings.COREGATE_CORE_API_KEY,

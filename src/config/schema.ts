@@ -161,6 +161,12 @@ export const ConfigSchema = Type.Object({
     errorMessage: 'must be 1-100 printable characters without spaces',
     description: "prefix of coregate's Redis keys (several installations can share one Redis)",
   }),
+  COREGATE_INSTITUTION_CACHE_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 30,
+    default: 10,
+    description: 'how long a process trusts its cached list of institutions (cores, enabled flags); CLI changes reach every process within this time',
+  }),
 });
 
 /** The settings after coercion and defaults: every variable without a default may be `undefined`. */

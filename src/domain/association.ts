@@ -3,10 +3,23 @@
  * the rule deciding when its core session must be renewed (spec §3, CONTRACT §4).
  */
 
-/** Associations are keyed by (platform, customerId): each platform has its own customer ids. */
+/**
+ * Associations are keyed by (institution, platform, customerId): each platform has
+ * its own customer ids at each institution (CONTRACT §8).
+ */
 export interface AssociationKey {
+  /** The institution (bank) whose core holds the customer. */
+  readonly institution: string;
   readonly platform: string;
   readonly customerId: string;
+}
+
+/** Whose customers: a platform at an institution (the key without the customerId). */
+export type AssociationOwner = Pick<AssociationKey, 'institution' | 'platform'>;
+
+/** The key of an association, from its row or any object carrying the key's fields. */
+export function associationKeyOf(from: AssociationKey): AssociationKey {
+  return { institution: from.institution, platform: from.platform, customerId: from.customerId };
 }
 
 export interface Association extends AssociationKey {

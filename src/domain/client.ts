@@ -22,6 +22,8 @@ export interface Client {
   readonly name: string;
   /** The tenant whose customers this client may reach. */
   readonly platform: string;
+  /** The institution (bank) the client acts for; its tokens carry it as the claim `institution` (CONTRACT §8). */
+  readonly institution: string;
   readonly scopes: readonly Scope[];
   readonly grants: readonly ClientGrant[];
   /** CIDR blocks the client may call from; empty means anywhere. */

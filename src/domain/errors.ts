@@ -37,7 +37,7 @@ export class InvalidClient extends OAuthError {
      * The client the request named, when such a client exists (wrong secret, disabled):
      * for the audit log, which must never store an unchecked, caller-supplied client_id.
      */
-    readonly knownClient?: { readonly id: string; readonly platform: string },
+    readonly knownClient?: { readonly id: string; readonly platform: string; readonly institution?: string },
   ) {
     // One public message for every cause, so a caller cannot probe which part was wrong.
     super('client authentication failed', detail);

@@ -44,6 +44,8 @@ export interface AppDeps {
   readonly revoker: TokenRevoker;
   readonly keyring: TokenSigner & TokenVerifier;
   readonly clientDirectory: ClientDirectory;
+  /** Whether an institution is enabled: a disabled one's clients get 503 on `/core/*` (CONTRACT §8). */
+  readonly institutions?: { isEnabled(id: string): Promise<boolean> };
   /** Believe `X-Forwarded-For` (and later `X-Forwarded-Proto`) from a proxy in front. */
   /** `true`: the immediate peer is the proxy; a list: the proxies' addresses/CIDRs. */
   readonly trustProxy: boolean | readonly string[];
@@ -166,6 +168,9 @@ const API_REFERENCE = {
 } as const;
 
 /** The `onRequest` hook guarding gateway routes with a `scope` (see `plugins/bearer-auth.ts`). */
-export function bearerGuard(deps: Pick<AppDeps, 'keyring' | 'clientDirectory' | 'clock'>, scope: string) {
-  return requireBearer({ verifier: deps.keyring, clients: deps.clientDirectory, clock: deps.clock }, scope);
+export function bearerGuard(deps: Pick<AppDeps, 'keyring' | 'clientDirectory' | 'clock' | 'institutions'>, scope: string) {
+  return requireBearer(
+    { verifier: deps.keyring, clients: deps.clientDirectory, clock: deps.clock, ...(deps.institutions ? { institutions: deps.institutions } : {}) },
+    scope,
+  );
 }

@@ -50,8 +50,11 @@ export interface AssociationStore {
   markNeedsReregistration(key: AssociationKey, version: number, now: Date): Promise<void>;
 
   // Operator administration (`coregate sessions …`).
-  /** A platform's associations ordered by customerId, at most `limit`; delegate reference IDs are not even read. */
-  listByPlatform(platform: string, limit: number): Promise<AssociationSummary[]>;
+  /**
+   * A platform's associations ordered by customerId, at most `limit`, at one institution
+   * or (without it) at every one; delegate reference IDs are not even read.
+   */
+  listByPlatform(platform: string, limit: number, institution?: string): Promise<AssociationSummary[]>;
   /** Deletes the association, so that the customerId must be registered again; true when there was one. */
   delete(key: AssociationKey): Promise<boolean>;
 }

@@ -41,6 +41,8 @@ export interface AuditEvent {
   /** The authenticated (or at least existing) client; `null` when unknown — a caller-supplied id is never stored unchecked. */
   readonly clientId: string | null;
   readonly platform: string | null;
+  /** The institution (bank) the event concerns, if known (CONTRACT §8); absent or `null` when none. */
+  readonly institution?: string | null;
   /** The platform's customer ID the event concerns, if any. */
   readonly customerId: string | null;
   /** The HTTP request (`X-Request-Id`) the event belongs to; `null` for operator commands. */

@@ -1,7 +1,7 @@
 import type { Client, ClientRecord } from '../domain/client.js';
 
 /** A client as first stored: enabled, its secret set when it was created. */
-export type NewClient = Pick<Client, 'id' | 'name' | 'platform' | 'scopes' | 'grants' | 'allowedIps' | 'createdAt'> & {
+export type NewClient = Pick<Client, 'id' | 'name' | 'platform' | 'institution' | 'scopes' | 'grants' | 'allowedIps' | 'createdAt'> & {
   readonly secretDigest: string;
 };
 

@@ -18,6 +18,8 @@ export interface CoreCallContext {
   readonly requestId: string;
   /** The platform client the call is made for: for the audit log, never sent to the core. */
   readonly clientId?: string;
+  /** The institution whose core is called (CONTRACT §8); `default` when absent. */
+  readonly institution?: string;
 }
 
 export interface CoreConnector {
@@ -74,6 +76,17 @@ export class CoreProtocolError extends CoreError {
     readonly retrySafe: boolean,
   ) {
     super(`core protocol error: ${reason}`);
+  }
+}
+
+/**
+ * The institution is disabled (or unknown to this process): its core is not called
+ * at all, and its clients are told the service is unavailable (503, CONTRACT §8).
+ */
+export class InstitutionUnavailable extends CoreError {
+  readonly retrySafe = true;
+  constructor(readonly institution: string) {
+    super(`institution ${institution} is disabled or unknown`);
   }
 }
 

@@ -27,14 +27,15 @@ export interface MetricsRecorder {
   tokenIssued(): void;
   /** A token request refused; `reason` is the OAuth error code sent. */
   tokenDenied(reason: string): void;
-  coreCall(operation: CoreCallOperation, outcome: CoreCallOutcome, seconds: number): void;
+  /** `institution`: whose core was called (`default` when absent). */
+  coreCall(operation: CoreCallOperation, outcome: CoreCallOutcome, seconds: number, institution?: string): void;
   /** A core session renewed (a new session started for a stored association). */
   sessionRenewed(): void;
   singleFlightWait(kind: SingleFlightWait): void;
   /** The core circuit breaker entered `state`. */
-  circuitState(state: CircuitState): void;
+  circuitState(state: CircuitState, institution?: string): void;
   /** A core call refused at once because the circuit is open. */
-  circuitRejected(operation: CoreCallOperation): void;
+  circuitRejected(operation: CoreCallOperation, institution?: string): void;
 }
 
 /** The collected series, for `GET /metrics`. */

@@ -6,15 +6,19 @@
  */
 import type { Client } from '../domain/client.js';
 import { GatewayError } from '../domain/errors.js';
+import { DEFAULT_INSTITUTION } from '../domain/institution.js';
 import type { PublicJwks } from '../ports/token-signer.js';
 import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
 import type { Services } from './services.js';
+import { institutionOperations, type InstitutionOperations } from './institution-operations.js';
 
 /** A client as the operator sees it: never its secret digest. */
 export interface ClientView {
   readonly id: string;
   readonly name: string;
   readonly platform: string;
+  /** The institution the client acts for (CONTRACT §8). */
+  readonly institution: string;
   readonly scopes: readonly string[];
   readonly grants: readonly string[];
   readonly allowedIps: readonly string[];
@@ -32,12 +36,14 @@ export interface AuditEventView {
   readonly actor: string;
   readonly clientId: string | null;
   readonly platform: string | null;
+  readonly institution: string | null;
   readonly customerId: string | null;
   readonly requestId: string | null;
 }
 
 /** A stored association: an allow-list of fields, never a delegate reference ID. */
 export interface AssociationView {
+  readonly institution: string;
   readonly customerId: string;
   readonly customerKey: string;
   readonly expiresAt: string;
@@ -47,10 +53,10 @@ export interface AssociationView {
 }
 
 /** Each operation's arguments and result. A `limit` travels as the operator typed it; the use case checks it. */
-export interface AdminOperations {
+export interface AdminOperations extends InstitutionOperations {
   ping: { args: Record<string, never>; result: { ok: true } };
   'clients.create': {
-    args: { name: string; platform?: string; scopes?: string[]; grants?: string[]; allowedIps?: string[] };
+    args: { name: string; platform?: string; scopes?: string[]; grants?: string[]; allowedIps?: string[]; institution?: string };
     result: { client: ClientView; secret: string };
   };
   'clients.list': { args: Record<string, never>; result: ClientView[] };
@@ -61,8 +67,11 @@ export interface AdminOperations {
   'keys.list': { args: Record<string, never>; result: PublicJwks };
   migrate: { args: Record<string, never>; result: MigrationReport };
   'audit.list': { args: { platform?: string; customerId?: string; since?: string; limit?: string }; result: AuditEventView[] };
-  'sessions.list': { args: { platform: string; limit?: string }; result: { sessions: AssociationView[]; truncated: boolean } };
-  'sessions.revoke': { args: { platform: string; customerId: string }; result: { platform: string; customerId: string; revoked: true } };
+  'sessions.list': { args: { platform: string; limit?: string; institution?: string }; result: { sessions: AssociationView[]; truncated: boolean } };
+  'sessions.revoke': {
+    args: { platform: string; customerId: string; institution?: string };
+    result: { platform: string; customerId: string; institution: string; revoked: true };
+  };
 }
 
 export type AdminOperationName = keyof AdminOperations;
@@ -100,6 +109,7 @@ function clientView(client: Client): ClientView {
     id: client.id,
     name: client.name,
     platform: client.platform,
+    institution: client.institution,
     scopes: client.scopes,
     grants: client.grants,
     allowedIps: client.allowedIps,
@@ -115,12 +125,13 @@ function limitNumber(value: string | undefined): number | undefined {
   return /^\d+$/.test(value) ? Number(value) : Number.NaN;
 }
 
-export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin'>;
+export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'institutionAdmin'>;
 
 /** The handler table: one use-case call per operation. */
 export function adminOperations(services: AdminServices, options: AdminOperationsOptions = {}): AdminHandlers {
   return {
     ping: async () => ({ ok: true }),
+    ...institutionOperations(services),
     'clients.create': async (args) => {
       const { client, secret } = await services.clientRegistry.create(args);
       return { client: clientView(client), secret };
@@ -152,13 +163,15 @@ export function adminOperations(services: AdminServices, options: AdminOperation
         actor: record.actor,
         clientId: record.clientId,
         platform: record.platform,
+        institution: record.institution ?? null,
         customerId: record.customerId,
         requestId: record.requestId,
       }));
     },
-    'sessions.list': async ({ platform, limit }) => {
-      const { associations, truncated } = await services.associationAdmin.list(platform, limitNumber(limit));
+    'sessions.list': async ({ platform, limit, institution }) => {
+      const { associations, truncated } = await services.associationAdmin.list(platform, limitNumber(limit), institution);
       const views = associations.map((association) => ({
+        institution: association.institution,
         customerId: association.customerId,
         customerKey: association.customerKey,
         expiresAt: association.expiresAt.toISOString(),
@@ -168,9 +181,9 @@ export function adminOperations(services: AdminServices, options: AdminOperation
       }));
       return { sessions: views, truncated };
     },
-    'sessions.revoke': async ({ platform, customerId }) => {
-      await services.associationAdmin.revoke(platform, customerId);
-      return { platform, customerId, revoked: true };
+    'sessions.revoke': async ({ platform, customerId, institution = DEFAULT_INSTITUTION }) => {
+      await services.associationAdmin.revoke(platform, customerId, institution);
+      return { platform, customerId, institution, revoked: true };
     },
   };
 }

@@ -19,6 +19,7 @@ export function appDepsFrom(services: Services): AppDeps {
     revoker: services.revoker,
     keyring: services.keyring,
     clientDirectory: services.clientDirectory,
+    institutions: services.institutions,
     trustProxy: config.trustProxy,
     gateway: { registrar: services.registrar, accountReader: services.accountReader },
     metrics: services.metrics,

@@ -19,7 +19,12 @@ import { ReadinessProbe } from '../app/readiness.js';
 import { observedRenewals } from '../app/renewal-events.js';
 import { RequestThrottle } from '../app/request-throttle.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
-import { createCoreConnector, guardCoreConnector } from '../adapters/core/create-core-connector.js';
+import { createCoreConnector, guardCoreConnector, institutionCoreFactory } from '../adapters/core/create-core-connector.js';
+import { InstitutionRegistry } from '../app/institution-registry.js';
+import { InstitutionCoreRouter } from '../app/institution-core-router.js';
+import { InstitutionAdmin } from '../app/institution-admin.js';
+import { SqlInstitutionStore } from '../adapters/store/sql-institution-store.js';
+import { DEFAULT_INSTITUTION } from '../domain/institution.js';
 import type { CircuitBreakerConnector } from '../adapters/core/circuit-breaker-connector.js';
 import type { CoreSimulator } from '../adapters/core/simulator/core-simulator.js';
 import { AesGcmSealer } from '../adapters/crypto/aes-gcm-sealer.js';
@@ -63,7 +68,12 @@ export interface Services {
   readonly revoker: TokenRevoker;
   readonly keyring: JoseKeyring;
   readonly clientDirectory: ClientDirectory;
+  /** The core of each call's institution (`context.institution`, `default` when absent). */
   readonly core: CoreConnector;
+  /** The institutions and their cores, cached for COREGATE_INSTITUTION_CACHE_SECONDS. */
+  readonly institutions: InstitutionRegistry;
+  /** `coregate institutions …`. */
+  readonly institutionAdmin: InstitutionAdmin;
   /** The built-in simulator, when `CORE_URL` is unset (and no connector was injected). */
   readonly simulator: CoreSimulator | undefined;
   readonly sessionKeeper: CoreSessionKeeper;
@@ -73,7 +83,7 @@ export interface Services {
   readonly metrics: PrometheusMetrics;
   /** The `/readyz` checks: database and core. */
   readonly readiness: ReadinessProbe;
-  /** The core circuit breaker around `core`; `undefined` when COREGATE_CORE_BREAKER_FAILURES is 0. */
+  /** The circuit breaker of the `default` institution's core; `undefined` when COREGATE_CORE_BREAKER_FAILURES is 0. */
   readonly coreBreaker: CircuitBreakerConnector | undefined;
   /** The rate-limit store: Redis with COREGATE_REDIS_URL, else this process's memory. */
   readonly rateLimiter: RateLimiter;
@@ -94,7 +104,7 @@ export interface ServiceOptions {
   readonly clock?: Clock;
   /** Extra cleanup after the database closes (for example releasing the data-dir lock). */
   readonly onClose?: () => void;
-  /** A core connector to use instead of the configured one (tests). */
+  /** A core connector to use for `default` instead of the configured one (tests). */
   readonly core?: CoreConnector;
 }
 
@@ -123,10 +133,22 @@ export async function createServices(config: Config, options: ServiceOptions): P
   };
   const { core: connector, simulator } = options.core ? { core: options.core, simulator: undefined } : createCoreConnector(config, clock);
   const metrics = new PrometheusMetrics(database.poolStats ? { poolStats: () => database.poolStats!() } : {});
-  const { core, breaker: coreBreaker } = guardCoreConnector(connector, config, clock, metrics, logger);
-  const readiness = new ReadinessProbe([
+  const { core: defaultCore, breaker: coreBreaker } = guardCoreConnector(connector, config, clock, metrics, logger);
+  const institutionStore = new SqlInstitutionStore(database, sealer);
+  const institutions = new InstitutionRegistry(institutionStore, institutionCoreFactory({ config, clock, metrics, logger, defaultCore }), clock, {
+    cacheSeconds: config.institutionCacheSeconds,
+    onError: (error, institution) => logger.error({ err: error, institution }, 'institutions: reload or core set-up failed'),
+  });
+  // Read on first use (not here): a CLI command that never calls a core builds no connector.
+  const core = new InstitutionCoreRouter(institutions);
+  // The core lines are reported, never a reason to be unready (CONTRACT §3 Health).
+  const readiness = new ReadinessProbe(async () => [
     { name: 'database', check: () => database.ping() },
-    { name: 'core', check: async (context) => core.ping?.(context) },
+    ...(await institutions.enabledCores().catch(() => [])).map(({ id, core: each }) => ({
+      name: id === DEFAULT_INSTITUTION ? 'core' : `core:${id}`,
+      informational: true,
+      check: async (context: { requestId: string }) => each.ping?.({ requestId: context.requestId, institution: id }),
+    })),
   ]);
   const associations = new CachingAssociationStore(new SqlAssociationStore(database, sealer), clock, config.associationCacheSeconds);
   const auditLog = new SqlAuditLog(database);
@@ -152,13 +174,20 @@ export async function createServices(config: Config, options: ServiceOptions): P
     database,
     migration,
     issuer,
-    clientRegistry: new ClientRegistry(clients, hasher, clock),
-    authenticator: new ClientAuthenticator(clients, hasher),
+    clientRegistry: new ClientRegistry(clients, hasher, clock, institutionStore),
+    authenticator: new ClientAuthenticator(clients, hasher, institutions),
     tokenIssuer: new TokenIssuer(refreshTokens, hasher, keyring, clock, tokenOptions),
     revoker: new TokenRevoker(refreshTokens, hasher, clock),
     keyring,
     clientDirectory: new ClientDirectory(clients, clock, config.clientCacheSeconds),
     core,
+    institutions,
+    institutionAdmin: new InstitutionAdmin(institutionStore, clock, {
+      coreUrl: config.coreUrl,
+      hasApiKey: config.coreApiKey !== undefined && config.coreApiKey !== '',
+      coreTimeoutMs: config.coreTimeoutMs,
+      onChange: () => institutions.invalidate(),
+    }),
     simulator,
     sessionKeeper,
     registrar: new AssociationRegistrar(associations, core, clock),

@@ -159,17 +159,17 @@ function auditContract(backend: Backend): void {
     });
 
     it("lists a platform's associations by customerId without any delegate reference ID", async () => {
-      await store.register({ platform: 'p-list', customerId: 'zed' }, session('C-3'), T0);
-      await store.register({ platform: 'p-list', customerId: 'amy' }, session('C-1'), at(5));
-      await store.register({ platform: 'p-list', customerId: 'bob' }, session('C-2'), at(7));
-      await store.register({ platform: 'p-other', customerId: 'amy' }, session('C-9'), T0);
-      await store.markNeedsReregistration({ platform: 'p-list', customerId: 'bob' }, 1, at(8));
+      await store.register({ institution: 'default', platform: 'p-list', customerId: 'zed' }, session('C-3'), T0);
+      await store.register({ institution: 'default', platform: 'p-list', customerId: 'amy' }, session('C-1'), at(5));
+      await store.register({ institution: 'default', platform: 'p-list', customerId: 'bob' }, session('C-2'), at(7));
+      await store.register({ institution: 'default', platform: 'p-other', customerId: 'amy' }, session('C-9'), T0);
+      await store.markNeedsReregistration({ institution: 'default', platform: 'p-list', customerId: 'bob' }, 1, at(8));
 
       const listed = await store.listByPlatform('p-list', 10);
       assert.deepEqual(listed, [
-        { platform: 'p-list', customerId: 'amy', customerKey: 'C-1', expiresAt: at(900), needsReregistration: false, createdAt: at(5), updatedAt: at(5) },
-        { platform: 'p-list', customerId: 'bob', customerKey: 'C-2', expiresAt: at(900), needsReregistration: true, createdAt: at(7), updatedAt: at(8) },
-        { platform: 'p-list', customerId: 'zed', customerKey: 'C-3', expiresAt: at(900), needsReregistration: false, createdAt: T0, updatedAt: T0 },
+        { institution: 'default', platform: 'p-list', customerId: 'amy', customerKey: 'C-1', expiresAt: at(900), needsReregistration: false, createdAt: at(5), updatedAt: at(5) },
+        { institution: 'default', platform: 'p-list', customerId: 'bob', customerKey: 'C-2', expiresAt: at(900), needsReregistration: true, createdAt: at(7), updatedAt: at(8) },
+        { institution: 'default', platform: 'p-list', customerId: 'zed', customerKey: 'C-3', expiresAt: at(900), needsReregistration: false, createdAt: T0, updatedAt: T0 },
       ]);
       assert.deepEqual(
         (await store.listByPlatform('p-list', 2)).map((summary) => summary.customerId),
@@ -179,16 +179,16 @@ function auditContract(backend: Backend): void {
     });
 
     it("deletes one platform's association only, once", async () => {
-      await store.register({ platform: 'p-del', customerId: 'gone' }, session('C-1'), T0);
-      await store.register({ platform: 'p-del2', customerId: 'gone' }, session('C-1'), T0);
-      assert.equal(await store.delete({ platform: 'p-del', customerId: 'gone' }), true);
-      assert.equal(await store.find({ platform: 'p-del', customerId: 'gone' }), undefined);
-      assert.equal(await store.delete({ platform: 'p-del', customerId: 'gone' }), false);
-      assert.equal((await store.find({ platform: 'p-del2', customerId: 'gone' }))?.customerKey, 'C-1', "another platform's customerId is untouched");
+      await store.register({ institution: 'default', platform: 'p-del', customerId: 'gone' }, session('C-1'), T0);
+      await store.register({ institution: 'default', platform: 'p-del2', customerId: 'gone' }, session('C-1'), T0);
+      assert.equal(await store.delete({ institution: 'default', platform: 'p-del', customerId: 'gone' }), true);
+      assert.equal(await store.find({ institution: 'default', platform: 'p-del', customerId: 'gone' }), undefined);
+      assert.equal(await store.delete({ institution: 'default', platform: 'p-del', customerId: 'gone' }), false);
+      assert.equal((await store.find({ institution: 'default', platform: 'p-del2', customerId: 'gone' }))?.customerKey, 'C-1', "another platform's customerId is untouched");
       // Registered again afterwards: a fresh association.
-      const again = await store.register({ platform: 'p-del', customerId: 'gone' }, session('C-2'), at(60));
+      const again = await store.register({ institution: 'default', platform: 'p-del', customerId: 'gone' }, session('C-2'), at(60));
       assert.equal(again.outcome, 'registered');
-      assert.equal((await store.find({ platform: 'p-del', customerId: 'gone' }))?.customerKey, 'C-2');
+      assert.equal((await store.find({ institution: 'default', platform: 'p-del', customerId: 'gone' }))?.customerKey, 'C-2');
     });
   });
 }

@@ -30,7 +30,7 @@ describe('CachingAssociationStore (pglite)', () => {
   after(() => opened?.close());
 
   it('serves a read within its lifetime from memory, and re-reads after it', async () => {
-    const key = { platform: 'p', customerId: 'read' };
+    const key = { institution: 'default', platform: 'p', customerId: 'read' };
     await sql.register(key, session('delegate-1'), clock.now());
     assert.equal((await cached.find(key))?.delegateReferenceId, 'delegate-1');
     // Another process registers again: not seen while the entry lives...
@@ -43,14 +43,14 @@ describe('CachingAssociationStore (pglite)', () => {
   });
 
   it('never caches an absent customer', async () => {
-    const key = { platform: 'p', customerId: 'late' };
+    const key = { institution: 'default', platform: 'p', customerId: 'late' };
     assert.equal(await cached.find(key), undefined);
     await sql.register(key, session('delegate-late'), clock.now());
     assert.equal((await cached.find(key))?.delegateReferenceId, 'delegate-late');
   });
 
   it('applies its own writes at once: registration, renewal, re-registration mark, deletion', async () => {
-    const key = { platform: 'p', customerId: 'writes' };
+    const key = { institution: 'default', platform: 'p', customerId: 'writes' };
     await cached.register(key, session('d-1'), clock.now());
     const first = (await cached.find(key))!;
     await cached.register(key, session('d-2'), clock.now());
@@ -72,7 +72,7 @@ describe('CachingAssociationStore (pglite)', () => {
 
   it('with a lifetime of 0 always reads the database', async () => {
     const uncached = new CachingAssociationStore(sql, clock, 0);
-    const key = { platform: 'p', customerId: 'zero' };
+    const key = { institution: 'default', platform: 'p', customerId: 'zero' };
     await sql.register(key, session('z-1'), clock.now());
     assert.equal((await uncached.find(key))?.delegateReferenceId, 'z-1');
     await sql.register(key, session('z-2'), clock.now());
@@ -80,7 +80,7 @@ describe('CachingAssociationStore (pglite)', () => {
   });
 
   it('shares one database read between concurrent callers, and keeps nothing a write overtook', async () => {
-    const key = { platform: 'p', customerId: 'shared' };
+    const key = { institution: 'default', platform: 'p', customerId: 'shared' };
     await sql.register(key, session('s-1'), clock.now());
     let reads = 0;
     let release!: () => void;

@@ -35,8 +35,9 @@ interface SessionJson {
   updatedAt: string;
 }
 
-const AUDIT_KEYS = ['actor', 'clientId', 'customerId', 'id', 'occurredAt', 'outcome', 'platform', 'reason', 'requestId', 'type'];
-const SESSION_KEYS = ['createdAt', 'customerId', 'customerKey', 'expiresAt', 'needsReregistration', 'updatedAt'];
+// CONTRACT §8: audit rows and `sessions list` carry the institution.
+const AUDIT_KEYS = ['actor', 'clientId', 'customerId', 'id', 'institution', 'occurredAt', 'outcome', 'platform', 'reason', 'requestId', 'type'];
+const SESSION_KEYS = ['createdAt', 'customerId', 'customerKey', 'expiresAt', 'institution', 'needsReregistration', 'updatedAt'];
 
 async function gateway(url: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<number> {
   const response = await fetch(`${url}${path}`, {
@@ -141,7 +142,7 @@ async function sessionsWalkThrough(env: Env, url: string, platform: string, toke
 
   // Revoke: gone from the list, audited as the operator's, and the customer must register again.
   const revoked = await runJson<{ platform: string; customerId: string; revoked: boolean }>(['sessions', 'revoke', '--platform', platform, '--customer', 'ada', '--json'], env);
-  assert.deepEqual(revoked, { platform, customerId: 'ada', revoked: true });
+  assert.deepEqual(revoked, { platform, customerId: 'ada', institution: 'default', revoked: true });
   const left = await runJson<SessionJson[]>(['sessions', 'list', '--platform', platform, '--json'], env);
   assert.deepEqual(left.map((session) => session.customerId), ['bob']);
   assert.equal(await accounts(url, token, 'ada'), 404);

@@ -7,7 +7,8 @@ import { killAll, requestToken, runCli, runJson, startServer, tempDataDir, type 
 
 after(killAll);
 
-const CREATED_KEYS = ['allowed_ips', 'client_id', 'client_secret', 'grants', 'platform', 'scopes'];
+// CONTRACT §8: `clients create --json` gains "institution".
+const CREATED_KEYS = ['allowed_ips', 'client_id', 'client_secret', 'grants', 'institution', 'platform', 'scopes'];
 
 /** Parses stdout that must hold exactly one JSON document (CONTRACT §1, output rules). */
 function oneJsonDocument<T>(stdout: string): T {

@@ -34,7 +34,7 @@ export interface Harness {
   readonly services: Services;
   readonly clock: FakeClock;
   /** Creates a client; returns its id and secret. */
-  client(options?: { platform?: string; grants?: string[]; scopes?: string[]; allowedIps?: string[]; name?: string }): Promise<{ id: string; secret: string; platform: string }>;
+  client(options?: { platform?: string; grants?: string[]; scopes?: string[]; allowedIps?: string[]; name?: string; institution?: string }): Promise<{ id: string; secret: string; platform: string }>;
   /** A valid access token for the client. */
   token(client: { id: string; secret: string }, scope?: string): Promise<string>;
   close(): Promise<void>;
@@ -81,6 +81,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
         grants: spec.grants,
         scopes: spec.scopes,
         allowedIps: spec.allowedIps,
+        institution: spec.institution,
       });
       return { id: client.id, secret, platform: client.platform };
     },

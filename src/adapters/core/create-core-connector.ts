@@ -12,6 +12,9 @@ import { HttpCoreConnector } from './http-core-connector.js';
 import { InProcessCoreConnector } from './in-process-core-connector.js';
 import { InstrumentedCoreConnector } from './instrumented-core-connector.js';
 import { CoreSimulator } from './simulator/core-simulator.js';
+import { readFileSync } from 'node:fs';
+import { DEFAULT_INSTITUTION, type InstitutionRecord } from '../../domain/institution.js';
+import type { InstitutionCoreFactory } from '../../ports/institution-core-factory.js';
 
 /** The configured core: the HTTP connector for `CORE_URL`, else the simulator in process. */
 export function createCoreConnector(config: Config, clock: Clock): { core: CoreConnector; simulator: CoreSimulator | undefined } {
@@ -51,18 +54,64 @@ export function guardCoreConnector(
   clock: Clock,
   metrics: MetricsRecorder,
   logger: Logger,
+  institution: string = DEFAULT_INSTITUTION,
 ): { core: CoreConnector; breaker: CircuitBreakerConnector | undefined } {
-  const instrumented = new InstrumentedCoreConnector(connector, metrics);
+  const instrumented = new InstrumentedCoreConnector(connector, metrics, institution);
   if (config.coreBreakerFailures === 0) return { core: instrumented, breaker: undefined };
   const logStateChange = logBreakerStateChange(logger, config.coreBreakerCooldownSeconds);
   const breaker = new CircuitBreakerConnector(instrumented, {
     minimumCalls: config.coreBreakerFailures,
     cooldownSeconds: config.coreBreakerCooldownSeconds,
     onStateChange: (state, cause, reqId) => {
-      metrics.circuitState(state);
+      metrics.circuitState(state, institution);
       logStateChange(state, cause, reqId);
     },
-    onRejected: (operation) => metrics.circuitRejected(operation),
+    onRejected: (operation) => metrics.circuitRejected(operation, institution),
   });
   return { core: breaker, breaker };
+}
+
+/** Reads one PEM file of an institution's mutual TLS; the error names the file, never its content. */
+function readPemFile(institution: string, what: string, path: string | undefined): Buffer | undefined {
+  if (path === undefined) return undefined;
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new Error(`institution ${institution}: the core ${what} file cannot be read: ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+}
+
+export interface InstitutionCoreFactoryOptions {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly metrics: MetricsRecorder;
+  readonly logger: Logger;
+  /** The guarded core of `default`, built once from the configuration (or injected), closed with the registry. */
+  readonly defaultCore: CoreConnector;
+}
+
+/**
+ * Builds each institution's core: `default` is the configured one; every other gets
+ * its own undici pool (TLS files read now), timeout, metric label and circuit breaker,
+ * with log lines that name it.
+ */
+export function institutionCoreFactory(options: InstitutionCoreFactoryOptions): InstitutionCoreFactory {
+  const { config, clock, metrics, logger, defaultCore } = options;
+  return {
+    create(institution: InstitutionRecord): CoreConnector {
+      // Its core settings are not in the database, so a reload never retires it (never closes it).
+      if (institution.id === DEFAULT_INSTITUTION) return defaultCore;
+      if (institution.coreUrl === undefined) throw new Error(`institution ${institution.id} has no core URL`);
+      const ca = readPemFile(institution.id, 'CA', institution.coreCaFile);
+      const cert = readPemFile(institution.id, 'client certificate', institution.coreCertFile);
+      const key = readPemFile(institution.id, 'client key', institution.coreKeyFile);
+      const connector = new HttpCoreConnector({
+        baseUrl: institution.coreUrl,
+        ...(institution.coreApiKey === undefined ? {} : { apiKey: institution.coreApiKey }),
+        timeoutMs: institution.coreTimeoutMs ?? config.coreTimeoutMs,
+        tls: { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) },
+      });
+      return guardCoreConnector(connector, config, clock, metrics, logger.child({ institution: institution.id }), institution.id).core;
+    },
+  };
 }

@@ -44,6 +44,8 @@ export interface HttpCoreConnectorOptions {
   readonly dispatcher?: Dispatcher;
   /** Largest answer read; 4 MiB by default. */
   readonly maxResponseBytes?: number;
+  /** TLS to an `https:` core: the CA to trust instead of the system's, and a client certificate and key for mutual TLS (PEM). Ignored with `dispatcher`. */
+  readonly tls?: { readonly ca?: Buffer; readonly cert?: Buffer; readonly key?: Buffer };
 }
 
 /** Errors that mean the request never left coregate, so nothing can have happened at the core. */
@@ -104,7 +106,7 @@ export class HttpCoreConnector implements CoreConnector {
       options.dispatcher ??
       new Pool(this.origin, {
         connections: options.connections ?? 32,
-        connect: { timeout: this.timeoutMs },
+        connect: { timeout: this.timeoutMs, ...options.tls },
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });

@@ -16,6 +16,7 @@ import {
 } from '../../ports/core-connector.js';
 import type { CoreCallOperation, CoreCallOutcome, MetricsRecorder } from '../../ports/metrics.js';
 import type { RegistrationSubject } from '../../domain/registration.js';
+import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
 
 function outcomeOf(error: unknown): CoreCallOutcome {
   if (error instanceof CustomerNotRecognised) return 'customer_not_recognised';
@@ -29,6 +30,8 @@ export class InstrumentedCoreConnector implements CoreConnector {
   constructor(
     private readonly inner: CoreConnector,
     private readonly metrics: Pick<MetricsRecorder, 'coreCall'>,
+    /** The metric label `institution` of this connector's calls. */
+    private readonly institution = DEFAULT_INSTITUTION,
   ) {}
 
   startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession> {
@@ -52,10 +55,10 @@ export class InstrumentedCoreConnector implements CoreConnector {
     const started = performance.now();
     try {
       const result = await call();
-      this.metrics.coreCall(operation, 'ok', (performance.now() - started) / 1000);
+      this.metrics.coreCall(operation, 'ok', (performance.now() - started) / 1000, this.institution);
       return result;
     } catch (error) {
-      this.metrics.coreCall(operation, outcomeOf(error), (performance.now() - started) / 1000);
+      this.metrics.coreCall(operation, outcomeOf(error), (performance.now() - started) / 1000, this.institution);
       throw error;
     }
   }

@@ -5,6 +5,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../store/database.js';
+import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
 import type { CircuitState, CoreCallOperation, CoreCallOutcome, MetricsExposition, MetricsRecorder, SingleFlightWait } from '../../ports/metrics.js';
 
 
@@ -47,14 +48,14 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
   });
   private readonly coreRequests = new Counter({
     name: 'coregate_core_requests_total',
-    help: 'Calls that reached the core banking system, by operation and outcome',
-    labelNames: ['operation', 'outcome'] as const,
+    help: 'Calls that reached the core banking system, by institution, operation and outcome',
+    labelNames: ['institution', 'operation', 'outcome'] as const,
     registers: [this.registry],
   });
   private readonly coreDuration = new Histogram({
     name: 'coregate_core_request_duration_seconds',
-    help: 'Duration of calls to the core banking system, by operation and outcome',
-    labelNames: ['operation', 'outcome'] as const,
+    help: 'Duration of calls to the core banking system, by institution, operation and outcome',
+    labelNames: ['institution', 'operation', 'outcome'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
@@ -71,26 +72,26 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
   });
   private readonly circuit = new Gauge({
     name: 'coregate_core_circuit_state',
-    help: 'Core circuit breaker state: 1 for the current state (closed, open, half_open), 0 for the others',
-    labelNames: ['state'] as const,
+    help: 'Core circuit breaker state of each institution: 1 for the current state (closed, open, half_open), 0 for the others',
+    labelNames: ['institution', 'state'] as const,
     registers: [this.registry],
   });
   private readonly circuitTransitions = new Counter({
     name: 'coregate_core_circuit_transitions_total',
-    help: 'Changes of the core circuit breaker state, by the state entered',
-    labelNames: ['state'] as const,
+    help: 'Changes of the core circuit breaker state, by institution and the state entered',
+    labelNames: ['institution', 'state'] as const,
     registers: [this.registry],
   });
   private readonly circuitRejections = new Counter({
     name: 'coregate_core_circuit_rejected_total',
-    help: 'Core calls refused at once (503) because the circuit breaker is open, by operation',
-    labelNames: ['operation'] as const,
+    help: 'Core calls refused at once (503) because the circuit breaker is open, by institution and operation',
+    labelNames: ['institution', 'operation'] as const,
     registers: [this.registry],
   });
 
   constructor(options: PrometheusMetricsOptions = {}) {
     for (const reason of OAUTH_ERROR_CODES) this.tokensDenied.inc({ reason }, 0);
-    this.showCircuit('closed');
+    this.showCircuit('closed', DEFAULT_INSTITUTION);
     const poolStats = options.poolStats;
     if (poolStats) {
       const gauge = (name: string, help: string, read: (stats: PoolStats) => number) =>
@@ -130,9 +131,9 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
     this.tokensDenied.inc({ reason });
   }
 
-  coreCall(operation: CoreCallOperation, outcome: CoreCallOutcome, seconds: number): void {
-    this.coreRequests.inc({ operation, outcome });
-    this.coreDuration.observe({ operation, outcome }, seconds);
+  coreCall(operation: CoreCallOperation, outcome: CoreCallOutcome, seconds: number, institution = DEFAULT_INSTITUTION): void {
+    this.coreRequests.inc({ institution, operation, outcome });
+    this.coreDuration.observe({ institution, operation, outcome }, seconds);
   }
 
   sessionRenewed(): void {
@@ -143,17 +144,17 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
     this.renewalWaits.inc({ kind });
   }
 
-  circuitState(state: CircuitState): void {
-    this.circuitTransitions.inc({ state });
-    this.showCircuit(state);
+  circuitState(state: CircuitState, institution = DEFAULT_INSTITUTION): void {
+    this.circuitTransitions.inc({ institution, state });
+    this.showCircuit(state, institution);
   }
 
-  circuitRejected(operation: CoreCallOperation): void {
-    this.circuitRejections.inc({ operation });
+  circuitRejected(operation: CoreCallOperation, institution = DEFAULT_INSTITUTION): void {
+    this.circuitRejections.inc({ institution, operation });
   }
 
-  private showCircuit(state: CircuitState): void {
-    for (const each of CIRCUIT_STATES) this.circuit.set({ state: each }, each === state ? 1 : 0);
+  private showCircuit(state: CircuitState, institution: string): void {
+    for (const each of CIRCUIT_STATES) this.circuit.set({ institution, state: each }, each === state ? 1 : 0);
   }
 
   get contentType(): string {

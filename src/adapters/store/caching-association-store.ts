@@ -18,7 +18,7 @@ import type { AssociationStore, AssociationSummary, ClaimResult, NewSession, Reg
 import { expiryOnClock, type Clock } from '../../ports/clock.js';
 
 function cacheKey(key: AssociationKey): string {
-  return `${key.platform}\u0000${key.customerId}`;
+  return `${key.institution}\u0000${key.platform}\u0000${key.customerId}`;
 }
 
 export class CachingAssociationStore implements AssociationStore {
@@ -76,8 +76,8 @@ export class CachingAssociationStore implements AssociationStore {
     this.forget(key);
   }
 
-  listByPlatform(platform: string, limit: number): Promise<AssociationSummary[]> {
-    return this.inner.listByPlatform(platform, limit);
+  listByPlatform(platform: string, limit: number, institution?: string): Promise<AssociationSummary[]> {
+    return this.inner.listByPlatform(platform, limit, institution);
   }
 
   async delete(key: AssociationKey): Promise<boolean> {

@@ -1,9 +1,11 @@
 import type { Association, AssociationKey } from '../../domain/association.js';
+import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
 import type { AssociationStore, AssociationSummary, ClaimResult, NewSession, RegisterResult } from '../../ports/association-store.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import type { Queryable } from './database.js';
 
 interface AssociationRow {
+  institution: string;
   platform: string;
   customer_id: string;
   customer_key: string;
@@ -18,11 +20,15 @@ interface AssociationRow {
 }
 
 const COLUMNS =
-  'platform, customer_id, customer_key, delegate_sealed, expires_at, needs_reregistration, version, renewal_owner, renewal_lease_until, created_at, updated_at';
+  'institution, platform, customer_id, customer_key, delegate_sealed, expires_at, needs_reregistration, version, renewal_owner, renewal_lease_until, created_at, updated_at';
 
-/** Binds a sealed delegate reference ID to its row: it cannot be copied to another customer. */
+/**
+ * Binds a sealed delegate reference ID to its row: it cannot be copied to another
+ * customer. `default` keeps the context of the rows sealed before institutions existed.
+ */
 function sealContext(key: AssociationKey): string {
-  return `delegate:${JSON.stringify([key.platform, key.customerId])}`;
+  const parts = key.institution === DEFAULT_INSTITUTION ? [key.platform, key.customerId] : [key.institution, key.platform, key.customerId];
+  return `delegate:${JSON.stringify(parts)}`;
 }
 
 /** The key id is the second part of a sealed value (`v1.<key id>.…`), kept in its own column for rotation. */
@@ -37,7 +43,7 @@ export class SqlAssociationStore implements AssociationStore {
   ) {}
 
   private toAssociation(row: AssociationRow): Association {
-    const key = { platform: row.platform, customerId: row.customer_id };
+    const key = { institution: row.institution, platform: row.platform, customerId: row.customer_id };
     return {
       ...key,
       customerKey: row.customer_key,
@@ -51,7 +57,8 @@ export class SqlAssociationStore implements AssociationStore {
   }
 
   async find(key: AssociationKey): Promise<Association | undefined> {
-    const rows = await this.db.query<AssociationRow>(`select ${COLUMNS} from associations where platform = $1 and customer_id = $2`, [
+    const rows = await this.db.query<AssociationRow>(`select ${COLUMNS} from associations where institution = $1 and platform = $2 and customer_id = $3`, [
+      key.institution,
       key.platform,
       key.customerId,
     ]);
@@ -63,9 +70,9 @@ export class SqlAssociationStore implements AssociationStore {
     // One statement: insert, or refresh the row only if it names the same core
     // customer. No row back means another customer holds this customerId.
     const rows = await this.db.query<AssociationRow>(
-      `insert into associations (platform, customer_id, customer_key, delegate_sealed, delegate_key_id, expires_at, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $7)
-       on conflict (platform, customer_id) do update set
+      `insert into associations (institution, platform, customer_id, customer_key, delegate_sealed, delegate_key_id, expires_at, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+       on conflict (institution, platform, customer_id) do update set
          delegate_sealed = excluded.delegate_sealed,
          delegate_key_id = excluded.delegate_key_id,
          expires_at = excluded.expires_at,
@@ -76,7 +83,7 @@ export class SqlAssociationStore implements AssociationStore {
          updated_at = excluded.updated_at
        where associations.customer_key = excluded.customer_key
        returning ${COLUMNS}`,
-      [key.platform, key.customerId, session.customerKey, sealed, keyIdOf(sealed), session.expiresAt, now],
+      [key.institution, key.platform, key.customerId, session.customerKey, sealed, keyIdOf(sealed), session.expiresAt, now],
     );
     return rows[0] ? { outcome: 'registered', association: this.toAssociation(rows[0]) } : { outcome: 'conflict' };
   }
@@ -86,11 +93,11 @@ export class SqlAssociationStore implements AssociationStore {
     // version and clears the lease, so a caller that read the row before the mark
     // would otherwise claim it and ask the core again for a key it no longer knows.
     const claimed = await this.db.query<AssociationRow>(
-      `update associations set renewal_owner = $4, renewal_lease_until = $6
-       where platform = $1 and customer_id = $2 and version = $3 and not needs_reregistration
-         and (renewal_lease_until is null or renewal_lease_until <= $5)
+      `update associations set renewal_owner = $5, renewal_lease_until = $7
+       where institution = $1 and platform = $2 and customer_id = $3 and version = $4 and not needs_reregistration
+         and (renewal_lease_until is null or renewal_lease_until <= $6)
        returning ${COLUMNS}`,
-      [key.platform, key.customerId, version, owner, now, leaseUntil],
+      [key.institution, key.platform, key.customerId, version, owner, now, leaseUntil],
     );
     if (claimed[0]) return { outcome: 'claimed', association: this.toAssociation(claimed[0]) };
     const current = await this.find(key);
@@ -101,11 +108,11 @@ export class SqlAssociationStore implements AssociationStore {
     const sealed = this.sealer.seal(session.delegateReferenceId, sealContext(key));
     const rows = await this.db.query<AssociationRow>(
       `update associations set
-         delegate_sealed = $5, delegate_key_id = $6, expires_at = $7, version = version + 1,
-         renewal_owner = null, renewal_lease_until = null, updated_at = $8
-       where platform = $1 and customer_id = $2 and version = $3 and renewal_owner = $4
+         delegate_sealed = $6, delegate_key_id = $7, expires_at = $8, version = version + 1,
+         renewal_owner = null, renewal_lease_until = null, updated_at = $9
+       where institution = $1 and platform = $2 and customer_id = $3 and version = $4 and renewal_owner = $5
        returning ${COLUMNS}`,
-      [key.platform, key.customerId, version, owner, sealed, keyIdOf(sealed), session.expiresAt, now],
+      [key.institution, key.platform, key.customerId, version, owner, sealed, keyIdOf(sealed), session.expiresAt, now],
     );
     return rows[0] && this.toAssociation(rows[0]);
   }
@@ -113,27 +120,29 @@ export class SqlAssociationStore implements AssociationStore {
   async releaseRenewal(key: AssociationKey, owner: string): Promise<void> {
     await this.db.query(
       `update associations set renewal_owner = null, renewal_lease_until = null
-       where platform = $1 and customer_id = $2 and renewal_owner = $3`,
-      [key.platform, key.customerId, owner],
+       where institution = $1 and platform = $2 and customer_id = $3 and renewal_owner = $4`,
+      [key.institution, key.platform, key.customerId, owner],
     );
   }
 
   async markNeedsReregistration(key: AssociationKey, version: number, now: Date): Promise<void> {
     await this.db.query(
-      `update associations set needs_reregistration = true, renewal_owner = null, renewal_lease_until = null, updated_at = $4
-       where platform = $1 and customer_id = $2 and version = $3`,
-      [key.platform, key.customerId, version, now],
+      `update associations set needs_reregistration = true, renewal_owner = null, renewal_lease_until = null, updated_at = $5
+       where institution = $1 and platform = $2 and customer_id = $3 and version = $4`,
+      [key.institution, key.platform, key.customerId, version, now],
     );
   }
 
   // Operator administration. The sealed delegate reference ID is not selected at all.
-  async listByPlatform(platform: string, limit: number): Promise<AssociationSummary[]> {
-    const rows = await this.db.query<Pick<AssociationRow, 'platform' | 'customer_id' | 'customer_key' | 'expires_at' | 'needs_reregistration' | 'created_at' | 'updated_at'>>(
-      `select platform, customer_id, customer_key, expires_at, needs_reregistration, created_at, updated_at
-       from associations where platform = $1 order by customer_id limit $2`,
-      [platform, limit],
+  async listByPlatform(platform: string, limit: number, institution?: string): Promise<AssociationSummary[]> {
+    const rows = await this.db.query<Pick<AssociationRow, 'institution' | 'platform' | 'customer_id' | 'customer_key' | 'expires_at' | 'needs_reregistration' | 'created_at' | 'updated_at'>>(
+      `select institution, platform, customer_id, customer_key, expires_at, needs_reregistration, created_at, updated_at
+       from associations where platform = $1 and ($3::text is null or institution = $3)
+       order by customer_id, institution limit $2`,
+      [platform, limit, institution ?? null],
     );
     return rows.map((row) => ({
+      institution: row.institution,
       platform: row.platform,
       customerId: row.customer_id,
       customerKey: row.customer_key,
@@ -145,7 +154,11 @@ export class SqlAssociationStore implements AssociationStore {
   }
 
   async delete(key: AssociationKey): Promise<boolean> {
-    const rows = await this.db.query(`delete from associations where platform = $1 and customer_id = $2 returning platform`, [key.platform, key.customerId]);
+    const rows = await this.db.query(`delete from associations where institution = $1 and platform = $2 and customer_id = $3 returning platform`, [
+      key.institution,
+      key.platform,
+      key.customerId,
+    ]);
     return rows.length > 0;
   }
 }

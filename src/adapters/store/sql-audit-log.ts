@@ -10,12 +10,13 @@ interface AuditRow {
   actor: string;
   client_id: string | null;
   platform: string | null;
+  institution: string | null;
   customer_id: string | null;
   request_id: string | null;
 }
 
 // The id is read as text: pg answers bigint as a string, PGlite as a bigint.
-const COLUMNS = 'id::text as id, occurred_at, event_type, outcome, reason, actor, client_id, platform, customer_id, request_id';
+const COLUMNS = 'id::text as id, occurred_at, event_type, outcome, reason, actor, client_id, platform, institution, customer_id, request_id';
 
 function toRecord(row: AuditRow): AuditRecord {
   return {
@@ -27,12 +28,13 @@ function toRecord(row: AuditRow): AuditRecord {
     actor: row.actor as AuditActor,
     clientId: row.client_id,
     platform: row.platform,
+    ...(row.institution === null ? {} : { institution: row.institution }),
     customerId: row.customer_id,
     requestId: row.request_id,
   };
 }
 
-/** Rows of one multi-row insert at most (9 parameters each, far below PostgreSQL's 65,535). */
+/** Rows of one multi-row insert at most (10 parameters each, far below PostgreSQL's 65,535). */
 const MAX_BATCH = 500;
 
 interface PendingRecord {
@@ -84,11 +86,11 @@ export class SqlAuditLog implements AuditLog {
     const params: unknown[] = [];
     const rows = events.map((event) => {
       const first = params.length;
-      params.push(event.occurredAt, event.type, event.outcome, event.reason, event.actor, event.clientId, event.platform, event.customerId, event.requestId);
-      return `(${Array.from({ length: 9 }, (_, i) => `$${first + i + 1}`).join(', ')})`;
+      params.push(event.occurredAt, event.type, event.outcome, event.reason, event.actor, event.clientId, event.platform, event.institution ?? null, event.customerId, event.requestId);
+      return `(${Array.from({ length: 10 }, (_, i) => `$${first + i + 1}`).join(', ')})`;
     });
     await this.db.query(
-      `insert into audit_log (occurred_at, event_type, outcome, reason, actor, client_id, platform, customer_id, request_id)
+      `insert into audit_log (occurred_at, event_type, outcome, reason, actor, client_id, platform, institution, customer_id, request_id)
        values ${rows.join(', ')}`,
       params,
     );

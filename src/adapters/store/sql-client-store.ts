@@ -6,6 +6,7 @@ interface ClientRow {
   id: string;
   name: string;
   platform: string;
+  institution: string;
   scopes: string[];
   grants: string[];
   allowed_ips: string[];
@@ -16,13 +17,14 @@ interface ClientRow {
   updated_at: Date;
 }
 
-const COLUMNS = 'id, name, platform, scopes, grants, allowed_ips, enabled, secret_digest, created_at, secret_rotated_at, updated_at';
+const COLUMNS = 'id, name, platform, institution, scopes, grants, allowed_ips, enabled, secret_digest, created_at, secret_rotated_at, updated_at';
 
 function toRecord(row: ClientRow): ClientRecord {
   return {
     id: row.id,
     name: row.name,
     platform: row.platform,
+    institution: row.institution,
     scopes: row.scopes as Scope[],
     grants: row.grants as ClientGrant[],
     allowedIps: row.allowed_ips,
@@ -39,10 +41,10 @@ export class SqlClientStore implements ClientStore {
 
   async create(client: NewClient): Promise<ClientRecord> {
     const rows = await this.db.query<ClientRow>(
-      `insert into clients (id, name, platform, scopes, grants, allowed_ips, enabled, secret_digest, created_at, secret_rotated_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, true, $7, $8, $8, $8)
+      `insert into clients (id, name, platform, institution, scopes, grants, allowed_ips, enabled, secret_digest, created_at, secret_rotated_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, true, $8, $9, $9, $9)
        returning ${COLUMNS}`,
-      [client.id, client.name, client.platform, client.scopes, client.grants, client.allowedIps, client.secretDigest, client.createdAt],
+      [client.id, client.name, client.platform, client.institution, client.scopes, client.grants, client.allowedIps, client.secretDigest, client.createdAt],
     );
     return toRecord(rows[0]!);
   }

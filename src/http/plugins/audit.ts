@@ -70,6 +70,7 @@ function auditEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | 
       actor: 'client',
       clientId: denial.client?.clientId ?? null,
       platform: denial.client?.platform ?? null,
+      institution: denial.client?.institution ?? null,
       // Whatever customer the refused request named is not the caller's to write into the log.
       customerId: null,
       requestId: request.id,
@@ -92,13 +93,13 @@ function tokenEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | 
   const base = { actor: 'client' as const, customerId: null, requestId: request.id };
   const client = request.oauthClient;
   if (reply.statusCode < 400 && client) {
-    return { ...base, type: 'token.issued', outcome: 'success', reason: null, clientId: client.id, platform: client.platform };
+    return { ...base, type: 'token.issued', outcome: 'success', reason: null, clientId: client.id, platform: client.platform, institution: client.institution };
   }
   const error = failures.get(request);
   // The client_id of a failed authentication only if such a client exists: junk input is not stored.
-  const known = client ? { id: client.id, platform: client.platform } : error instanceof InvalidClient ? (error.knownClient ?? null) : undefined;
+  const known = client ? { id: client.id, platform: client.platform, institution: client.institution } : error instanceof InvalidClient ? (error.knownClient ?? null) : undefined;
   if (known === undefined) return undefined;
-  return { ...base, type: 'token.denied', outcome: 'failure', reason: oauthReason(error, reply.statusCode), clientId: known?.id ?? null, platform: known?.platform ?? null };
+  return { ...base, type: 'token.denied', outcome: 'failure', reason: oauthReason(error, reply.statusCode), clientId: known?.id ?? null, platform: known?.platform ?? null, institution: known?.institution ?? null };
 }
 
 /** The `error` code the token endpoint answered (see `plugins/error-handler.ts`). */
@@ -111,7 +112,7 @@ function oauthReason(error: unknown, status: number): string {
 function gatewayEntry(type: AuditEventType, request: FastifyRequest, reply: FastifyReply, customerId: string | null): AuditEntry | undefined {
   const principal = request.principal;
   if (!principal) return undefined;
-  const base = { type, actor: 'client' as const, clientId: principal.clientId, platform: principal.platform, customerId, requestId: request.id };
+  const base = { type, actor: 'client' as const, clientId: principal.clientId, platform: principal.platform, institution: principal.institution, customerId, requestId: request.id };
   if (reply.statusCode < 400) return { ...base, outcome: 'success', reason: null };
   return { ...base, outcome: 'failure', reason: gatewayReason(failures.get(request), reply.statusCode) };
 }

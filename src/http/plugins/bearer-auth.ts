@@ -7,6 +7,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientDirectory } from '../../app/client-directory.js';
 import { Forbidden, NotAuthenticated } from '../../domain/errors.js';
+import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
+import { institutionUnavailable } from '../../app/core-failures.js';
 import type { Clock } from '../../ports/clock.js';
 import { InvalidAccessToken, type TokenVerifier } from '../../ports/token-signer.js';
 
@@ -14,14 +16,16 @@ import { InvalidAccessToken, type TokenVerifier } from '../../ports/token-signer
 export interface Principal {
   readonly clientId: string;
   readonly platform: string;
+  /** The institution the client acts for (CONTRACT §8): whose associations and core it reaches. */
+  readonly institution: string;
   readonly scopes: readonly string[];
 }
 
 /** Why the bearer check refused a request, for the audit log (set just before the refusal is thrown). */
 export interface AccessDenial {
-  readonly reason: 'missing_token' | 'invalid_token' | 'client_disabled' | 'ip_not_whitelisted' | 'insufficient_scope';
+  readonly reason: 'missing_token' | 'invalid_token' | 'client_disabled' | 'ip_not_whitelisted' | 'insufficient_scope' | 'institution_disabled';
   /** Only once the token is verified and names an existing client: never an unchecked claim. */
-  readonly client?: { readonly clientId: string; readonly platform: string };
+  readonly client?: { readonly clientId: string; readonly platform: string; readonly institution?: string };
 }
 
 declare module 'fastify' {
@@ -36,14 +40,16 @@ function denied<E extends Error>(request: FastifyRequest, denial: AccessDenial, 
   return error;
 }
 
-function known(client: { readonly clientId: string; readonly platform: string }): AccessDenial['client'] {
-  return { clientId: client.clientId, platform: client.platform };
+function known(client: { readonly clientId: string; readonly platform: string; readonly institution: string }): AccessDenial['client'] {
+  return { clientId: client.clientId, platform: client.platform, institution: client.institution };
 }
 
 export interface BearerAuthDeps {
   readonly verifier: TokenVerifier;
   readonly clients: ClientDirectory;
   readonly clock: Clock;
+  /** Whether an institution is enabled: a disabled one's clients get 503 (CONTRACT §8). Without it, every one is. */
+  readonly institutions?: { isEnabled(id: string): Promise<boolean> };
 }
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
@@ -77,6 +83,10 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     const client = await deps.clients.get(claims.client_id);
     if (!client) throw denied(request, { reason: 'invalid_token' }, invalidToken('client no longer exists'));
     if (!client.enabled) throw denied(request, { reason: 'client_disabled', client: known(client) }, invalidToken('client is disabled'));
+    // A token issued for another institution than the client's now (tokens from before institutions existed were `default`'s).
+    if ((claims.institution ?? DEFAULT_INSTITUTION) !== client.institution) {
+      throw denied(request, { reason: 'invalid_token', client: known(client) }, invalidToken('the token was issued for another institution than the client\'s'));
+    }
     if (!client.allowedIps.allows(request.ip)) {
       throw denied(request, { reason: 'ip_not_whitelisted', client: known(client) },
         new Forbidden('the caller IP address is not whitelisted for this client', {}, { detail: `caller ${request.ip}` }));
@@ -87,6 +97,11 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
         headers: { 'www-authenticate': 'Bearer error="insufficient_scope"' },
       }));
     }
-    request.principal = { clientId: client.clientId, platform: client.platform, scopes };
+    if (deps.institutions && !(await deps.institutions.isEnabled(client.institution))) {
+      throw denied(request, { reason: 'institution_disabled', client: known(client) }, institutionUnavailable(client.institution));
+    }
+    request.principal = { clientId: client.clientId, platform: client.platform, institution: client.institution, scopes };
+    // Every later line of this request (a core failure's 502, say) names the institution.
+    request.log = request.log.child({ institution: client.institution });
   };
 }

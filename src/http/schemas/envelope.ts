@@ -50,7 +50,7 @@ const ERROR_MEANINGS: Readonly<Record<number, string>> = {
   413: 'Body over 64 KiB',
   429: 'Rate limit exceeded; `Retry-After` says when to try again',
   502: 'The core banking system failed, timed out or answered something unreadable',
-  503: 'Temporarily unavailable (core circuit open or database down); `Retry-After` says when to try again',
+  503: "Temporarily unavailable (core circuit open or database down; `Retry-After` says when to try again), or the client's institution is disabled",
 };
 
 /** Error statuses a gateway route can answer, each described, all in the error envelope. */

@@ -46,7 +46,7 @@ for (const backend of BACKENDS) {
     it('admits a valid core/main token and names the caller', async () => {
       const client = await h.client({ platform: 'acme' });
       const { principal } = assertAdmitted(await getProtected(h, { token: await h.token(client) }));
-      assert.deepEqual(principal, { clientId: client.id, platform: 'acme', scopes: ['core/main'] });
+      assert.deepEqual(principal, { clientId: client.id, platform: 'acme', institution: 'default', scopes: ['core/main'] });
       assertAdmitted(await getProtected(h, { authorization: `bearer  ${await h.token(client)} ` }), 'scheme is case-insensitive');
     });
 

@@ -139,6 +139,7 @@ for (const backend of BACKENDS) {
         id: client.id,
         name: 'encoded credentials',
         platform: 'encoded',
+        institution: 'default',
         scopes: ['core/main'],
         grants: ['client_credentials'],
         allowedIps: [],

@@ -176,20 +176,20 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
     await getAccounts(h, { token }, registered);
     await postSession(h, { token }, formB(uniqueId('refused'), BOB.customerKey));
     const open = await scrape(h);
-    assert.equal(sample(open, 'coregate_core_circuit_state', { state: 'open' }), 1);
-    assert.equal(sample(open, 'coregate_core_circuit_state', { state: 'closed' }), 0);
+    assert.equal(sample(open, 'coregate_core_circuit_state', { institution: 'default', state: 'open' }), 1);
+    assert.equal(sample(open, 'coregate_core_circuit_state', { institution: 'default', state: 'closed' }), 0);
     const delta = (now: Map<string, number>, name: string, labels: Record<string, string>) => sample(now, name, labels) - sample(before, name, labels);
-    assert.equal(delta(open, 'coregate_core_circuit_transitions_total', { state: 'open' }), 1);
-    assert.equal(delta(open, 'coregate_core_circuit_rejected_total', { operation: 'listAccounts' }), 1);
-    assert.equal(delta(open, 'coregate_core_circuit_rejected_total', { operation: 'startSession' }), 1);
-    assert.equal(delta(open, 'coregate_core_requests_total', { operation: 'listAccounts', outcome: 'unavailable' }), failures, 'refused calls are not core calls');
+    assert.equal(delta(open, 'coregate_core_circuit_transitions_total', { institution: 'default', state: 'open' }), 1);
+    assert.equal(delta(open, 'coregate_core_circuit_rejected_total', { institution: 'default', operation: 'listAccounts' }), 1);
+    assert.equal(delta(open, 'coregate_core_circuit_rejected_total', { institution: 'default', operation: 'startSession' }), 1);
+    assert.equal(delta(open, 'coregate_core_requests_total', { institution: 'default', operation: 'listAccounts', outcome: 'unavailable' }), failures, 'refused calls are not core calls');
     simulator.setFaults({});
     advance(COOLDOWN_SECONDS);
     assertSuccess(await getAccounts(h, { token }, registered));
     const closed = await scrape(h);
-    assert.equal(sample(closed, 'coregate_core_circuit_state', { state: 'closed' }), 1);
-    assert.equal(delta(closed, 'coregate_core_circuit_transitions_total', { state: 'half_open' }), 1);
-    assert.equal(delta(closed, 'coregate_core_circuit_transitions_total', { state: 'closed' }), 1);
+    assert.equal(sample(closed, 'coregate_core_circuit_state', { institution: 'default', state: 'closed' }), 1);
+    assert.equal(delta(closed, 'coregate_core_circuit_transitions_total', { institution: 'default', state: 'half_open' }), 1);
+    assert.equal(delta(closed, 'coregate_core_circuit_transitions_total', { institution: 'default', state: 'closed' }), 1);
   });
 
   it('leaves the token endpoint alone (it needs no core)', async () => {

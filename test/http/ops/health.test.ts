@@ -70,24 +70,26 @@ for (const backend of BACKENDS) {
       assert.equal(answer.headers.get('x-request-id'), 'direct');
     });
 
-    it('GET /readyz answers 503 naming the core when nothing listens at CORE_URL, quickly', async () => {
+    // CONTRACT §3 Health: a core that is down is reported in the body, never a 503 (one bank's outage
+    // must not take the gateway out of the load balancer).
+    it('GET /readyz answers 200 reporting the core failed when nothing listens at CORE_URL, quickly', async () => {
       core.current = http(`http://127.0.0.1:${await closedPort()}`);
       const started = performance.now();
       const response = await getOps(h, '/readyz');
       assert.ok(performance.now() - started < 1500, 'no long wait');
-      assert.equal(response.statusCode, 503, response.body);
-      assert.deepEqual(response.json(), { status: 'unavailable', checks: { database: 'ok', core: 'failed' } });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json(), { status: 'ok', checks: { database: 'ok', core: 'failed' } });
       assert.doesNotMatch(response.body, /ECONNREFUSED|127\.0\.0\.1/, 'why is logged, not sent');
       assert.equal(response.headers['cache-control'], 'no-store');
       // Liveness does not depend on anything else.
       assert.equal((await getOps(h, '/healthz')).statusCode, 200);
     });
 
-    it('GET /readyz answers 503 naming the core when the core refuses coregate’s API key', async () => {
+    it('GET /readyz reports the core failed (still 200) when the core refuses coregate’s API key', async () => {
       core.current = http(server.url, 'not-the-key');
       const response = await getOps(h, '/readyz');
-      assert.equal(response.statusCode, 503, response.body);
-      assert.deepEqual(response.json(), { status: 'unavailable', checks: { database: 'ok', core: 'failed' } });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json(), { status: 'ok', checks: { database: 'ok', core: 'failed' } });
     });
 
     it('GET /readyz sends GET /v1/health with the request id; any answer below 500 is reachable (a core without it), a 5xx is not', async () => {
@@ -104,7 +106,9 @@ for (const backend of BACKENDS) {
         assert.equal((await getOps(h, '/readyz', { 'x-request-id': 'readiness-probe-2' })).statusCode, 200);
         assert.deepEqual(seen, [{ path: '/v1/health', requestId: 'readiness-probe-2' }]);
         status = 503;
-        assert.equal((await getOps(h, '/readyz')).statusCode, 503);
+        const failing = await getOps(h, '/readyz');
+        assert.equal(failing.statusCode, 200);
+        assert.deepEqual(failing.json(), { status: 'ok', checks: { database: 'ok', core: 'failed' } });
       } finally {
         bare.closeAllConnections();
         await new Promise<void>((resolve) => bare.close(() => resolve()));

@@ -68,8 +68,8 @@ for (const backend of BACKENDS) {
         assert.equal(response.body.includes(`# TYPE ${name} gauge`), backend.name === 'postgres', `${name} only with a pool`);
       }
       const samples = parseMetrics(response.body);
-      assert.equal(sample(samples, 'coregate_core_circuit_state', { state: 'closed' }), 1);
-      assert.equal(sample(samples, 'coregate_core_circuit_state', { state: 'open' }), 0);
+      assert.equal(sample(samples, 'coregate_core_circuit_state', { institution: 'default', state: 'closed' }), 1);
+      assert.equal(sample(samples, 'coregate_core_circuit_state', { institution: 'default', state: 'open' }), 0);
       if (backend.name === 'postgres') {
         assert.equal(sample(samples, 'coregate_db_pool_max_connections'), 10);
         assert.ok(sample(samples, 'coregate_db_pool_connections') >= 1, 'the pool has connections');
@@ -133,13 +133,13 @@ for (const backend of BACKENDS) {
       h.services.simulator!.setFaults({});
       const now = await scrape(h);
       const delta = (name: string, labels: Record<string, string> = {}) => sample(now, name, labels) - sample(before, name, labels);
-      assert.equal(delta('coregate_core_requests_total', { operation: 'startSession', outcome: 'ok' }), 3, 'registration and two renewals');
-      assert.equal(delta('coregate_core_requests_total', { operation: 'startSession', outcome: 'customer_not_recognised' }), 1);
-      assert.equal(delta('coregate_core_requests_total', { operation: 'listAccounts', outcome: 'ok' }), 3);
-      assert.equal(delta('coregate_core_requests_total', { operation: 'listAccounts', outcome: 'session_rejected' }), 1);
-      assert.equal(delta('coregate_core_requests_total', { operation: 'listAccounts', outcome: 'unavailable' }), 2, 'a 500 and a timeout');
-      assert.equal(delta('coregate_core_request_duration_seconds_count', { operation: 'listAccounts', outcome: 'unavailable' }), 2);
-      assert.ok(delta('coregate_core_request_duration_seconds_sum', { operation: 'listAccounts', outcome: 'unavailable' }) >= 0.25, 'the timeout took its time');
+      assert.equal(delta('coregate_core_requests_total', { institution: 'default', operation: 'startSession', outcome: 'ok' }), 3, 'registration and two renewals');
+      assert.equal(delta('coregate_core_requests_total', { institution: 'default', operation: 'startSession', outcome: 'customer_not_recognised' }), 1);
+      assert.equal(delta('coregate_core_requests_total', { institution: 'default', operation: 'listAccounts', outcome: 'ok' }), 3);
+      assert.equal(delta('coregate_core_requests_total', { institution: 'default', operation: 'listAccounts', outcome: 'session_rejected' }), 1);
+      assert.equal(delta('coregate_core_requests_total', { institution: 'default', operation: 'listAccounts', outcome: 'unavailable' }), 2, 'a 500 and a timeout');
+      assert.equal(delta('coregate_core_request_duration_seconds_count', { institution: 'default', operation: 'listAccounts', outcome: 'unavailable' }), 2);
+      assert.ok(delta('coregate_core_request_duration_seconds_sum', { institution: 'default', operation: 'listAccounts', outcome: 'unavailable' }) >= 0.25, 'the timeout took its time');
       assert.equal(delta('coregate_core_session_renewals_total'), 2);
     });
 

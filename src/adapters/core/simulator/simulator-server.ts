@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { } from '../../../ports/core-connector.js';
 import { describeProblems, jsonType, safeName, type Problem } from '../account-record.js';
@@ -23,10 +24,16 @@ export interface SimulatorServerOptions {
   readonly host?: string;
   /** When set, every protocol call must carry it as `X-Api-Key` (the `/_sim/*` endpoints do not need it). */
   readonly apiKey?: string;
+  /**
+   * Serve HTTPS with this certificate and key (PEM). With `ca`, the simulator demands a
+   * client certificate signed by it (mutual TLS, as a bank's core may): a connection
+   * without one is refused during the handshake.
+   */
+  readonly tls?: { readonly cert: Buffer | string; readonly key: Buffer | string; readonly ca?: Buffer | string };
 }
 
 export interface RunningSimulatorServer {
-  /** `http://host:port`, with the port actually bound. */
+  /** `http://host:port` (`https://` with `tls`), with the port actually bound. */
   readonly url: string;
   readonly server: Server;
   readonly simulator: CoreSimulator;
@@ -245,18 +252,20 @@ export function simulatorHandler(
   };
 }
 
-function listeningUrl(address: AddressInfo): string {
+function listeningUrl(address: AddressInfo, scheme: 'http' | 'https'): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
-  return `http://${reachable}:${address.port}`;
+  return `${scheme}://${reachable}:${address.port}`;
 }
 
 /** Starts the simulator server and resolves once it listens. */
 export async function startSimulatorServer(options: SimulatorServerOptions): Promise<RunningSimulatorServer> {
   const stopping = new AbortController();
-  const server = createServer(
-    simulatorHandler(options.simulator, { ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }), signal: stopping.signal }),
-  );
+  const handler = simulatorHandler(options.simulator, { ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }), signal: stopping.signal });
+  const tls = options.tls;
+  const server: Server = tls
+    ? createHttpsServer({ cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca, requestCert: true, rejectUnauthorized: true } : {}) }, handler)
+    : createServer(handler);
   // Benchmarks keep connections open between bursts.
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
@@ -266,7 +275,7 @@ export async function startSimulatorServer(options: SimulatorServerOptions): Pro
       resolve();
     });
   });
-  const url = listeningUrl(server.address() as AddressInfo);
+  const url = listeningUrl(server.address() as AddressInfo, tls ? 'https' : 'http');
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= new Promise<void>((resolve) => {

@@ -109,4 +109,38 @@ export const MIGRATIONS: readonly Migration[] = [
         for each statement execute function audit_log_append_only()`,
     ],
   },
+  {
+    version: 4,
+    name: 'institutions: several banks, clients and associations per institution',
+    statements: [
+      // The core settings of `default` come from the configuration, not from here: its row
+      // exists so that clients can reference it and an operator can rename or disable it.
+      `create table institutions (
+        id text primary key check (id ~ '^[a-z0-9-]{1,64}$'),
+        name text not null,
+        core_url text,
+        core_api_key_sealed text,
+        core_api_key_key_id text,
+        core_ca_file text,
+        core_cert_file text,
+        core_key_file text,
+        core_timeout_ms integer,
+        enabled boolean not null default true,
+        created_at timestamptz not null,
+        updated_at timestamptz not null
+      )`,
+      `insert into institutions (id, name, enabled, created_at, updated_at) values ('default', 'Default institution', true, now(), now())`,
+      // Existing clients and associations belong to `default`, through the column default.
+      `alter table clients add column institution text not null default 'default' references institutions (id)`,
+      `alter table associations add column institution text not null default 'default'`,
+      `alter table associations drop constraint associations_pkey`,
+      `alter table associations add primary key (institution, platform, customer_id)`,
+      `drop index associations_customer_key`,
+      `create index associations_customer_key on associations (institution, platform, customer_key)`,
+      // A constant default fills existing rows without rewriting them (no UPDATE, so the
+      // append-only trigger is not involved); new rows then name their institution or none.
+      `alter table audit_log add column institution text default 'default'`,
+      `alter table audit_log alter column institution drop default`,
+    ],
+  },
 ];

@@ -30,14 +30,15 @@ export async function accountsRoute(app: FastifyInstance, deps: AccountsRouteDep
         "Reads the accounts of a customer the caller's platform registered with `POST /core/sessions`, by the platform's customerId only: " +
         'the platform never holds the core session. When the core session has expired, or the core no longer accepts it, coregate starts a new one ' +
         'with the stored customer key and retries once; the answer is the same either way. A customerId the platform did not register is 404, ' +
-        "whether or not another platform registered it.",
+        "whether or not another platform (or the same platform at another institution) registered it.",
       tags: ['gateway'],
       security: [{ bearerAuth: [] }],
       querystring: AccountsQuery,
       response: { 200: AccountsResponseSchema, ...gatewayErrors(400, 401, 403, 404, 429, 502, 503) },
     },
     handler: async (request) => {
-      const accounts = await deps.accountReader.list(request.principal!.platform, request.query.customerId, {
+      const { institution, platform } = request.principal!;
+      const accounts = await deps.accountReader.list({ institution, platform, customerId: request.query.customerId }, {
         requestId: request.id,
         // Names the client in the audit row of a renewal this call may cause.
         clientId: request.principal!.clientId,

@@ -108,8 +108,9 @@ export async function sessionsRoute(app: FastifyInstance, deps: SessionsRouteDep
       // checked; a bad value is a 400 naming its field, exactly as a bad shape is.
       const parsed = parseRegistration(request.body, deps.clock.now());
       if (!parsed.ok) throw new BadRequest('invalid registration', parsed.problems);
-      const registered = await deps.registrar.register(request.principal!.platform, parsed.registration, { requestId: request.id });
-      request.log.info({ platform: request.principal!.platform, customerId: registered.customerId }, 'customer registered');
+      const { institution, platform } = request.principal!;
+      const registered = await deps.registrar.register({ institution, platform }, parsed.registration, { requestId: request.id });
+      request.log.info({ institution, platform, customerId: registered.customerId }, 'customer registered');
       return success(registered);
     },
   });

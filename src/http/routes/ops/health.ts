@@ -37,8 +37,10 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthRouteDeps):
     '/readyz',
     {
       schema: {
-        summary: 'Readiness: the database and the core banking system answer',
-        description: '503 names each failed check in `checks`.',
+        summary: 'Readiness: this instance can serve (its database answers)',
+        description:
+          'Every check is named in `checks`: `database`, and the core of each enabled institution (`core` for `default`, `core:ID` for the others). ' +
+          'Only the database makes it 503: a core that is down is reported as `failed` here (and in the metrics), never taken for this instance being unable to serve.',
         tags: ['operations'],
         response: { 200: ReadinessSchema, 503: ReadinessSchema },
       },
@@ -50,6 +52,7 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthRouteDeps):
         request.log.warn({ failures: report.failures }, 'not ready');
         return reply.code(503).send({ status: 'unavailable', checks: report.checks });
       }
+      if (report.failures.length > 0) request.log.warn({ failures: report.failures }, 'ready, with failed checks');
       return { status: 'ok', checks: report.checks };
     },
   );

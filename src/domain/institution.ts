@@ -1,0 +1,41 @@
+/**
+ * An institution: one bank and its core banking system (CONTRACT §8). coregate
+ * serves several from one deployment; every client acts for exactly one, and
+ * associations are kept apart per institution.
+ */
+
+/** The institution that always exists; its core comes from CORE_URL / COREGATE_CORE_API_KEY / COREGATE_CORE_TIMEOUT_MS. */
+export const DEFAULT_INSTITUTION = 'default';
+
+/** Institution ids end up in keys, metric labels and logs: 1–64 of `[a-z0-9-]` (CONTRACT §8). */
+export const INSTITUTION_ID_PATTERN = '^[a-z0-9-]{1,64}$';
+const INSTITUTION_ID = new RegExp(INSTITUTION_ID_PATTERN);
+
+export function isInstitutionId(value: string): boolean {
+  return INSTITUTION_ID.test(value);
+}
+
+/** Where the institution's core settings come from: the configuration (`default`) or the database (every other). */
+export type CoreSettingsSource = 'config' | 'database';
+
+/** An institution as the operator sees it: never its API key, only whether it has one. */
+export interface Institution {
+  readonly id: string;
+  readonly name: string;
+  /** Base URL of its core; `undefined` for `default` on the built-in simulator. */
+  readonly coreUrl: string | undefined;
+  readonly hasApiKey: boolean;
+  /** PEM files for mutual TLS to the core: the CA to trust, the client certificate and its key. */
+  readonly coreCaFile: string | undefined;
+  readonly coreCertFile: string | undefined;
+  readonly coreKeyFile: string | undefined;
+  readonly coreTimeoutMs: number | undefined;
+  readonly enabled: boolean;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** An institution as stored, with its API key in clear (in memory only; sealed at rest). */
+export interface InstitutionRecord extends Omit<Institution, 'hasApiKey'> {
+  readonly coreApiKey: string | undefined;
+}
