@@ -20,7 +20,11 @@ export function appDepsFrom(services: Services): AppDeps {
     keyring: services.keyring,
     clientDirectory: services.clientDirectory,
     trustProxy: config.trustProxy,
-    gateway: { registrar: services.registrar, accountReader: services.accountReader },
+    gateway: {
+      registrar: services.registrar,
+      accountReader: services.accountReader,
+      lifecycle: { reader: services.associationReader, deregistrar: services.deregistrar },
+    },
     metrics: services.metrics,
     audit: services.audit,
     throttle: services.throttle,

@@ -15,6 +15,9 @@ import { AssociationRegistrar } from '../app/register-association.js';
 import { AuditTrail } from '../app/audit-trail.js';
 import { AuditReader } from '../app/read-audit-log.js';
 import { AssociationAdmin } from '../app/association-admin.js';
+import { AssociationReader } from '../app/read-association.js';
+import { AssociationDeregistrar } from '../app/deregister-association.js';
+import type { CoreSessionEndFailure } from '../app/end-core-session.js';
 import { ReadinessProbe } from '../app/readiness.js';
 import { observedRenewals } from '../app/renewal-events.js';
 import { RequestThrottle } from '../app/request-throttle.js';
@@ -85,6 +88,10 @@ export interface Services {
   readonly auditReader: AuditReader;
   /** `coregate sessions list|revoke`. */
   readonly associationAdmin: AssociationAdmin;
+  /** `GET /core/sessions`. */
+  readonly associationReader: AssociationReader;
+  /** `DELETE /core/sessions`. */
+  readonly deregistrar: AssociationDeregistrar;
   close(): Promise<void>;
 }
 
@@ -144,6 +151,9 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const rateLimiter = createRateLimiter(config, clock, logger);
   const throttle = new RequestThrottle(rateLimiter, config.rateLimits, limiterErrorLog(logger, clock));
   registerRateLimitMetrics(metrics.registry, throttle);
+  // The association is gone either way; the core's session expires there on its own.
+  const coreSessionEndFailure: CoreSessionEndFailure = (error, association, context) =>
+    logger.warn({ err: error, platform: association.platform, customerId: association.customerId, requestId: context.requestId }, 'the core did not end the session of a deregistered customer');
   let closed = false;
   return {
     config,
@@ -170,7 +180,9 @@ export async function createServices(config: Config, options: ServiceOptions): P
     throttle,
     audit,
     auditReader: new AuditReader(auditLog),
-    associationAdmin: new AssociationAdmin(associations, audit),
+    associationAdmin: new AssociationAdmin(associations, audit, { clock, core, onCoreFailure: coreSessionEndFailure }),
+    associationReader: new AssociationReader(associations),
+    deregistrar: new AssociationDeregistrar(associations, core, clock, coreSessionEndFailure),
     async close() {
       if (closed) return;
       closed = true;
