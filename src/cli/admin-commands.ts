@@ -10,8 +10,9 @@ import { AdminOperationFailed } from '../server/admin-operations.js';
 import { UsageError, type CliIo } from './io.js';
 import { parse } from './parse-args.js';
 import { auditCommand, sessionsCommand } from './audit-sessions-commands.js';
+import { webhooksCommand } from './webhooks-commands.js';
 
-export const ADMIN_COMMANDS = new Set(['clients', 'keys', 'migrate', 'audit', 'sessions']);
+export const ADMIN_COMMANDS = new Set(['clients', 'keys', 'migrate', 'audit', 'sessions', 'webhooks']);
 
 const CLIENTS_HELP = `Usage:
   coregate clients create --name NAME [--scope core/main] [--platform P] [--allow-ip CIDR]... [--grant refresh_token] [--json]
@@ -186,6 +187,8 @@ export async function runAdminCommand(argv: readonly string[], admin: AdminClien
         return await auditCommand(args, admin, io);
       case 'sessions':
         return await sessionsCommand(args, admin, io);
+      case 'webhooks':
+        return await webhooksCommand(args, admin, io);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

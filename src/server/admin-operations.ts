@@ -9,6 +9,7 @@ import { GatewayError } from '../domain/errors.js';
 import type { PublicJwks } from '../ports/token-signer.js';
 import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
 import type { Services } from './services.js';
+import { webhookOperations, type WebhookOperations } from './webhook-operations.js';
 
 /** A client as the operator sees it: never its secret digest. */
 export interface ClientView {
@@ -47,7 +48,7 @@ export interface AssociationView {
 }
 
 /** Each operation's arguments and result. A `limit` travels as the operator typed it; the use case checks it. */
-export interface AdminOperations {
+export interface AdminOperations extends WebhookOperations {
   ping: { args: Record<string, never>; result: { ok: true } };
   'clients.create': {
     args: { name: string; platform?: string; scopes?: string[]; grants?: string[]; allowedIps?: string[] };
@@ -115,11 +116,12 @@ function limitNumber(value: string | undefined): number | undefined {
   return /^\d+$/.test(value) ? Number(value) : Number.NaN;
 }
 
-export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin'>;
+export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'webhookAdmin'>;
 
 /** The handler table: one use-case call per operation. */
 export function adminOperations(services: AdminServices, options: AdminOperationsOptions = {}): AdminHandlers {
   return {
+    ...webhookOperations(services.webhookAdmin),
     ping: async () => ({ ok: true }),
     'clients.create': async (args) => {
       const { client, secret } = await services.clientRegistry.create(args);
