@@ -121,7 +121,7 @@ export class SqlWebhookStore implements WebhookStore {
          select d.id from webhook_deliveries d
          join webhook_endpoints e on e.id = d.endpoint_id and e.enabled
          where d.status = 'pending' and d.next_attempt_at <= $2 and (d.lease_until is null or d.lease_until <= $2)
-         order by d.next_attempt_at, d.id
+         order by d.next_attempt_at, d.seq
          limit $4
          for update of d skip locked
        )
@@ -182,7 +182,7 @@ export class SqlWebhookStore implements WebhookStore {
     }>(
       `select d.id, ev.type, d.endpoint_id, e.url, d.status, d.attempts, d.last_status, d.next_attempt_at, d.created_at, d.delivered_at
        from webhook_deliveries d join webhook_events ev on ev.id = d.event_id join webhook_endpoints e on e.id = d.endpoint_id
-       where e.platform = $1 order by d.created_at desc, d.id desc limit $2`,
+       where e.platform = $1 order by d.created_at desc, d.seq desc limit $2`,
       [platform, limit],
     );
     return rows.map((row) => ({

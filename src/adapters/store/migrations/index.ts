@@ -140,6 +140,8 @@ export const MIGRATIONS: readonly Migration[] = [
       // One row per (event, endpoint): the outbox the dispatcher leases from.
       `create table webhook_deliveries (
         id text primary key,
+        -- Insertion order, for listings (several deliveries share a created_at).
+        seq bigint generated always as identity,
         event_id text not null references webhook_events (id) on delete cascade,
         endpoint_id text not null references webhook_endpoints (id) on delete cascade,
         status text not null default 'pending' check (status in ('pending', 'delivered', 'failed')),
