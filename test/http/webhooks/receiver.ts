@@ -17,6 +17,11 @@ export class TestReceiver {
   url = '';
 
   async start(): Promise<this> {
+    return this.startOn(0);
+  }
+
+  /** Listens on a given loopback port (0: any). */
+  async startOn(port: number): Promise<this> {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -26,7 +31,7 @@ export class TestReceiver {
         setTimeout(() => res.writeHead(status).end(status === 204 ? undefined : 'receiver says no'), this.delayMs);
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
     return this;
   }
