@@ -173,6 +173,19 @@ for (const backend of BACKENDS) {
       assert.equal(rows.length, 1);
     });
 
+    it('sessions revoke (operator) records customer.deregistered with reason operator_revoked and ends the core session', async () => {
+      const customerId = uniqueId('revoked');
+      assertSuccess(await postSession(h, { token: tokenA }, formA(customerId, ADA)));
+      const delegate = core.issued.at(-1)!;
+      await h.services.associationAdmin.revoke('life-a', customerId);
+      assert.equal(core.ended.at(-1), delegate);
+      assert.throws(() => simulator.listAccounts(delegate), /unknown or expired/);
+      const events = await h.services.database.query<{ payload: string }>(`select payload from webhook_events where type = 'customer.deregistered' and payload like $1`, [
+        `%"${customerId}"%`,
+      ]);
+      assert.deepEqual(JSON.parse(events[0]!.payload).data, { institution: 'default', platform: 'life-a', customerId, reason: 'operator_revoked' });
+    });
+
     it('writes audit rows session.read and session.deregistered', async () => {
       const customerId = uniqueId('audited');
       assertSuccess(await postSession(h, { token: tokenA }, formA(customerId, ADA)));

@@ -155,6 +155,29 @@ for (const backend of BACKENDS) {
       receiver.received.length = 0;
     });
 
+    it('never makes a request wait for a slow receiver (the dispatcher runs in the background)', async () => {
+      const added = await executeAdminOperation(admin, 'webhooks.add', { platform, url: receiver.url });
+      receiver.delayMs = 1500;
+      h.services.webhookDispatcher.start();
+      try {
+        const started = performance.now();
+        assertSuccess(await postSession(h, { token }, formA(uniqueId('slow'), ADA)));
+        assert.ok(performance.now() - started < 1000, 'answered before the receiver did');
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          const [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: '1' });
+          if (delivery?.status === 'delivered') break;
+          assert.ok(Date.now() < deadline, 'delivered in the background, nudged after the commit');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        await h.services.webhookDispatcher.stop();
+        receiver.delayMs = 0;
+        await executeAdminOperation(admin, 'webhooks.remove', { id: added.id });
+        receiver.received.length = 0;
+      }
+    });
+
     it('refuses an unknown event type and a bad URL when adding', async () => {
       await assert.rejects(executeAdminOperation(admin, 'webhooks.add', { platform, url: receiver.url, events: ['customer.exploded'] }), /invalid webhook endpoint/);
       await assert.rejects(executeAdminOperation(admin, 'webhooks.add', { platform, url: 'ftp://example.com/' }), /invalid webhook endpoint/);
