@@ -85,28 +85,28 @@ export class SqlAssociationStore implements AssociationStore {
   async register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[]): Promise<RegisterResult> {
     const sealed = this.sealer.seal(session.delegateReferenceId, sealContext(key));
     return this.withEvents(events, async (db, record) => {
-    // One statement: insert, or refresh the row only if it names the same core
-    // customer. No row back means another customer holds this customerId.
-    // `xmax = 0` holds for a row this statement inserted (not one it updated): the
-    // events of a registration are recorded only when it created the association.
-    const rows = await db.query<AssociationRow & { inserted: boolean }>(
-      `insert into associations (platform, customer_id, customer_key, delegate_sealed, delegate_key_id, expires_at, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $7)
-       on conflict (platform, customer_id) do update set
-         delegate_sealed = excluded.delegate_sealed,
-         delegate_key_id = excluded.delegate_key_id,
-         expires_at = excluded.expires_at,
-         needs_reregistration = false,
-         version = associations.version + 1,
-         renewal_owner = null,
-         renewal_lease_until = null,
-         updated_at = excluded.updated_at
-       where associations.customer_key = excluded.customer_key
-       returning ${COLUMNS}, (xmax = 0) as inserted`,
-      [key.platform, key.customerId, session.customerKey, sealed, keyIdOf(sealed), session.expiresAt, now],
-    );
-    if (rows[0]?.inserted) await record(now);
-    return rows[0] ? { outcome: 'registered', association: this.toAssociation(rows[0]) } : { outcome: 'conflict' };
+      // One statement: insert, or refresh the row only if it names the same core
+      // customer. No row back means another customer holds this customerId.
+      // `xmax = 0` holds for a row this statement inserted (not one it updated): the
+      // events of a registration are recorded only when it created the association.
+      const rows = await db.query<AssociationRow & { inserted: boolean }>(
+        `insert into associations (platform, customer_id, customer_key, delegate_sealed, delegate_key_id, expires_at, created_at, updated_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $7)
+         on conflict (platform, customer_id) do update set
+           delegate_sealed = excluded.delegate_sealed,
+           delegate_key_id = excluded.delegate_key_id,
+           expires_at = excluded.expires_at,
+           needs_reregistration = false,
+           version = associations.version + 1,
+           renewal_owner = null,
+           renewal_lease_until = null,
+           updated_at = excluded.updated_at
+         where associations.customer_key = excluded.customer_key
+         returning ${COLUMNS}, (xmax = 0) as inserted`,
+        [key.platform, key.customerId, session.customerKey, sealed, keyIdOf(sealed), session.expiresAt, now],
+      );
+      if (rows[0]?.inserted) await record(now);
+      return rows[0] ? { outcome: 'registered', association: this.toAssociation(rows[0]) } : { outcome: 'conflict' };
     });
   }
 
