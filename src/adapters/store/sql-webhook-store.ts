@@ -163,6 +163,12 @@ export class SqlWebhookStore implements WebhookStore {
       );
       if (outcome.kind === 'gone' && rows[0]) {
         await tx.query(`update webhook_endpoints set enabled = false, disabled_reason = 'gone', updated_at = $2 where id = $1`, [rows[0].endpoint_id, now]);
+        // Its other pending deliveries will never be sent: failed now, so the queue depth shows only real work.
+        await tx.query(
+          `update webhook_deliveries set status = 'failed', last_error = 'endpoint disabled (410 Gone)', lease_owner = null, lease_until = null
+           where endpoint_id = $1 and status = 'pending'`,
+          [rows[0].endpoint_id],
+        );
       }
     });
   }
