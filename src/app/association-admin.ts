@@ -8,6 +8,17 @@ import { CUSTOMER_ID_PATTERN } from '../domain/registration.js';
 import { DEFAULT_INSTITUTION, isInstitutionId } from '../domain/institution.js';
 import type { AssociationStore, AssociationSummary } from '../ports/association-store.js';
 import type { AuditTrail } from './audit-trail.js';
+import { lifecycleEvent } from '../domain/lifecycle-event.js';
+import type { Clock } from '../ports/clock.js';
+import type { CoreConnector } from '../ports/core-connector.js';
+import { endCoreSession, type CoreSessionEndFailure } from './end-core-session.js';
+
+/** What a revoke needs besides the store: to tell webhooks (clock) and to end the core session (core). */
+export interface AssociationAdminOptions {
+  readonly clock: Clock;
+  readonly core?: CoreConnector;
+  readonly onCoreFailure?: CoreSessionEndFailure;
+}
 
 export const DEFAULT_ASSOCIATIONS_LIMIT = 1000;
 export const MAX_ASSOCIATIONS_LIMIT = 100_000;
@@ -24,6 +35,7 @@ export class AssociationAdmin {
   constructor(
     private readonly store: AssociationStore,
     private readonly audit: AuditTrail,
+    private readonly options?: AssociationAdminOptions,
   ) {}
 
   /** The platform's associations by customerId, at one institution or (without it) at all. */
@@ -40,9 +52,10 @@ export class AssociationAdmin {
   }
 
   /**
-   * Deletes the association and audits it as `session.revoked` by the operator. The
-   * core session is not ended (the core protocol has no such call): it expires there
-   * on its own, and nothing in coregate holds its delegate reference ID any more.
+   * Deletes the association and audits it as `session.revoked` by the operator; the
+   * platform's webhooks get `customer.deregistered` (`operator_revoked`), recorded
+   * with the deletion. The core is then asked to end the session (best effort: a
+   * core without the call, or down, lets it expire there on its own).
    */
   async revoke(platform: string, customerId: string, institution: string = DEFAULT_INSTITUTION): Promise<void> {
     const problems: FieldProblem[] = [];
@@ -50,7 +63,10 @@ export class AssociationAdmin {
     if (!CUSTOMER_ID.test(customerId)) problems.push({ path: 'customer', message: 'must be 1 to 128 printable characters without spaces' });
     if (!isInstitutionId(institution)) problems.push({ path: 'institution', message: 'must be 1 to 64 of a-z, 0-9 and -' });
     if (problems.length > 0) throw new BadRequest('invalid session', problems);
-    const deleted = await this.store.delete({ institution, platform, customerId });
+    const key = { institution, platform, customerId };
+    const found = this.options?.core ? await this.store.find(key) : undefined;
+    const events = this.options ? { events: [lifecycleEvent('customer.deregistered', key, 'operator_revoked')], now: this.options.clock.now() } : undefined;
+    const deleted = await this.store.delete(key, events);
     if (!deleted) throw new NotFound(`no registered customer "${customerId}" on platform "${platform}" at institution "${institution}"`);
     await this.audit.record({
       type: 'session.revoked',
@@ -63,5 +79,6 @@ export class AssociationAdmin {
       customerId,
       requestId: null,
     });
+    if (found && this.options?.core) await endCoreSession(this.options.core, found, { requestId: `operator-revoke-${this.options.clock.now().getTime().toString(36)}` }, this.options.onCoreFailure);
   }
 }

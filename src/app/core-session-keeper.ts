@@ -13,6 +13,7 @@ import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
 import { CoreProtocolError, CustomerNotRecognised, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
 import { badGateway, reregistrationRequired } from './core-failures.js';
+import { lifecycleEvent } from '../domain/lifecycle-event.js';
 import { SingleFlight } from './single-flight.js';
 
 export interface KeeperOptions {
@@ -104,7 +105,8 @@ export class CoreSessionKeeper {
       }
     } catch (error) {
       if (error instanceof CustomerNotRecognised) {
-        await this.store.markNeedsReregistration(key, association.version, this.clock.now());
+        // The platform's webhook receivers learn it with the mark, in its transaction.
+        await this.store.markNeedsReregistration(key, association.version, this.clock.now(), [lifecycleEvent('customer.reregistration_required', association)]);
         await this.events.onReregistrationRequired?.(association, context);
         throw reregistrationRequired();
       }

@@ -9,6 +9,7 @@ import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
 import { CustomerNotRecognised, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
 import { badGateway } from './core-failures.js';
+import { lifecycleEvent } from '../domain/lifecycle-event.js';
 
 export interface RegisteredAssociation {
   readonly customerId: string;
@@ -37,7 +38,8 @@ export class AssociationRegistrar {
       throw badGateway(error);
     }
     const key = { institution: owner.institution, platform: owner.platform, customerId: registration.customerId };
-    const result = await this.store.register(key, session, this.clock.now());
+    // `customer.registered` is recorded with the association, only if this call created it.
+    const result = await this.store.register(key, session, this.clock.now(), [lifecycleEvent('customer.registered', key)]);
     if (result.outcome === 'conflict') {
       throw new Conflict('this customerId is already registered for another core customer', { customerId: registration.customerId });
     }

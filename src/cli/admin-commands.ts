@@ -11,8 +11,9 @@ import { UsageError, type CliIo } from './io.js';
 import { parse } from './parse-args.js';
 import { auditCommand, sessionsCommand } from './audit-sessions-commands.js';
 import { institutionsCommand } from './institutions-command.js';
+import { webhooksCommand } from './webhooks-commands.js';
 
-export const ADMIN_COMMANDS = new Set(['clients', 'keys', 'migrate', 'audit', 'sessions', 'institutions']);
+export const ADMIN_COMMANDS = new Set(['clients', 'keys', 'migrate', 'audit', 'sessions', 'institutions', 'webhooks']);
 
 const CLIENTS_HELP = `Usage:
   coregate clients create --name NAME [--scope core/main] [--platform P] [--allow-ip CIDR]... [--grant refresh_token]
@@ -196,6 +197,8 @@ export async function runAdminCommand(argv: readonly string[], admin: AdminClien
         return await sessionsCommand(args, admin, io);
       case 'institutions':
         return await institutionsCommand(args, admin, io);
+      case 'webhooks':
+        return await webhooksCommand(args, admin, io);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

@@ -15,7 +15,7 @@ Audit log events, newest first (default limit 100, at most 10000).
 --since takes an ISO-8601 date (2026-03-01, midnight UTC) or date-time with a zone
 (2026-03-01T12:00:00Z, 2026-03-01T14:00:00+02:00).
 Events: token.issued, token.denied, access.denied, session.registered, session.renewed,
-session.reregistration_required, session.revoked, accounts.listed.`;
+session.reregistration_required, session.revoked, accounts.listed, session.read, session.deregistered.`;
 
 export const SESSIONS_HELP = `Usage:
   coregate sessions list --platform P [--institution ID] [--limit N] [--json]

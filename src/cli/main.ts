@@ -20,6 +20,7 @@ Commands:
   audit list                the audit log, newest first (filters: --platform, --customer, --since, --limit)
   sessions <action>         registered customers of a platform: list, revoke
   institutions <action>     banks and their cores: add, update, list, show, disable, enable
+  webhooks <action>         a platform's webhook receivers: add, list, remove, rotate-secret, deliveries
 
 Every command accepts --help; commands that print data accept --json.
 Configuration comes from the environment (see README): DATABASE_URL, COREGATE_DATA_DIR, PORT, ...`;

@@ -75,6 +75,10 @@ export interface Config {
   /** Shared rate-limit store; `undefined` counts in each process's memory. */
   readonly redisUrl: string | undefined;
   readonly redisKeyPrefix: string;
+  /** Waits before each webhook retry, in seconds; past the last the delivery fails (CONTRACT §9). */
+  readonly webhookRetryScheduleSeconds: readonly number[];
+  /** Production mode may send webhooks to loopback/private/link-local addresses. */
+  readonly webhookAllowPrivate: boolean;
   /** Rate limits; 0 turns a limit off. */
   readonly rateLimits: {
     readonly gatewayPerClientPerMinute: number;
@@ -114,7 +118,7 @@ const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = { '1': true, true: true
 function coerceValue(schema: TSchema, raw: string): unknown {
   if (TypeGuard.IsInteger(schema)) return /^-?\d+$/.test(raw) ? Number(raw) : raw;
   if (TypeGuard.IsBoolean(schema)) return BOOLEAN_WORDS[raw.toLowerCase()] ?? raw;
-  if (TypeGuard.IsArray(schema)) return raw.split(',').map((part) => part.trim()).filter(Boolean);
+  if (TypeGuard.IsArray(schema)) return raw.split(',').map((part) => part.trim()).filter(Boolean).map((part) => coerceValue(schema.items, part));
   if (TypeGuard.IsUnion(schema)) {
     // The first variant the value fits; else the last one's coercion, for its errors.
     const candidates = schema.anyOf.map((variant) => [variant, coerceValue(variant, raw)] as const);
@@ -212,6 +216,8 @@ function toConfig(settings: Settings, cwd: string): Config {
     tlsKeyFile: settings.COREGATE_TLS_KEY_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_KEY_FILE, cwd),
     redisUrl: settings.COREGATE_REDIS_URL,
     redisKeyPrefix: settings.COREGATE_REDIS_KEY_PREFIX,
+    webhookRetryScheduleSeconds: Object.freeze([...settings.COREGATE_WEBHOOK_RETRY_SCHEDULE_SECONDS]),
+    webhookAllowPrivate: settings.COREGATE_WEBHOOK_ALLOW_PRIVATE,
     rateLimits: Object.freeze({
       gatewayPerClientPerMinute: settings.COREGATE_RATE_LIMIT_GATEWAY_PER_MINUTE,
       tokenPerClientPerMinute: settings.COREGATE_RATE_LIMIT_TOKEN_PER_MINUTE,

@@ -167,6 +167,17 @@ export const ConfigSchema = Type.Object({
     default: 10,
     description: 'how long a process trusts its cached list of institutions (cores, enabled flags); CLI changes reach every process within this time',
   }),
+  COREGATE_WEBHOOK_RETRY_SCHEDULE_SECONDS: Type.Array(Type.Integer({ minimum: 1, maximum: 7 * DAY }), {
+    minItems: 0,
+    maxItems: 30,
+    default: [5, 30, 120, 600, 3600, 21600, 86400],
+    errorMessage: 'must be a comma-separated list of whole numbers of seconds, 1 to 604800 each, at most 30',
+    description: 'waits before each retry of a failed webhook delivery (comma-separated seconds); after the last retry fails the delivery is `failed`',
+  }),
+  COREGATE_WEBHOOK_ALLOW_PRIVATE: Type.Boolean({
+    default: false,
+    description: 'in production mode, allow webhook URLs that resolve to loopback, private or link-local addresses (on-premises receivers); `https://` is still required',
+  }),
 });
 
 /** The settings after coercion and defaults: every variable without a default may be `undefined`. */

@@ -20,6 +20,7 @@ import { installErrorHandling } from './plugins/error-handler.js';
 import { installConnectionDraining } from './plugins/connection-draining.js';
 import { accountsRoute } from './routes/core/accounts.js';
 import { sessionsRoute } from './routes/core/sessions.js';
+import { customerLifecycleRoutes, type CustomerLifecycleRouteDeps } from './routes/core/customer-lifecycle.js';
 import { revokeRoute } from './routes/oauth/revoke.js';
 import { tokenRoute } from './routes/oauth/token.js';
 import { wellKnownRoutes } from './routes/oauth/well-known.js';
@@ -50,7 +51,12 @@ export interface AppDeps {
   /** `true`: the immediate peer is the proxy; a list: the proxies' addresses/CIDRs. */
   readonly trustProxy: boolean | readonly string[];
   /** The `/core/*` gateway; without it only the authorization server is served. */
-  readonly gateway?: { readonly registrar: AssociationRegistrar; readonly accountReader: AccountReader };
+  readonly gateway?: {
+    readonly registrar: AssociationRegistrar;
+    readonly accountReader: AccountReader;
+    /** `GET` and `DELETE /core/sessions` (CONTRACT §9); left out, those routes are not served. */
+    readonly lifecycle?: CustomerLifecycleRouteDeps;
+  };
   /** Records request and token metrics (`plugins/request-metrics.ts`). */
   readonly metrics?: MetricsRecorder;
   /** Serves `/healthz`, `/readyz` and `/metrics` here; left out when they go to `COREGATE_ADMIN_PORT` (`admin-app.ts`). */
@@ -135,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if (deps.throttle) core.addHook('onRequest', gatewayRateLimit(deps.throttle));
       await core.register(sessionsRoute, { registrar: gateway.registrar, clock: deps.clock });
       await core.register(accountsRoute, { accountReader: gateway.accountReader });
+      if (gateway.lifecycle) await core.register(customerLifecycleRoutes, gateway.lifecycle);
     });
   }
   if (deps.ops) await app.register(opsRoutes, deps.ops);

@@ -35,7 +35,11 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
     keyring: notServing('keyring'),
     clientDirectory: notServing('clientDirectory'),
     trustProxy: false,
-    gateway: { registrar: notServing('registrar'), accountReader: notServing('accountReader') },
+    gateway: {
+      registrar: notServing('registrar'),
+      accountReader: notServing('accountReader'),
+      lifecycle: { reader: notServing('associationReader'), deregistrar: notServing('deregistrar') },
+    },
     metrics: notServing<NonNullable<AppDeps['metrics']>>('metrics'),
     ops: { readiness: notServing('readiness'), metrics: notServing('metricsExposition') },
   };

@@ -4,6 +4,13 @@
  * callers only ever see it in clear, in memory.
  */
 import type { Association, AssociationKey } from '../domain/association.js';
+import type { LifecycleEvent } from '../domain/lifecycle-event.js';
+
+/** Webhook events a deletion records in its own transaction, if it deletes something. */
+export interface EventsToRecord {
+  readonly events: readonly LifecycleEvent[];
+  readonly now: Date;
+}
 
 export interface NewSession {
   readonly customerKey: string;
@@ -35,8 +42,10 @@ export interface AssociationStore {
   /**
    * Creates the association, or refreshes it with a new session when it already
    * names the same core customer (idempotent registration; clears re-registration).
+   * `events` are recorded in the same transaction only when the association is created
+   * (never for an idempotent repeat): the transactional outbox of webhooks.
    */
-  register(key: AssociationKey, session: NewSession, now: Date): Promise<RegisterResult>;
+  register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[]): Promise<RegisterResult>;
   /**
    * Takes the renewal lease of the association at `version` until `leaseUntil`, so
    * that across processes one caller renews while the others wait (compare-and-swap).
@@ -47,7 +56,8 @@ export interface AssociationStore {
   /** Gives the lease back after a failed renewal. */
   releaseRenewal(key: AssociationKey, owner: string): Promise<void>;
   /** Marks that only a new registration can help: the core no longer knows the customer key. */
-  markNeedsReregistration(key: AssociationKey, version: number, now: Date): Promise<void>;
+  /** `events` are recorded in the same transaction, only by the call that turns the mark on. */
+  markNeedsReregistration(key: AssociationKey, version: number, now: Date, events?: readonly LifecycleEvent[]): Promise<void>;
 
   // Operator administration (`coregate sessions …`).
   /**
@@ -56,5 +66,5 @@ export interface AssociationStore {
    */
   listByPlatform(platform: string, limit: number, institution?: string): Promise<AssociationSummary[]>;
   /** Deletes the association, so that the customerId must be registered again; true when there was one. */
-  delete(key: AssociationKey): Promise<boolean>;
+  delete(key: AssociationKey, record?: EventsToRecord): Promise<boolean>;
 }

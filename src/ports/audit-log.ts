@@ -24,6 +24,10 @@ export const AUDIT_EVENT_TYPES = [
   'session.revoked',
   /** `GET /core/accounts`, successful or not. */
   'accounts.listed',
+  /** `GET /core/sessions`: a platform read its customer's state, successful or not. */
+  'session.read',
+  /** `DELETE /core/sessions`: a platform deregistered its customer, successful or not. */
+  'session.deregistered',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

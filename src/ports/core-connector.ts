@@ -34,6 +34,13 @@ export interface CoreConnector {
    * is taken as always reachable.
    */
   ping?(context: CoreCallContext): Promise<void>;
+  /**
+   * Ends the core session of `delegateReferenceId` (`DELETE /v1/sessions`), when a
+   * platform deregisters its customer. Resolves too when the core does not offer the
+   * call (404/405/501) or no longer knows the session: either way it is over for us.
+   * Throws a {@link CoreError} when the core cannot be reached. Optional.
+   */
+  endSession?(delegateReferenceId: string, context: CoreCallContext): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -13,7 +13,7 @@ export type CoreCallOutcome =
   | 'protocol_error'
   | 'error';
 
-export type CoreCallOperation = 'startSession' | 'listAccounts' | 'ping';
+export type CoreCallOperation = 'startSession' | 'listAccounts' | 'ping' | 'endSession';
 
 /** State of the core circuit breaker. */
 export type CircuitState = 'closed' | 'open' | 'half_open';

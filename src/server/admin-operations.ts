@@ -11,6 +11,7 @@ import type { PublicJwks } from '../ports/token-signer.js';
 import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
 import type { Services } from './services.js';
 import { institutionOperations, type InstitutionOperations } from './institution-operations.js';
+import { webhookOperations, type WebhookOperations } from './webhook-operations.js';
 
 /** A client as the operator sees it: never its secret digest. */
 export interface ClientView {
@@ -53,7 +54,7 @@ export interface AssociationView {
 }
 
 /** Each operation's arguments and result. A `limit` travels as the operator typed it; the use case checks it. */
-export interface AdminOperations extends InstitutionOperations {
+export interface AdminOperations extends InstitutionOperations, WebhookOperations {
   ping: { args: Record<string, never>; result: { ok: true } };
   'clients.create': {
     args: { name: string; platform?: string; scopes?: string[]; grants?: string[]; allowedIps?: string[]; institution?: string };
@@ -125,11 +126,12 @@ function limitNumber(value: string | undefined): number | undefined {
   return /^\d+$/.test(value) ? Number(value) : Number.NaN;
 }
 
-export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'institutionAdmin'>;
+export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'institutionAdmin' | 'webhookAdmin'>;
 
 /** The handler table: one use-case call per operation. */
 export function adminOperations(services: AdminServices, options: AdminOperationsOptions = {}): AdminHandlers {
   return {
+    ...webhookOperations(services.webhookAdmin),
     ping: async () => ({ ok: true }),
     ...institutionOperations(services),
     'clients.create': async (args) => {

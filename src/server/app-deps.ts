@@ -21,7 +21,11 @@ export function appDepsFrom(services: Services): AppDeps {
     clientDirectory: services.clientDirectory,
     institutions: services.institutions,
     trustProxy: config.trustProxy,
-    gateway: { registrar: services.registrar, accountReader: services.accountReader },
+    gateway: {
+      registrar: services.registrar,
+      accountReader: services.accountReader,
+      lifecycle: { reader: services.associationReader, deregistrar: services.deregistrar },
+    },
     metrics: services.metrics,
     audit: services.audit,
     throttle: services.throttle,

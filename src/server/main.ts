@@ -83,6 +83,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     logger.warn('COREGATE_ISSUER is not set: tokens name the listening address as their issuer; set it to the public URL');
   }
 
+  // Webhook deliveries in the background: a slow receiver never holds a request.
+  services.webhookDispatcher.start();
   let adminServer: Server | undefined;
   if (socketPath) {
     adminServer = await serveAdminSocket(socketPath, adminOperations(services));

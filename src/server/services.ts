@@ -15,6 +15,15 @@ import { AssociationRegistrar } from '../app/register-association.js';
 import { AuditTrail } from '../app/audit-trail.js';
 import { AuditReader } from '../app/read-audit-log.js';
 import { AssociationAdmin } from '../app/association-admin.js';
+import { AssociationReader } from '../app/read-association.js';
+import { AssociationDeregistrar } from '../app/deregister-association.js';
+import type { CoreSessionEndFailure } from '../app/end-core-session.js';
+import { WebhookAdmin } from '../app/webhook-admin.js';
+import { WebhookDispatcher } from '../app/webhook-dispatcher.js';
+import { registerWebhookMetrics } from '../adapters/metrics/webhook-metrics.js';
+import { SqlWebhookStore } from '../adapters/store/sql-webhook-store.js';
+import { WebhookTargetPolicy } from '../adapters/webhooks/target-policy.js';
+import { UndiciWebhookSender } from '../adapters/webhooks/undici-webhook-sender.js';
 import { ReadinessProbe } from '../app/readiness.js';
 import { observedRenewals } from '../app/renewal-events.js';
 import { RequestThrottle } from '../app/request-throttle.js';
@@ -95,6 +104,14 @@ export interface Services {
   readonly auditReader: AuditReader;
   /** `coregate sessions list|revoke`. */
   readonly associationAdmin: AssociationAdmin;
+  /** `GET /core/sessions`. */
+  readonly associationReader: AssociationReader;
+  /** `DELETE /core/sessions`. */
+  readonly deregistrar: AssociationDeregistrar;
+  /** `coregate webhooks …`. */
+  readonly webhookAdmin: WebhookAdmin;
+  /** Delivers the webhook outbox; `serve` starts it, commands never do. */
+  readonly webhookDispatcher: WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -150,7 +167,30 @@ export async function createServices(config: Config, options: ServiceOptions): P
       check: async (context: { requestId: string }) => each.ping?.({ requestId: context.requestId, institution: id }),
     })),
   ]);
-  const associations = new CachingAssociationStore(new SqlAssociationStore(database, sealer), clock, config.associationCacheSeconds);
+  // Webhooks: a commit that queued deliveries nudges this process's dispatcher (when it runs).
+  let nudgeDispatcher = () => {};
+  const associations = new CachingAssociationStore(
+    new SqlAssociationStore(database, sealer, { onEventsQueued: () => nudgeDispatcher() }),
+    clock,
+    config.associationCacheSeconds,
+  );
+  const webhookStore = new SqlWebhookStore(database, sealer);
+  const targetPolicy = { production: config.production, allowPrivate: config.webhookAllowPrivate };
+  const webhookSender = new UndiciWebhookSender(targetPolicy);
+  const webhookMetrics = registerWebhookMetrics(metrics.registry, () => webhookStore.queueStats(clock.now()));
+  const webhookDispatcher = new WebhookDispatcher(webhookStore, webhookSender, clock, {
+    retryScheduleSeconds: config.webhookRetryScheduleSeconds,
+    onAttempt: (delivery, outcome) => {
+      webhookMetrics.attempt(outcome.kind);
+      // Identifiers, the status and our short reason only: never the body, the secret or the receiver's answer.
+      logger.info(
+        { webhookDelivery: delivery.id, eventType: delivery.eventType, endpoint: delivery.endpointId, attempt: delivery.attempts + 1, outcome: outcome.kind, status: outcome.status, ...('error' in outcome ? { reason: outcome.error } : {}) },
+        'webhook delivery attempted',
+      );
+    },
+    onError: (error) => logger.error({ err: error }, 'webhook dispatcher round failed'),
+  });
+  nudgeDispatcher = () => webhookDispatcher.nudge();
   const auditLog = new SqlAuditLog(database);
   // A failed audit write is logged at error level with the event, never turned into an error answer.
   const audit = new AuditTrail(auditLog, clock, {
@@ -166,6 +206,9 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const rateLimiter = createRateLimiter(config, clock, logger);
   const throttle = new RequestThrottle(rateLimiter, config.rateLimits, limiterErrorLog(logger, clock));
   registerRateLimitMetrics(metrics.registry, throttle);
+  // The association is gone either way; the core's session expires there on its own.
+  const coreSessionEndFailure: CoreSessionEndFailure = (error, association, context) =>
+    logger.warn({ err: error, platform: association.platform, customerId: association.customerId, requestId: context.requestId }, 'the core did not end the session of a deregistered customer');
   let closed = false;
   return {
     config,
@@ -199,12 +242,18 @@ export async function createServices(config: Config, options: ServiceOptions): P
     throttle,
     audit,
     auditReader: new AuditReader(auditLog),
-    associationAdmin: new AssociationAdmin(associations, audit),
+    associationAdmin: new AssociationAdmin(associations, audit, { clock, core, onCoreFailure: coreSessionEndFailure }),
+    associationReader: new AssociationReader(associations),
+    deregistrar: new AssociationDeregistrar(associations, core, clock, coreSessionEndFailure),
+    webhookAdmin: new WebhookAdmin(webhookStore, clock, new WebhookTargetPolicy(targetPolicy)),
+    webhookDispatcher,
     async close() {
       if (closed) return;
       closed = true;
       // Audit rows still being written after their request stopped waiting for them.
       await audit.drain();
+      await webhookDispatcher.stop();
+      await webhookSender.close();
       await rateLimiter.close();
       await core.close();
       await database.close();

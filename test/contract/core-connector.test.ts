@@ -120,6 +120,22 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
       await assert.rejects(s.connector.listAccounts(session.delegateReferenceId, ctx()), SessionRejected);
     });
 
+    it('ends a session (DELETE /v1/sessions), and takes an unknown one as already ended', async () => {
+      const session = await s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1003' }, ctx());
+      const other = await s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1003' }, ctx());
+      await s.connector.endSession!(session.delegateReferenceId, ctx());
+      await assert.rejects(s.connector.listAccounts(session.delegateReferenceId, ctx()), SessionRejected);
+      assert.ok(Array.isArray(await s.connector.listAccounts(other.delegateReferenceId, ctx())), 'the customer’s other session lives on');
+      await s.connector.endSession!(session.delegateReferenceId, ctx());
+      await s.connector.endSession!('never-issued', ctx());
+    });
+
+    it('fails endSession with CoreUnavailable when the core answers 5xx', async () => {
+      const session = await s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1003' }, ctx());
+      await s.setFaults({ errorRate: 1, errorStatus: 503 });
+      await assert.rejects(s.connector.endSession!(session.delegateReferenceId, ctx()), CoreUnavailable);
+    });
+
     it('throws SessionRejected after every session was expired by the simulator', async () => {
       const session = await s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1003' }, ctx());
       await s.expireAll();

@@ -98,11 +98,14 @@ describe('@coregate/client types match docs/openapi.json', () => {
     assertSameFields(at(envelope, 'properties', 'data'), REGISTRATION_RESULT_FIELDS, 'registration result');
   });
 
-  // GET /core/sessions comes with the customer lifecycle issue (CONTRACT §9): checked as soon as the document has it.
-  it('getCustomer resolves to the GET /core/sessions 200 data (once the server documents it)', (t) => {
-    const get = (paths['/core/sessions'] as Schema | undefined)?.['get'];
-    if (get === undefined) return t.skip('GET /core/sessions is not in docs/openapi.json yet');
-    const envelope = jsonBody(get as Schema, '200');
+  it('getCustomer resolves to the GET /core/sessions 200 data', () => {
+    const envelope = jsonBody(at(paths, '/core/sessions', 'get'), '200');
     assertSameFields(at(envelope, 'properties', 'data'), CUSTOMER_STATUS_FIELDS, 'customer status');
+    assert.deepEqual(resolve(at(envelope, 'properties', 'data', 'properties', 'status'))['enum'], ['active', 'reregistration_required']);
+  });
+
+  it('deregisterCustomer resolves to the DELETE /core/sessions 200 data', () => {
+    const envelope = jsonBody(at(paths, '/core/sessions', 'delete'), '200');
+    assertSameFields(at(envelope, 'properties', 'data'), { customerId: 'string' }, 'deregistration');
   });
 });

@@ -61,6 +61,23 @@ describe('HttpCoreConnector against a misbehaving core', () => {
     seen = [];
   });
 
+  it('ends a session with DELETE /v1/sessions; 404, 405, 501 and 401 session_invalid count as ended, 5xx fails', async () => {
+    for (const [status, body] of [[204, ''], [200, {}], [404, { error: 'not_found' }], [405, { error: 'method_not_allowed' }], [501, 'Not Implemented'], [401, { error: 'session_invalid' }]] as const) {
+      answer(status, body);
+      await connector.endSession(DELEGATE, ctx);
+    }
+    const [request] = seen;
+    assert.equal(request!.method, 'DELETE');
+    assert.equal(request!.url, '/bank/adapter/v1/sessions');
+    assert.equal(request!.headers['x-delegate-reference-id'], DELEGATE);
+    answer(503, { error: 'core_failure' });
+    const error = await failure(connector.endSession(DELEGATE, ctx));
+    assert.ok(error instanceof CoreUnavailable, String(error));
+    assertNoSecrets(error);
+    answer(400, { error: 'invalid_request' });
+    assert.ok((await failure(connector.endSession(DELEGATE, ctx))) instanceof CoreProtocolError);
+  });
+
   it('sends the protocol request below the base path, with API key, request ID and JSON body', async () => {
     answer(201, { customerKey: 'C-1001', delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00.1234567Z', extra: 'ignored' });
     const session = await connector.startSession(subject, ctx);

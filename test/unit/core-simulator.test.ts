@@ -157,7 +157,10 @@ describe('simulator server (reference core protocol)', () => {
       ['GET', '/v1/accounts', {}, 400, 'invalid_request', /X-Delegate-Reference-Id/],
       ['GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': 'nope' } }, 401, 'session_invalid'],
       ['GET', '/v1/nothing', {}, 404, 'not_found'],
-      ['DELETE', '/v1/sessions', {}, 405, 'method_not_allowed'],
+      // DELETE /v1/sessions ends a session (issue 11): it needs the delegate reference ID.
+      ['DELETE', '/v1/sessions', {}, 400, 'invalid_request', /X-Delegate-Reference-Id/],
+      ['DELETE', '/v1/sessions', { headers: { 'x-delegate-reference-id': 'nope' } }, 401, 'session_invalid'],
+      ['PUT', '/v1/sessions', {}, 405, 'method_not_allowed'],
     ];
     for (const [method, path, options, status, code, message] of cases) {
       const response = await call(method, path, options);
@@ -166,7 +169,22 @@ describe('simulator server (reference core protocol)', () => {
       assert.equal(typeof response.body.message, 'string');
       if (message) assert.match(response.body.message, message);
     }
-    assert.equal((await call('DELETE', '/v1/sessions')).headers.get('allow'), 'POST');
+    assert.equal((await call('PUT', '/v1/sessions')).headers.get('allow'), 'POST, DELETE');
+  });
+
+  it('ends a session with DELETE /v1/sessions and forgets a customer with POST /_sim/customers/forget', async () => {
+    const start = () => call('POST', '/v1/sessions', { headers: json, body: '{"customerKey":"C-1002"}' });
+    const first = (await start()).body.delegateReferenceId as string;
+    const second = (await start()).body.delegateReferenceId as string;
+    const ended = await call('DELETE', '/v1/sessions', { headers: { 'x-delegate-reference-id': first } });
+    assert.equal(ended.status, 204);
+    assert.equal((await call('GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': first } })).status, 401, 'the ended session');
+    assert.equal((await call('GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': second } })).status, 200, 'the other session lives on');
+    const forgot = await call('POST', '/_sim/customers/forget', { key: false, headers: json, body: '{"customerKey":"C-1002"}' });
+    assert.deepEqual(forgot.body, { customerKey: 'C-1002', sessionsEnded: 1 });
+    assert.equal((await call('GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': second } })).body.error, 'session_invalid');
+    assert.equal((await start()).body.error, 'customer_not_found', 'new sessions refused as unknown');
+    assert.equal((await call('POST', '/_sim/customers/forget', { key: false, headers: json, body: '{}' })).status, 400);
   });
 
   it('serves /_sim/* without the API key, untouched by faults', async () => {

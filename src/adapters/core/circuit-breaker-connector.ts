@@ -120,6 +120,11 @@ export class CircuitBreakerConnector implements CoreConnector {
     return this.guard('listAccounts', context, () => this.inner.listAccounts(delegateReferenceId, context));
   }
 
+  async endSession(delegateReferenceId: string, context: CoreCallContext): Promise<void> {
+    const inner = this.inner;
+    if (inner.endSession) await this.guard('endSession', context, () => inner.endSession!(delegateReferenceId, context));
+  }
+
   /** Readiness looks at the core itself, whatever the circuit's state, and does not move it. */
   async ping(context: CoreCallContext): Promise<void> {
     await this.inner.ping?.(context);

@@ -25,6 +25,7 @@ import {
   PROTOCOL_PATHS,
   retrySafe,
   SessionBodySchema,
+  sessionEndedAnyway,
   type CoreOperation,
   type SessionBody,
   type StartSessionBody,
@@ -167,6 +168,13 @@ export class HttpCoreConnector implements CoreConnector {
     return records;
   }
 
+  async endSession(delegateReferenceId: string, context: CoreCallContext): Promise<void> {
+    if (!HEADER_SAFE.test(delegateReferenceId)) throw new CoreProtocolError('the delegate reference ID cannot be sent in a header', true);
+    const answer = await this.call('endSession', 'DELETE', PROTOCOL_PATHS.sessions, context, { [PROTOCOL_HEADERS.delegateReferenceId]: delegateReferenceId });
+    if ((answer.status >= 200 && answer.status < 300) || sessionEndedAnyway(answer.status)) return;
+    throw this.failure('endSession', answer);
+  }
+
   /**
    * Readiness: `GET /v1/health` with a short deadline. Any answer below 500 means
    * the core is reachable (an adapter without the endpoint answers 404), except a
@@ -200,7 +208,7 @@ export class HttpCoreConnector implements CoreConnector {
 
   private async call(
     operation: CoreOperation,
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     context: CoreCallContext,
     extra: Record<string, string>,

@@ -6,7 +6,7 @@
  */
 import type { AccountRecord } from '../../domain/account.js';
 import { CoreUnavailable, type CoreCallContext, type CoreConnector, type CoreSession, } from '../../ports/core-connector.js';
-import { errorForAnswer, retrySafe, type CoreOperation } from './protocol.js';
+import { errorForAnswer, retrySafe, sessionEndedAnyway, type CoreOperation } from './protocol.js';
 import { SimulatorError, type CoreSimulator } from './simulator/core-simulator.js';
 import type { RegistrationSubject } from '../../domain/registration.js';
 
@@ -35,6 +35,17 @@ export class InProcessCoreConnector implements CoreConnector {
   listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]> {
     // Copies, so no caller can change the simulator's data.
     return this.call('listAccounts', () => this.simulator.listAccounts(delegateReferenceId, context.requestId).map((record) => ({ ...record })));
+  }
+
+  endSession(delegateReferenceId: string, context: CoreCallContext): Promise<void> {
+    return this.call('endSession', () => {
+      try {
+        this.simulator.endSession(delegateReferenceId, context.requestId);
+      } catch (error) {
+        // Already gone at the core: the same outcome as over HTTP (protocol.ts `sessionEndedAnyway`).
+        if (!(error instanceof SimulatorError && sessionEndedAnyway(error.status))) throw error;
+      }
+    });
   }
 
   /** The simulator is in this process: it is always reachable. */

@@ -42,6 +42,11 @@ export class InstrumentedCoreConnector implements CoreConnector {
     return this.timed('listAccounts', () => this.inner.listAccounts(delegateReferenceId, context));
   }
 
+  async endSession(delegateReferenceId: string, context: CoreCallContext): Promise<void> {
+    const inner = this.inner;
+    if (inner.endSession) await this.timed('endSession', () => inner.endSession!(delegateReferenceId, context));
+  }
+
   async ping(context: CoreCallContext): Promise<void> {
     const inner = this.inner;
     if (inner.ping) await this.timed('ping', () => inner.ping!(context));

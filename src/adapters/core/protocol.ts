@@ -45,6 +45,15 @@ export interface AccountsBody {
   readonly accounts: readonly AccountRecord[];
 }
 
+/**
+ * Answers to `DELETE /v1/sessions` that end a deregistration as well as a 204: the
+ * core does not offer the call (404, 405, 501), or the session is already gone
+ * there (401 `session_invalid`). The session expires at the core on its own.
+ */
+export function sessionEndedAnyway(status: number): boolean {
+  return status === 404 || status === 405 || status === 501 || status === 401;
+}
+
 /** The closed list of error codes of the protocol, with the status each one travels with. */
 export const PROTOCOL_ERRORS = {
   invalid_request: 400,
@@ -65,7 +74,7 @@ export interface ErrorBody {
   readonly message?: string;
 }
 
-export type CoreOperation = 'startSession' | 'listAccounts';
+export type CoreOperation = 'startSession' | 'listAccounts' | 'endSession';
 
 /**
  * Whether a failed call can be repeated without harm. Reading accounts always
@@ -74,7 +83,7 @@ export type CoreOperation = 'startSession' | 'listAccounts';
  * expires, but not "nothing changed"); the caller decides whether to retry.
  */
 export function retrySafe(operation: CoreOperation, reachedCore: boolean): boolean {
-  return operation === 'listAccounts' || !reachedCore;
+  return operation !== 'startSession' || !reachedCore;
 }
 
 /**

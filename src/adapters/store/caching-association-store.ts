@@ -14,7 +14,8 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Association, AssociationKey } from '../../domain/association.js';
-import type { AssociationStore, AssociationSummary, ClaimResult, NewSession, RegisterResult } from '../../ports/association-store.js';
+import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
+import type { AssociationStore, AssociationSummary, ClaimResult, EventsToRecord, NewSession, RegisterResult } from '../../ports/association-store.js';
 import { expiryOnClock, type Clock } from '../../ports/clock.js';
 
 function cacheKey(key: AssociationKey): string {
@@ -47,8 +48,8 @@ export class CachingAssociationStore implements AssociationStore {
     return this.entries.fetch(cacheKey(key), { context: key, forceRefresh: !this.caching });
   }
 
-  async register(key: AssociationKey, session: NewSession, now: Date): Promise<RegisterResult> {
-    const result = await this.inner.register(key, session, now);
+  async register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[]): Promise<RegisterResult> {
+    const result = await this.inner.register(key, session, now, events);
     this.forget(key);
     return result;
   }
@@ -70,9 +71,9 @@ export class CachingAssociationStore implements AssociationStore {
     await this.inner.releaseRenewal(key, owner);
   }
 
-  async markNeedsReregistration(key: AssociationKey, version: number, now: Date): Promise<void> {
+  async markNeedsReregistration(key: AssociationKey, version: number, now: Date, events?: readonly LifecycleEvent[]): Promise<void> {
     this.forget(key);
-    await this.inner.markNeedsReregistration(key, version, now);
+    await this.inner.markNeedsReregistration(key, version, now, events);
     this.forget(key);
   }
 
@@ -80,9 +81,9 @@ export class CachingAssociationStore implements AssociationStore {
     return this.inner.listByPlatform(platform, limit, institution);
   }
 
-  async delete(key: AssociationKey): Promise<boolean> {
+  async delete(key: AssociationKey, record?: EventsToRecord): Promise<boolean> {
     this.forget(key);
-    const deleted = await this.inner.delete(key);
+    const deleted = await this.inner.delete(key, record);
     this.forget(key);
     return deleted;
   }

@@ -1,8 +1,10 @@
 import type { Association, AssociationKey } from '../../domain/association.js';
 import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
-import type { AssociationStore, AssociationSummary, ClaimResult, NewSession, RegisterResult } from '../../ports/association-store.js';
+import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
+import type { AssociationStore, AssociationSummary, ClaimResult, EventsToRecord, NewSession, RegisterResult } from '../../ports/association-store.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
-import type { Queryable } from './database.js';
+import type { Database, Queryable } from './database.js';
+import { recordLifecycleEvents } from './sql-webhook-outbox.js';
 
 interface AssociationRow {
   institution: string;
@@ -36,11 +38,33 @@ function keyIdOf(sealed: string): string {
   return sealed.split('.')[1] ?? '';
 }
 
+export interface SqlAssociationStoreOptions {
+  /** Called after a commit that queued webhook deliveries, so the dispatcher need not wait for its next poll. */
+  readonly onEventsQueued?: () => void;
+}
+
 export class SqlAssociationStore implements AssociationStore {
   constructor(
-    private readonly db: Queryable,
+    private readonly db: Database,
     private readonly sealer: SecretSealer,
+    private readonly options: SqlAssociationStoreOptions = {},
   ) {}
+
+  /**
+   * Runs `work` alone when there are no events to record, else in a transaction
+   * whose events are written by `record` (the transactional outbox).
+   */
+  private async withEvents<T>(events: readonly LifecycleEvent[] | undefined, work: (tx: Queryable, record: (now: Date) => Promise<void>) => Promise<T>): Promise<T> {
+    if (!events || events.length === 0) return work(this.db, async () => {});
+    let queued = 0;
+    const result = await this.db.transaction((tx) =>
+      work(tx, async (now) => {
+        queued += await recordLifecycleEvents(tx, events, now);
+      }),
+    );
+    if (queued > 0) this.options.onEventsQueued?.();
+    return result;
+  }
 
   private toAssociation(row: AssociationRow): Association {
     const key = { institution: row.institution, platform: row.platform, customerId: row.customer_id };
@@ -65,27 +89,32 @@ export class SqlAssociationStore implements AssociationStore {
     return rows[0] && this.toAssociation(rows[0]);
   }
 
-  async register(key: AssociationKey, session: NewSession, now: Date): Promise<RegisterResult> {
+  async register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[]): Promise<RegisterResult> {
     const sealed = this.sealer.seal(session.delegateReferenceId, sealContext(key));
-    // One statement: insert, or refresh the row only if it names the same core
-    // customer. No row back means another customer holds this customerId.
-    const rows = await this.db.query<AssociationRow>(
-      `insert into associations (institution, platform, customer_id, customer_key, delegate_sealed, delegate_key_id, expires_at, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $8)
-       on conflict (institution, platform, customer_id) do update set
-         delegate_sealed = excluded.delegate_sealed,
-         delegate_key_id = excluded.delegate_key_id,
-         expires_at = excluded.expires_at,
-         needs_reregistration = false,
-         version = associations.version + 1,
-         renewal_owner = null,
-         renewal_lease_until = null,
-         updated_at = excluded.updated_at
-       where associations.customer_key = excluded.customer_key
-       returning ${COLUMNS}`,
-      [key.institution, key.platform, key.customerId, session.customerKey, sealed, keyIdOf(sealed), session.expiresAt, now],
-    );
-    return rows[0] ? { outcome: 'registered', association: this.toAssociation(rows[0]) } : { outcome: 'conflict' };
+    return this.withEvents(events, async (db, record) => {
+      // One statement: insert, or refresh the row only if it names the same core
+      // customer. No row back means another customer holds this customerId.
+      // `xmax = 0` holds for a row this statement inserted (not one it updated): the
+      // events of a registration are recorded only when it created the association.
+      const rows = await db.query<AssociationRow & { inserted: boolean }>(
+        `insert into associations (institution, platform, customer_id, customer_key, delegate_sealed, delegate_key_id, expires_at, created_at, updated_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+         on conflict (institution, platform, customer_id) do update set
+           delegate_sealed = excluded.delegate_sealed,
+           delegate_key_id = excluded.delegate_key_id,
+           expires_at = excluded.expires_at,
+           needs_reregistration = false,
+           version = associations.version + 1,
+           renewal_owner = null,
+           renewal_lease_until = null,
+           updated_at = excluded.updated_at
+         where associations.customer_key = excluded.customer_key
+         returning ${COLUMNS}, (xmax = 0) as inserted`,
+        [key.institution, key.platform, key.customerId, session.customerKey, sealed, keyIdOf(sealed), session.expiresAt, now],
+      );
+      if (rows[0]?.inserted) await record(now);
+      return rows[0] ? { outcome: 'registered', association: this.toAssociation(rows[0]) } : { outcome: 'conflict' };
+    });
   }
 
   async claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date): Promise<ClaimResult> {
@@ -125,12 +154,22 @@ export class SqlAssociationStore implements AssociationStore {
     );
   }
 
-  async markNeedsReregistration(key: AssociationKey, version: number, now: Date): Promise<void> {
-    await this.db.query(
-      `update associations set needs_reregistration = true, renewal_owner = null, renewal_lease_until = null, updated_at = $5
-       where institution = $1 and platform = $2 and customer_id = $3 and version = $4`,
-      [key.institution, key.platform, key.customerId, version, now],
-    );
+  async markNeedsReregistration(key: AssociationKey, version: number, now: Date, events?: readonly LifecycleEvent[]): Promise<void> {
+    await this.withEvents(events, async (db, record) => {
+      // The row's state before the mark, locked: the events are recorded only by the call that marks it.
+      const before = events?.length
+        ? await db.query<{ needs_reregistration: boolean }>(
+            'select needs_reregistration from associations where institution = $1 and platform = $2 and customer_id = $3 and version = $4 for update',
+            [key.institution, key.platform, key.customerId, version],
+          )
+        : [];
+      await db.query(
+        `update associations set needs_reregistration = true, renewal_owner = null, renewal_lease_until = null, updated_at = $5
+         where institution = $1 and platform = $2 and customer_id = $3 and version = $4`,
+        [key.institution, key.platform, key.customerId, version, now],
+      );
+      if (before[0] && !before[0].needs_reregistration) await record(now);
+    });
   }
 
   // Operator administration. The sealed delegate reference ID is not selected at all.
@@ -153,12 +192,15 @@ export class SqlAssociationStore implements AssociationStore {
     }));
   }
 
-  async delete(key: AssociationKey): Promise<boolean> {
-    const rows = await this.db.query(`delete from associations where institution = $1 and platform = $2 and customer_id = $3 returning platform`, [
-      key.institution,
-      key.platform,
-      key.customerId,
-    ]);
-    return rows.length > 0;
+  async delete(key: AssociationKey, record?: EventsToRecord): Promise<boolean> {
+    return this.withEvents(record?.events, async (db, write) => {
+      const rows = await db.query(`delete from associations where institution = $1 and platform = $2 and customer_id = $3 returning platform`, [
+        key.institution,
+        key.platform,
+        key.customerId,
+      ]);
+      if (rows.length > 0 && record) await write(record.now);
+      return rows.length > 0;
+    });
   }
 }

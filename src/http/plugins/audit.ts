@@ -18,7 +18,7 @@ import { GatewayError, InvalidClient, OAuthError, Unavailable } from '../../doma
 import { CUSTOMER_ID_PATTERN } from '../../domain/registration.js';
 
 /** What the requests of a route are audited as. */
-export type AuditedRoute = 'token' | 'registration' | 'accounts';
+export type AuditedRoute = 'token' | 'registration' | 'accounts' | 'customer-read' | 'deregistration';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -86,6 +86,10 @@ function auditEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | 
       return gatewayEntry('session.registered', request, reply, registrationCustomerId(request.body));
     case 'accounts':
       return gatewayEntry('accounts.listed', request, reply, accountsCustomerId(request.query));
+    case 'customer-read':
+      return gatewayEntry('session.read', request, reply, accountsCustomerId(request.query));
+    case 'deregistration':
+      return gatewayEntry('session.deregistered', request, reply, accountsCustomerId(request.query));
   }
 }
 

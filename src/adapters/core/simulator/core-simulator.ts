@@ -86,6 +86,8 @@ export class CoreSimulator {
   /** In insertion order, which is expiry order while the TTL is fixed and the clock moves forward. */
   private readonly sessions = new Map<string, Session>();
   private currentFaults: SimulatorFaults = NO_FAULTS;
+  /** Customer keys the core was told to forget. */
+  private readonly forgotten = new Set<string>();
   private sessionsStarted = 0;
   private accountRequests = 0;
 
@@ -102,7 +104,7 @@ export class CoreSimulator {
   startSession(subject: RegistrationSubject, requestId?: string): StartedSession {
     this.lastRequestId = requestId;
     const customer = subject.kind === 'customerKey' ? this.customers.byKey(subject.customerKey) : this.customers.byDemographics(subject);
-    if (!customer) throw new SimulatorError(404, 'customer_not_found', 'no customer matches');
+    if (!customer || this.forgotten.has(customer.customerKey)) throw new SimulatorError(404, 'customer_not_found', 'no customer matches');
     const now = this.clock.now().getTime();
     this.sweep(now, SWEEP_PER_CALL);
     // 192 bits from the CSPRNG: unguessable, and URL/header safe as base64url.
@@ -118,12 +120,37 @@ export class CoreSimulator {
     this.lastRequestId = requestId;
     this.accountRequests += 1;
     const session = this.sessions.get(delegateReferenceId);
-    if (!session) throw new SimulatorError(401, 'session_invalid', 'unknown or expired delegate reference ID');
+    if (!session || this.forgotten.has(session.customerKey)) throw new SimulatorError(401, 'session_invalid', 'unknown or expired delegate reference ID');
     if (this.clock.now().getTime() >= session.expiresAtMs) {
       this.sessions.delete(delegateReferenceId);
       throw new SimulatorError(401, 'session_invalid', 'unknown or expired delegate reference ID');
     }
     return this.customers.byKey(session.customerKey)?.accounts ?? [];
+  }
+
+  /** Ends a session (`DELETE /v1/sessions`); an unknown or expired one is 401 `session_invalid`, as for accounts. */
+  endSession(delegateReferenceId: string, requestId?: string): void {
+    this.lastRequestId = requestId;
+    const session = this.sessions.get(delegateReferenceId);
+    this.sessions.delete(delegateReferenceId);
+    if (!session || this.clock.now().getTime() >= session.expiresAtMs) {
+      throw new SimulatorError(401, 'session_invalid', 'unknown or expired delegate reference ID');
+    }
+  }
+
+  /**
+   * Forgets a customer (`POST /_sim/customers/forget`): its sessions end and new
+   * ones are refused as for an unknown customer. Returns how many sessions ended.
+   */
+  forgetCustomer(customerKey: string): number {
+    this.forgotten.add(customerKey);
+    let ended = 0;
+    for (const [id, session] of this.sessions) {
+      if (session.customerKey !== customerKey) continue;
+      this.sessions.delete(id);
+      ended += 1;
+    }
+    return ended;
   }
 
   /**

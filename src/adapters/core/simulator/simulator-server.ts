@@ -183,6 +183,14 @@ export function simulatorHandler(
     const requestId = headerValue(req, PROTOCOL_HEADERS.requestId);
     checkApiKey(req);
     if (simulator.faults.latencyMs > 0 || simulator.faults.errorRate > 0) await faults(res);
+    if (operation === 'sessions' && req.method === 'DELETE') {
+      req.resume();
+      const delegateReferenceId = headerValue(req, PROTOCOL_HEADERS.delegateReferenceId);
+      if (delegateReferenceId === undefined || delegateReferenceId === '') throw new HttpAnswer(400, 'invalid_request', 'the X-Delegate-Reference-Id header is required');
+      simulator.endSession(delegateReferenceId, requestId);
+      res.writeHead(204).end();
+      return;
+    }
     if (operation === 'sessions') {
       const subject = readStartSessionBody(await readJson(req, { required: true }));
       const session = simulator.startSession(subject, requestId);
@@ -211,6 +219,11 @@ export function simulatorHandler(
     } else if (path === '/_sim/sessions/expire') {
       req.resume();
       send(res, 200, { expired: simulator.expireAll() });
+    } else if (path === '/_sim/customers/forget') {
+      const body = await readJson(req, { required: true });
+      const customerKey = isPlainObject(body) ? body['customerKey'] : undefined;
+      if (typeof customerKey !== 'string' || customerKey === '') throw invalid([{ path: 'customerKey', message: 'expected a non-empty string' }]);
+      send(res, 200, { customerKey, sessionsEnded: simulator.forgetCustomer(customerKey) });
     } else if (req.method === 'GET') {
       send(res, 200, simulator.faults);
     } else {
@@ -221,12 +234,13 @@ export function simulatorHandler(
   };
 
   const routes: Record<string, { methods: string[]; run: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void> }> = {
-    [PROTOCOL_PATHS.sessions]: { methods: ['POST'], run: (req, res) => protocol(req, res, 'sessions') },
+    [PROTOCOL_PATHS.sessions]: { methods: ['POST', 'DELETE'], run: (req, res) => protocol(req, res, 'sessions') },
     [PROTOCOL_PATHS.accounts]: { methods: ['GET'], run: (req, res) => protocol(req, res, 'accounts') },
     [PROTOCOL_PATHS.health]: { methods: ['GET'], run: health },
     '/_sim/stats': { methods: ['GET'], run: control },
     '/_sim/sessions/expire': { methods: ['POST'], run: control },
     '/_sim/faults': { methods: ['GET', 'POST'], run: control },
+    '/_sim/customers/forget': { methods: ['POST'], run: control },
   };
 
   return (req, res) => {

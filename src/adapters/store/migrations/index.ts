@@ -143,4 +143,53 @@ export const MIGRATIONS: readonly Migration[] = [
       `alter table audit_log alter column institution drop default`,
     ],
   },
+  {
+    version: 5,
+    name: 'webhook endpoints and the transactional outbox of their deliveries',
+    statements: [
+      `create table webhook_endpoints (
+        id text primary key,
+        platform text not null,
+        url text not null,
+        events text[] not null default '{}',
+        secret_sealed text not null,
+        secret_key_id text not null,
+        previous_secret_sealed text,
+        previous_secret_until timestamptz,
+        enabled boolean not null default true,
+        disabled_reason text,
+        created_at timestamptz not null,
+        updated_at timestamptz not null
+      )`,
+      `create index webhook_endpoints_platform on webhook_endpoints (platform)`,
+      // One row per event, written in the transaction of the change that causes it.
+      `create table webhook_events (
+        id text primary key,
+        type text not null,
+        platform text not null,
+        -- The exact body sent (and signed), kept as text so every retry sends the same bytes.
+        payload text not null,
+        created_at timestamptz not null
+      )`,
+      // One row per (event, endpoint): the outbox the dispatcher leases from.
+      `create table webhook_deliveries (
+        id text primary key,
+        -- Insertion order, for listings (several deliveries share a created_at).
+        seq bigint generated always as identity,
+        event_id text not null references webhook_events (id) on delete cascade,
+        endpoint_id text not null references webhook_endpoints (id) on delete cascade,
+        status text not null default 'pending' check (status in ('pending', 'delivered', 'failed')),
+        attempts integer not null default 0,
+        last_status integer,
+        last_error text,
+        next_attempt_at timestamptz not null,
+        lease_owner text,
+        lease_until timestamptz,
+        created_at timestamptz not null,
+        delivered_at timestamptz
+      )`,
+      `create index webhook_deliveries_due on webhook_deliveries (next_attempt_at) where status = 'pending'`,
+      `create index webhook_deliveries_endpoint on webhook_deliveries (endpoint_id, created_at)`,
+    ],
+  },
 ];

@@ -1,0 +1,43 @@
+/**
+ * The transactional outbox of webhook events (CONTRACT §9): an event is written
+ * by the same transaction as the change that causes it, with one delivery row
+ * per enabled endpoint of the platform that wants its type. A process dying
+ * after the commit loses nothing: the dispatcher finds the pending rows.
+ */
+import { randomBytes } from 'node:crypto';
+import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
+import type { Queryable } from './database.js';
+
+/** A new event id, `msg_` + 128 random bits: the `webhook-id` of every delivery of the event. */
+export function newEventId(): string {
+  return `msg_${randomBytes(16).toString('base64url')}`;
+}
+
+/** The exact body sent to receivers: `{"type", "timestamp", "data"}`. */
+export function eventBody(event: LifecycleEvent, now: Date): string {
+  return JSON.stringify({ type: event.type, timestamp: now.toISOString(), data: event.data });
+}
+
+/** Writes `events` and their deliveries on `tx` (the caller's transaction). Returns how many deliveries were queued. */
+export async function recordLifecycleEvents(tx: Queryable, events: readonly LifecycleEvent[], now: Date): Promise<number> {
+  let queued = 0;
+  for (const event of events) {
+    const id = newEventId();
+    await tx.query('insert into webhook_events (id, type, platform, payload, created_at) values ($1, $2, $3, $4, $5)', [
+      id,
+      event.type,
+      event.platform,
+      eventBody(event, now),
+      now,
+    ]);
+    const rows = await tx.query(
+      `insert into webhook_deliveries (id, event_id, endpoint_id, next_attempt_at, created_at)
+       select $1 || '.' || e.id, $1, e.id, $4, $4 from webhook_endpoints e
+       where e.platform = $2 and e.enabled and (cardinality(e.events) = 0 or $3 = any (e.events))
+       returning id`,
+      [id, event.platform, event.type, now],
+    );
+    queued += rows.length;
+  }
+  return queued;
+}

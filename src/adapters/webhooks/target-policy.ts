@@ -1,0 +1,68 @@
+/**
+ * Where webhooks may be sent (CONTRACT §9). In production mode: `https://` only,
+ * and never to loopback, private, link-local or otherwise non-public addresses
+ * (a platform must not turn coregate into a probe of the bank's network) unless
+ * `COREGATE_WEBHOOK_ALLOW_PRIVATE=true`. Checked when an endpoint is added and
+ * again at every connection, on the address actually connected to (see
+ * `undici-webhook-sender.ts`), so a name re-pointed after the check (DNS
+ * rebinding) gains nothing.
+ */
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import type { WebhookTargetGuard } from '../../ports/webhook-sender.js';
+
+export interface TargetPolicy {
+  /** Production mode: `https://` and public addresses only. */
+  readonly production: boolean;
+  /** Lifts the address rule (on-premises receivers). */
+  readonly allowPrivate: boolean;
+}
+
+/** True for an address on the public internet: ipaddr.js's `unicast` range, after unwrapping IPv4-mapped IPv6. */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === 'unicast';
+}
+
+/** Whether the address rule applies. */
+export function checksAddresses(policy: TargetPolicy): boolean {
+  return policy.production && !policy.allowPrivate;
+}
+
+/** The URL's host without IPv6 brackets. */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+export class WebhookTargetPolicy implements WebhookTargetGuard {
+  constructor(
+    private readonly policy: TargetPolicy,
+    /** Resolves a name to its addresses; DNS by default (tests inject their own). */
+    private readonly resolve: (host: string) => Promise<string[]> = async (host) => (await lookup(host, { all: true })).map((entry) => entry.address),
+  ) {}
+
+  async problem(value: string): Promise<string | undefined> {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return 'is not a valid URL';
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
+    if (url.username !== '' || url.password !== '') return 'must not carry credentials';
+    if (!this.policy.production) return undefined;
+    if (url.protocol !== 'https:') return 'must be https:// in production mode';
+    if (!checksAddresses(this.policy)) return undefined;
+    const host = hostOf(url);
+    let addresses: string[];
+    try {
+      addresses = isIP(host) ? [host] : await this.resolve(host);
+    } catch {
+      return 'does not resolve';
+    }
+    if (addresses.length === 0) return 'does not resolve';
+    if (!addresses.every(isPublicAddress)) return 'resolves to a loopback, private or link-local address (set COREGATE_WEBHOOK_ALLOW_PRIVATE=true for on-premises receivers)';
+    return undefined;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Sends webhook deliveries with undici: a 10 s deadline on the whole attempt,
+ * the receiver's answer read up to 4 KiB and dropped (only its status counts,
+ * nothing of it is logged), and — when the target policy checks addresses — a
+ * DNS lookup hook on the connection itself that refuses non-public addresses,
+ * so the address connected to is the address checked.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import { Agent } from 'undici';
+import { WebhookSendFailed, type ReceiverAnswer, type WebhookSender } from '../../ports/webhook-sender.js';
+import { checksAddresses, hostOf, isPublicAddress, type TargetPolicy } from './target-policy.js';
+
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** Enough to see a receiver's short answer; the rest is not read. */
+const MAX_ANSWER_BYTES = 4096;
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** `net.connect`'s `lookup`, refusing names that resolve to non-public addresses. */
+function publicOnlyLookup(hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback): void {
+  const wantsAll = typeof options === 'object' && options.all === true;
+  dnsLookup(hostname, { all: true }, (error, addresses) => {
+    if (error) return callback(error, wantsAll ? [] : '');
+    if (addresses.length === 0 || !addresses.every((entry) => isPublicAddress(entry.address))) {
+      const refused = Object.assign(new Error('refused: the name resolves to a non-public address'), { code: 'EWEBHOOKPRIVATE' });
+      return callback(refused, wantsAll ? [] : '');
+    }
+    if (wantsAll) return callback(null, addresses);
+    callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+}
+
+function errorCode(error: unknown): string | undefined {
+  const candidate = error as { code?: unknown; cause?: { code?: unknown } };
+  const code = candidate?.cause?.code ?? candidate?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+export class UndiciWebhookSender implements WebhookSender {
+  private readonly agent: Agent;
+  private readonly checking: boolean;
+
+  constructor(policy: TargetPolicy) {
+    this.checking = checksAddresses(policy);
+    this.agent = new Agent({
+      connect: { timeout: WEBHOOK_TIMEOUT_MS, ...(this.checking ? { lookup: publicOnlyLookup } : {}) },
+      headersTimeout: WEBHOOK_TIMEOUT_MS,
+      bodyTimeout: WEBHOOK_TIMEOUT_MS,
+      // Receivers are many and called rarely: few idle connections kept.
+      connections: 4,
+    });
+  }
+
+  async send(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<ReceiverAnswer> {
+    const target = new URL(url);
+    // An address literal never goes through the lookup hook: checked here.
+    if (this.checking && isIP(hostOf(target)) && !isPublicAddress(hostOf(target))) throw new WebhookSendFailed('refused: non-public address');
+    const deadline = AbortSignal.timeout(WEBHOOK_TIMEOUT_MS);
+    try {
+      const response = await this.agent.request({
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
+        method: 'POST',
+        headers: { ...headers, 'user-agent': 'coregate-webhooks' },
+        body,
+        signal: deadline,
+      });
+      let read = 0;
+      for await (const chunk of response.body) {
+        read += (chunk as Buffer).length;
+        if (read > MAX_ANSWER_BYTES) {
+          response.body.destroy();
+          break;
+        }
+      }
+      return { status: response.statusCode };
+    } catch (error) {
+      if (deadline.aborted) throw new WebhookSendFailed(`no answer within ${WEBHOOK_TIMEOUT_MS / 1000} s`);
+      const code = errorCode(error);
+      if (code === 'EWEBHOOKPRIVATE') throw new WebhookSendFailed('refused: non-public address');
+      throw new WebhookSendFailed(`connection failed (${code ?? (error as Error)?.name ?? 'unknown error'})`);
+    }
+  }
+
+  /** Drops connections at once: an attempt cut short is sent again after its lease (at least once). */
+  close(): Promise<void> {
+    return this.agent.destroy();
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * `DELETE /core/sessions?customerId=` (CONTRACT §9): the platform's customer
+ * leaves. The association is deleted with its `customer.deregistered` event in
+ * one transaction; then the core is asked to end the session (best effort, see
+ * `end-core-session.ts`): a core that is down never keeps a customer registered.
+ */
+import type { AssociationKey } from '../domain/association.js';
+import { lifecycleEvent } from '../domain/lifecycle-event.js';
+import type { AssociationStore } from '../ports/association-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { CoreCallContext, CoreConnector } from '../ports/core-connector.js';
+import { endCoreSession, type CoreSessionEndFailure } from './end-core-session.js';
+import { unknownCustomer } from './read-association.js';
+
+export class AssociationDeregistrar {
+  constructor(
+    private readonly store: AssociationStore,
+    private readonly core: CoreConnector,
+    private readonly clock: Clock,
+    private readonly onCoreFailure?: CoreSessionEndFailure,
+  ) {}
+
+  async deregister(key: AssociationKey, context: CoreCallContext): Promise<{ customerId: string }> {
+    const association = await this.store.find(key);
+    if (!association) throw unknownCustomer();
+    const deleted = await this.store.delete(key, { events: [lifecycleEvent('customer.deregistered', key, 'platform_request')], now: this.clock.now() });
+    // Deleted meanwhile by another request: the same answer as if it had never been there.
+    if (!deleted) throw unknownCustomer();
+    await endCoreSession(this.core, association, context, this.onCoreFailure);
+    return { customerId: association.customerId };
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * `GET /core/sessions?customerId=` (CONTRACT §9): the state of one of the
+ * platform's customers. Never the delegate reference ID or the core session's
+ * expiry: those are coregate's business, not the platform's.
+ */
+import type { AssociationKey } from '../domain/association.js';
+import { NotFound } from '../domain/errors.js';
+import type { AssociationStore } from '../ports/association-store.js';
+
+export type CustomerStatus = 'active' | 'reregistration_required';
+
+export interface CustomerState {
+  readonly customerId: string;
+  readonly customerKey: string;
+  readonly status: CustomerStatus;
+  readonly registeredAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** The one answer for an unknown customerId and for another platform's: no existence leak. */
+export function unknownCustomer(): NotFound {
+  return new NotFound('no registered customer with this customerId');
+}
+
+export class AssociationReader {
+  constructor(private readonly store: AssociationStore) {}
+
+  async read(key: AssociationKey): Promise<CustomerState> {
+    const association = await this.store.find(key);
+    if (!association) throw unknownCustomer();
+    return {
+      customerId: association.customerId,
+      customerKey: association.customerKey,
+      status: association.needsReregistration ? 'reregistration_required' : 'active',
+      registeredAt: association.createdAt,
+      updatedAt: association.updatedAt,
+    };
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The operator's administration of webhook endpoints (`coregate webhooks …`,
+ * CONTRACT §9): add (the secret shown once), list, remove, rotate the secret
+ * (the old one keeps signing beside the new for 24 h), and the deliveries.
+ */
+import { randomBytes } from 'node:crypto';
+import { BadRequest, NotFound, type FieldProblem } from '../domain/errors.js';
+import { isLifecycleEventType, LIFECYCLE_EVENT_TYPES } from '../domain/lifecycle-event.js';
+import type { Clock } from '../ports/clock.js';
+import type { WebhookTargetGuard } from '../ports/webhook-sender.js';
+import type { DeliveryView, WebhookEndpoint, WebhookStore } from '../ports/webhook-store.js';
+import { newWebhookSecret } from './webhook-signature.js';
+
+/** How long a rotated-out secret still signs deliveries. */
+export const PREVIOUS_SECRET_GRACE_SECONDS = 24 * 3600;
+export const DEFAULT_DELIVERIES_LIMIT = 50;
+export const MAX_DELIVERIES_LIMIT = 10_000;
+const MAX_URL_LENGTH = 2048;
+
+export interface NewEndpoint {
+  readonly platform: string;
+  readonly url: string;
+  /** Event types; none = every type. */
+  readonly events?: readonly string[];
+}
+
+export class WebhookAdmin {
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly clock: Clock,
+    private readonly guard: WebhookTargetGuard,
+  ) {}
+
+  async add(request: NewEndpoint): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+    const problems: FieldProblem[] = [];
+    if (request.platform.length === 0) problems.push({ path: 'platform', message: 'must not be empty' });
+    const events = [...new Set(request.events ?? [])];
+    for (const type of events) {
+      if (!isLifecycleEventType(type)) problems.push({ path: 'event', message: `unknown event type (expected one of ${LIFECYCLE_EVENT_TYPES.join(', ')})` });
+    }
+    const urlProblem = request.url.length > MAX_URL_LENGTH ? `must be at most ${MAX_URL_LENGTH} characters` : await this.guard.problem(request.url);
+    if (urlProblem) problems.push({ path: 'url', message: urlProblem });
+    if (problems.length > 0) throw new BadRequest('invalid webhook endpoint', problems);
+    const secret = newWebhookSecret();
+    const endpoint = await this.store.addEndpoint(
+      { id: `wh_${randomBytes(12).toString('base64url')}`, platform: request.platform, url: request.url, events, secret },
+      this.clock.now(),
+    );
+    return { endpoint, secret };
+  }
+
+  async list(platform: string): Promise<WebhookEndpoint[]> {
+    if (platform.length === 0) throw new BadRequest('invalid webhooks query', [{ path: 'platform', message: 'must not be empty' }]);
+    return this.store.listEndpoints(platform);
+  }
+
+  async remove(id: string): Promise<void> {
+    if (!(await this.store.removeEndpoint(id))) throw new NotFound(`no webhook endpoint "${id}"`);
+  }
+
+  async rotateSecret(id: string): Promise<{ endpoint: WebhookEndpoint; secret: string; previousSecretUntil: Date }> {
+    const secret = newWebhookSecret();
+    const now = this.clock.now();
+    const previousSecretUntil = new Date(now.getTime() + PREVIOUS_SECRET_GRACE_SECONDS * 1000);
+    const endpoint = await this.store.rotateSecret(id, secret, now, previousSecretUntil);
+    if (!endpoint) throw new NotFound(`no webhook endpoint "${id}"`);
+    return { endpoint, secret, previousSecretUntil };
+  }
+
+  async deliveries(platform: string, limit: number = DEFAULT_DELIVERIES_LIMIT): Promise<DeliveryView[]> {
+    const problems: FieldProblem[] = [];
+    if (platform.length === 0) problems.push({ path: 'platform', message: 'must not be empty' });
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERIES_LIMIT) {
+      problems.push({ path: 'limit', message: `must be a whole number from 1 to ${MAX_DELIVERIES_LIMIT}` });
+    }
+    if (problems.length > 0) throw new BadRequest('invalid deliveries query', problems);
+    return this.store.listDeliveries(platform, limit);
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Sending webhook deliveries to platforms' receivers, and the policy on where
+ * they may point (CONTRACT §9: production mode wants `https://` and public addresses).
+ */
+
+/** A receiver's answer: its status only — the body is never kept or logged. */
+export interface ReceiverAnswer {
+  readonly status: number;
+}
+
+export interface WebhookSender {
+  /**
+   * POSTs `body` with `headers` to `url` within the sender's deadline (10 s).
+   * Throws {@link WebhookSendFailed} when no answer came (refused target, DNS,
+   * connection, timeout).
+   */
+  send(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<ReceiverAnswer>;
+  close(): Promise<void>;
+}
+
+/** No answer from the receiver; `reason` is short and safe to store and log. */
+export class WebhookSendFailed extends Error {
+  constructor(readonly reason: string) {
+    super(`webhook delivery failed: ${reason}`);
+  }
+}
+
+export interface WebhookTargetGuard {
+  /** Why `url` may not receive webhooks here, or `undefined` when it may (resolves DNS when the policy needs it). */
+  problem(url: string): Promise<string | undefined>;
+}

@@ -1,0 +1,91 @@
+/**
+ * The admin operations of `coregate webhooks …` (CONTRACT §9): one use-case call
+ * each (`app/webhook-admin.ts`), JSON in and out. A secret appears only in the
+ * results of `webhooks.add` and `webhooks.rotate-secret`, once.
+ */
+import type { DeliveryView, WebhookEndpoint } from '../ports/webhook-store.js';
+import type { WebhookAdmin } from '../app/webhook-admin.js';
+
+/** An endpoint as the operator sees it: never its secret. */
+export interface WebhookEndpointView {
+  readonly id: string;
+  readonly platform: string;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly enabled: boolean;
+  readonly disabledReason: string | null;
+  readonly createdAt: string;
+}
+
+export interface DeliveryRecordView {
+  readonly id: string;
+  readonly eventType: string;
+  readonly url: string;
+  readonly status: string;
+  readonly attempts: number;
+  readonly lastStatus: number | null;
+  readonly nextAttemptAt: string | null;
+  readonly createdAt: string;
+  readonly deliveredAt: string | null;
+}
+
+export interface WebhookOperations {
+  'webhooks.add': {
+    args: { platform: string; url: string; events?: string[] };
+    result: { id: string; platform: string; url: string; events: string[]; secret: string };
+  };
+  'webhooks.list': { args: { platform: string }; result: WebhookEndpointView[] };
+  'webhooks.remove': { args: { id: string }; result: { id: string; removed: true } };
+  'webhooks.rotate-secret': { args: { id: string }; result: { id: string; secret: string; previousSecretValidUntil: string } };
+  'webhooks.deliveries': { args: { platform: string; limit?: string }; result: DeliveryRecordView[] };
+}
+
+type Handlers = { [N in keyof WebhookOperations]: (args: WebhookOperations[N]['args']) => Promise<WebhookOperations[N]['result']> };
+
+function endpointView(endpoint: WebhookEndpoint): WebhookEndpointView {
+  return {
+    id: endpoint.id,
+    platform: endpoint.platform,
+    url: endpoint.url,
+    events: [...endpoint.events],
+    enabled: endpoint.enabled,
+    disabledReason: endpoint.disabledReason,
+    createdAt: endpoint.createdAt.toISOString(),
+  };
+}
+
+function deliveryView(delivery: DeliveryView): DeliveryRecordView {
+  return {
+    id: delivery.id,
+    eventType: delivery.eventType,
+    url: delivery.url,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    lastStatus: delivery.lastStatus,
+    nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? null,
+    createdAt: delivery.createdAt.toISOString(),
+    deliveredAt: delivery.deliveredAt?.toISOString() ?? null,
+  };
+}
+
+export function webhookOperations(admin: WebhookAdmin): Handlers {
+  return {
+    'webhooks.add': async ({ platform, url, events }) => {
+      const { endpoint, secret } = await admin.add({ platform, url, ...(events ? { events } : {}) });
+      return { id: endpoint.id, platform: endpoint.platform, url: endpoint.url, events: [...endpoint.events], secret };
+    },
+    'webhooks.list': async ({ platform }) => (await admin.list(platform)).map(endpointView),
+    'webhooks.remove': async ({ id }) => {
+      await admin.remove(id);
+      return { id, removed: true };
+    },
+    'webhooks.rotate-secret': async ({ id }) => {
+      const { endpoint, secret, previousSecretUntil } = await admin.rotateSecret(id);
+      return { id: endpoint.id, secret, previousSecretValidUntil: previousSecretUntil.toISOString() };
+    },
+    'webhooks.deliveries': async ({ platform, limit }) => {
+      const count = limit === undefined ? undefined : /^\d+$/.test(limit) ? Number(limit) : Number.NaN;
+      return (await admin.deliveries(platform, count)).map(deliveryView);
+    },
+  };
+}
