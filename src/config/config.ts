@@ -81,6 +81,15 @@ export interface Config {
     readonly authFailuresPerIp: number;
     readonly authFailureWindowSeconds: number;
   };
+  /** Database deadlines and connection settings (PostgreSQL; the embedded database takes `timeoutMs`). */
+  readonly database: {
+    /** Longest wait for a connection, a pooled connection or one statement; then 503. */
+    readonly timeoutMs: number;
+    /** `idle_in_transaction_session_timeout`; 0 = off. */
+    readonly idleInTransactionTimeoutMs: number;
+    /** TCP keep-alive initial delay in seconds; 0 = off. */
+    readonly keepAliveSeconds: number;
+  };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -215,6 +224,11 @@ function toConfig(settings: Settings, cwd: string): Config {
       tokenPerIpPerMinute: settings.COREGATE_RATE_LIMIT_TOKEN_IP_PER_MINUTE,
       authFailuresPerIp: settings.COREGATE_RATE_LIMIT_AUTH_FAILURES,
       authFailureWindowSeconds: settings.COREGATE_RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS,
+    }),
+    database: Object.freeze({
+      timeoutMs: settings.COREGATE_DB_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: settings.COREGATE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      keepAliveSeconds: settings.COREGATE_DB_KEEPALIVE_SECONDS,
     }),
   };
 }

@@ -161,6 +161,25 @@ export const ConfigSchema = Type.Object({
     errorMessage: 'must be 1-100 printable characters without spaces',
     description: "prefix of coregate's Redis keys (several installations can share one Redis)",
   }),
+  COREGATE_DB_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 120_000,
+    default: 3000,
+    description:
+      'the longest a request waits for the database: connecting, waiting for a pooled connection, or one statement (`statement_timeout` on the server, `query_timeout` in the client); past it the request is answered 503 with `Retry-After`',
+  }),
+  COREGATE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: Type.Integer({
+    minimum: 0,
+    maximum: 3_600_000,
+    default: 10_000,
+    description: "PostgreSQL's `idle_in_transaction_session_timeout` for coregate's connections: a transaction left idle this long is ended by the server (0 = never)",
+  }),
+  COREGATE_DB_KEEPALIVE_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 3600,
+    default: 10,
+    description: 'TCP keep-alive on PostgreSQL connections, idle seconds before the first probe (0 = off): a connection across a dead network is found and dropped',
+  }),
 });
 
 /** The settings after coercion and defaults: every variable without a default may be `undefined`. */

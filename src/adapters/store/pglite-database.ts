@@ -1,5 +1,16 @@
 import { PGlite } from '@electric-sql/pglite';
-import type { Database, Queryable } from './database.js';
+import { Unavailable } from '../../domain/errors.js';
+import { withDeadline, type Database, type Queryable } from './database.js';
+
+export interface PgliteOptions {
+  /**
+   * The longest a statement waits for the single connection (behind a transaction
+   * or a long statement) before its caller gets a 503 (COREGATE_DB_TIMEOUT_MS);
+   * 3000 unless set. A statement already running in WebAssembly holds the thread
+   * and cannot be cut: the deadline bounds the wait, not the work.
+   */
+  readonly timeoutMs?: number;
+}
 
 /**
  * Embedded PostgreSQL (PGlite, WebAssembly) in a data directory, or in memory
@@ -9,15 +20,24 @@ import type { Database, Queryable } from './database.js';
 export class PgliteDatabase implements Database {
   readonly kind = 'embedded' as const;
 
-  private constructor(private readonly db: PGlite) {}
+  private constructor(
+    private readonly db: PGlite,
+    private readonly timeoutMs: number,
+  ) {}
 
-  static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
+  static async open(dataDir: string | undefined, options: PgliteOptions = {}): Promise<PgliteDatabase> {
     const db = dataDir === undefined ? await PGlite.create() : await PGlite.create({ dataDir });
-    return new PgliteDatabase(db);
+    return new PgliteDatabase(db, options.timeoutMs ?? 3000);
   }
 
   async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
-    const result = await this.db.query<Row>(text, params as unknown[]);
+    const ms = this.timeoutMs;
+    const result = await withDeadline(this.db.query<Row>(text, params as unknown[]), ms, () =>
+      new Unavailable('the service is temporarily unavailable', {}, {
+        detail: `embedded database busy: no answer within ${ms} ms`,
+        headers: { 'retry-after': '5' },
+      }),
+    );
     return result.rows;
   }
 
