@@ -29,7 +29,8 @@ import { JoseKeyring } from '../adapters/crypto/jose-keyring.js';
 import { createLogger } from '../adapters/logging/logger.js';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
 import { createRateLimiter, limiterErrorLog } from '../adapters/rate-limit/create-rate-limiter.js';
-import { registerRateLimitMetrics } from '../adapters/rate-limit/rate-limit-metrics.js';
+import { BreakerRateLimiter } from '../adapters/rate-limit/breaker-rate-limiter.js';
+import { registerRateLimitMetrics, registerRateLimitStoreMetrics } from '../adapters/rate-limit/rate-limit-metrics.js';
 import { CachingAssociationStore } from '../adapters/store/caching-association-store.js';
 import type { Database } from '../adapters/store/database.js';
 import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
@@ -141,9 +142,11 @@ export async function createServices(config: Config, options: ServiceOptions): P
     { skewSeconds: config.sessionSkewSeconds, coreTimeoutMs: config.coreTimeoutMs },
     observedRenewals(audit, metrics),
   );
-  const rateLimiter = createRateLimiter(config, clock, logger);
-  const throttle = new RequestThrottle(rateLimiter, config.rateLimits, limiterErrorLog(logger, clock));
+  let throttle: RequestThrottle | undefined;
+  const rateLimiter = createRateLimiter(config, clock, logger, (error) => throttle?.recordStoreFailure(error));
+  throttle = new RequestThrottle(rateLimiter, config.rateLimits, limiterErrorLog(logger, clock));
   registerRateLimitMetrics(metrics.registry, throttle);
+  if (rateLimiter instanceof BreakerRateLimiter) registerRateLimitStoreMetrics(metrics.registry, rateLimiter);
   let closed = false;
   return {
     config,
