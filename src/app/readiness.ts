@@ -2,10 +2,17 @@
  * Whether this process can serve requests (`GET /readyz`): each dependency is
  * checked at once, in parallel, each with a deadline so a hung one cannot hang
  * the probe. The report names every check; why one failed is for the log only.
+ *
+ * Only the checks this instance cannot serve without (`required`: the database,
+ * the signing key) make it unready (CONTRACT §3 "Health"). The others — each core —
+ * are reported in the same list but never take the instance out of the load
+ * balancer: one bank's outage must not take the token endpoint and the JWKS with it.
  */
 
 export interface ReadinessCheck {
   readonly name: string;
+  /** Whether a failure makes the instance unready; true unless set to false (reported only). */
+  readonly required?: boolean;
   /** Resolves when the dependency answers; throws (or outlasts the deadline) when it does not. */
   check(context: ReadinessContext): Promise<void>;
 }
@@ -42,26 +49,34 @@ export class ReadinessProbe {
   constructor(
     private readonly checks: readonly ReadinessCheck[],
     private readonly timeoutMs: number = CHECK_TIMEOUT_MS,
+    /** Hears every check's result (for a metric per check). */
+    private readonly onResult: (name: string, ok: boolean) => void = () => {},
   ) {}
 
   async check(context: ReadinessContext): Promise<ReadinessReport> {
     const results = await Promise.all(
       this.checks.map(async (each) => {
         const name = each.name;
+        const required = each.required ?? true;
         try {
           await within(Promise.resolve().then(() => each.check(context)), this.timeoutMs);
-          return { name, detail: undefined };
+          this.onResult(name, true);
+          return { name, required, detail: undefined };
         } catch (error) {
-          return { name, detail: (error as Error)?.message ?? String(error) };
+          this.onResult(name, false);
+          return { name, required, detail: (error as Error)?.message ?? String(error) };
         }
       }),
     );
     const checks: Record<string, CheckStatus> = {};
     const failures: { name: string; detail: string }[] = [];
-    for (const { name, detail } of results) {
+    let ready = true;
+    for (const { name, required, detail } of results) {
       checks[name] = detail === undefined ? 'ok' : 'failed';
-      if (detail !== undefined) failures.push({ name, detail });
+      if (detail === undefined) continue;
+      failures.push({ name, detail });
+      if (required) ready = false;
     }
-    return { ready: failures.length === 0, checks, failures };
+    return { ready, checks, failures };
   }
 }

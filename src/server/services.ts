@@ -125,10 +125,17 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const { core: connector, simulator } = options.core ? { core: options.core, simulator: undefined } : createCoreConnector(config, clock);
   const metrics = new PrometheusMetrics(database.poolStats ? { poolStats: () => database.poolStats!() } : {});
   const { core, breaker: coreBreaker } = guardCoreConnector(connector, config, clock, metrics, logger);
-  const readiness = new ReadinessProbe([
-    { name: 'database', check: () => database.ping() },
-    { name: 'core', check: async (context) => core.ping?.(context) },
-  ]);
+  // CONTRACT §3 "Health": only what this instance cannot serve without makes it unready;
+  // the core is reported (body and coregate_dependency_up) but never takes it out.
+  const readiness = new ReadinessProbe(
+    [
+      { name: 'database', check: () => database.ping() },
+      { name: 'signing_key', check: async () => void (await keyring.jwks()) },
+      { name: 'core', required: false, check: async (context) => core.ping?.(context) },
+    ],
+    undefined,
+    (name, ok) => metrics.readinessCheck(name, ok),
+  );
   const associations = new CachingAssociationStore(new SqlAssociationStore(database, sealer), clock, config.associationCacheSeconds);
   const auditLog = new SqlAuditLog(database);
   // A failed audit write is logged at error level with the event, never turned into an error answer.
