@@ -90,6 +90,8 @@ export interface Config {
     /** TCP keep-alive initial delay in seconds; 0 = off. */
     readonly keepAliveSeconds: number;
   };
+  /** A request, headers and body, must arrive within this; else 408. */
+  readonly requestTimeoutMs: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -230,6 +232,7 @@ function toConfig(settings: Settings, cwd: string): Config {
       idleInTransactionTimeoutMs: settings.COREGATE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       keepAliveSeconds: settings.COREGATE_DB_KEEPALIVE_SECONDS,
     }),
+    requestTimeoutMs: settings.COREGATE_REQUEST_TIMEOUT_MS,
   };
 }
 

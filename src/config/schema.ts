@@ -180,6 +180,12 @@ export const ConfigSchema = Type.Object({
     default: 10,
     description: 'TCP keep-alive on PostgreSQL connections, idle seconds before the first probe (0 = off): a connection across a dead network is found and dropped',
   }),
+  COREGATE_REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 600_000,
+    default: 30_000,
+    description: 'a request, headers and body, must arrive within this, else 408 and the connection is closed; the headers alone within 10 s (or this, if shorter)',
+  }),
 });
 
 /** The settings after coercion and defaults: every variable without a default may be `undefined`. */
