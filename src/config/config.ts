@@ -92,6 +92,8 @@ export interface Config {
   };
   /** A request, headers and body, must arrive within this; else 408. */
   readonly requestTimeoutMs: number;
+  /** Retries of core calls safe to repeat (accounts); 0 = none. */
+  readonly coreRetries: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -233,6 +235,7 @@ function toConfig(settings: Settings, cwd: string): Config {
       keepAliveSeconds: settings.COREGATE_DB_KEEPALIVE_SECONDS,
     }),
     requestTimeoutMs: settings.COREGATE_REQUEST_TIMEOUT_MS,
+    coreRetries: settings.COREGATE_CORE_RETRIES,
   };
 }
 

@@ -186,6 +186,13 @@ export const ConfigSchema = Type.Object({
     default: 30_000,
     description: 'a request, headers and body, must arrive within this, else 408 and the connection is closed; the headers alone within 10 s (or this, if shorter)',
   }),
+  COREGATE_CORE_RETRIES: Type.Integer({
+    minimum: 0,
+    maximum: 5,
+    default: 2,
+    description:
+      'retries of a core call that is safe to repeat (reading accounts) after an unreachable core or a 5xx, with jittered backoff, within `COREGATE_CORE_TIMEOUT_MS`; starting a session is never retried; 0 = off',
+  }),
 });
 
 /** The settings after coercion and defaults: every variable without a default may be `undefined`. */

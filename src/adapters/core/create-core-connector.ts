@@ -11,6 +11,7 @@ import { CircuitBreakerConnector } from './circuit-breaker-connector.js';
 import { HttpCoreConnector } from './http-core-connector.js';
 import { InProcessCoreConnector } from './in-process-core-connector.js';
 import { InstrumentedCoreConnector } from './instrumented-core-connector.js';
+import { RetryingCoreConnector } from './retrying-core-connector.js';
 import { CoreSimulator } from './simulator/core-simulator.js';
 
 /** The configured core: the HTTP connector for `CORE_URL`, else the simulator in process. */
@@ -41,7 +42,8 @@ export function logBreakerStateChange(logger: Logger, cooldownSeconds: number) {
 }
 
 /**
- * The core as the use cases see it: every call counted and timed, behind the
+ * The core as the use cases see it: every call counted and timed, safe calls
+ * retried within the core timeout (`retrying-core-connector.ts`), behind the
  * circuit breaker (unless COREGATE_CORE_BREAKER_FAILURES is 0), whichever
  * connector was configured or injected.
  */
@@ -52,7 +54,9 @@ export function guardCoreConnector(
   metrics: MetricsRecorder,
   logger: Logger,
 ): { core: CoreConnector; breaker: CircuitBreakerConnector | undefined } {
-  const instrumented = new InstrumentedCoreConnector(connector, metrics);
+  // Each attempt is counted and timed; safe calls are retried inside the breaker's one outcome.
+  const counted = new InstrumentedCoreConnector(connector, metrics);
+  const instrumented = config.coreRetries > 0 ? new RetryingCoreConnector(counted, { budgetMs: config.coreTimeoutMs, retries: config.coreRetries }) : counted;
   if (config.coreBreakerFailures === 0) return { core: instrumented, breaker: undefined };
   const logStateChange = logBreakerStateChange(logger, config.coreBreakerCooldownSeconds);
   const breaker = new CircuitBreakerConnector(instrumented, {
