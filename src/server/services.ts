@@ -40,7 +40,7 @@ import { SqlAuditLog } from '../adapters/store/sql-audit-log.js';
 import { SqlClientStore } from '../adapters/store/sql-client-store.js';
 import { SqlRefreshTokenStore } from '../adapters/store/sql-refresh-token-store.js';
 import { SqlSigningKeyStore } from '../adapters/store/sql-signing-key-store.js';
-import type { Config } from '../config/config.js';
+import { ConfigError, type Config } from '../config/config.js';
 import type { Clock } from '../ports/clock.js';
 import type { CoreConnector } from '../ports/core-connector.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
@@ -99,6 +99,23 @@ export interface ServiceOptions {
   readonly core?: CoreConnector;
 }
 
+/**
+ * Refuses to start when none of the configured encryption keys opens what the
+ * database holds (the active signing key is sealed like every secret): such a
+ * process would answer every client `invalid_client` and its JWKS with 500. One
+ * line names the variable and the key id the data needs.
+ */
+async function requireKeyForStoredData(store: SqlSigningKeyStore, keys: readonly { readonly id: string }[], clock: Clock): Promise<void> {
+  const active = (await store.listPublished(clock.now())).find((key) => key.retiredAt === null);
+  if (!active) return;
+  const needed = active.privateSealed.split('.')[1];
+  if (needed === undefined || keys.some((key) => key.id === needed)) return;
+  throw new ConfigError(
+    'COREGATE_ENCRYPTION_KEY',
+    `does not open the stored data: it was sealed with the key whose id is ${needed} (this process has ${keys.map((key) => key.id).join(', ')}); set that key, or keep it in COREGATE_PREVIOUS_ENCRYPTION_KEYS after a rotation`,
+  );
+}
+
 /** Builds every use case on an open database, after applying pending migrations. */
 export async function createServices(config: Config, options: ServiceOptions): Promise<Services> {
   const { logger, database } = options;
@@ -108,6 +125,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     logger.info({ applied: migration.applied.map((m) => m.version), current: migration.current }, 'database migrated');
   }
   const keys = encryptionKeys(config);
+  await requireKeyForStoredData(new SqlSigningKeyStore(database), keys, clock);
   const sealer = new AesGcmSealer(keys);
   const hasher = new HmacCredentialHasher(keys);
   const clients = new SqlClientStore(database);
