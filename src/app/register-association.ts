@@ -22,6 +22,13 @@ export class AssociationRegistrar {
   ) {}
 
   async register(platform: string, registration: Registration, context: CoreCallContext): Promise<RegisteredAssociation> {
+    const key = { platform, customerId: registration.customerId };
+    // Form B names the core customer up front: a customerId bound to another one is a
+    // 409 decided from the database, before a core session is started for nothing.
+    if (registration.subject.kind === 'customerKey') {
+      const existing = await this.store.find(key);
+      if (existing && existing.customerKey !== registration.subject.customerKey) throw conflict(registration.customerId);
+    }
     let session;
     try {
       session = await this.core.startSession(registration.subject, context);
@@ -33,11 +40,23 @@ export class AssociationRegistrar {
       }
       throw badGateway(error);
     }
-    const key = { platform, customerId: registration.customerId };
     const result = await this.store.register(key, session, this.clock.now());
     if (result.outcome === 'conflict') {
-      throw new Conflict('this customerId is already registered for another core customer', { customerId: registration.customerId });
+      // Form A: only the core could say who the demographics name, so its session was started.
+      await this.endOrphanSession(context);
+      throw conflict(registration.customerId);
     }
     return { customerId: result.association.customerId, customerKey: result.association.customerKey };
   }
+
+  /**
+   * TODO(issue 9 × issue 11): end the core session a refused registration started,
+   * once the protocol has `DELETE /v1/sessions` (issue 11 adds it; not on this
+   * branch). Until then the orphan session simply expires at the core.
+   */
+  private async endOrphanSession(_context: CoreCallContext): Promise<void> {}
+}
+
+function conflict(customerId: string): Conflict {
+  return new Conflict('this customerId is already registered for another core customer', { customerId });
 }
