@@ -20,6 +20,12 @@ export class InstitutionCoreRouter implements CoreConnector {
     return (await this.coreOf(context)).listAccounts(delegateReferenceId, context);
   }
 
+  /** Ends a session at the institution's core; a core without the call ends nothing (the session expires there). */
+  async endSession(delegateReferenceId: string, context: CoreCallContext): Promise<void> {
+    const core = await this.coreOf(context);
+    await core.endSession?.(delegateReferenceId, context);
+  }
+
   async ping(context: CoreCallContext): Promise<void> {
     const core = await this.coreOf(context);
     await core.ping?.(context);

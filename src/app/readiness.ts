@@ -2,16 +2,17 @@
  * Whether this process can serve requests (`GET /readyz`): each dependency is
  * checked at once, in parallel, each with a deadline so a hung one cannot hang
  * the probe. The report names every check; why one failed is for the log only.
+ *
+ * Only the checks this instance cannot serve without (`required`: the database,
+ * the signing key) make it unready (CONTRACT §3 "Health"). The others — each core —
+ * are reported in the same list but never take the instance out of the load
+ * balancer: one bank's outage must not take the token endpoint and the JWKS with it.
  */
 
 export interface ReadinessCheck {
   readonly name: string;
-  /**
-   * Reported only: its failure never makes the process unready. Each institution's
-   * core is one (CONTRACT §3 Health): one bank's outage must not take the gateway,
-   * its token endpoint and its JWKS out of the load balancer.
-   */
-  readonly informational?: boolean;
+  /** Whether a failure makes the instance unready; true unless set to false (reported only). */
+  readonly required?: boolean;
   /** Resolves when the dependency answers; throws (or outlasts the deadline) when it does not. */
   check(context: ReadinessContext): Promise<void>;
 }
@@ -49,6 +50,8 @@ export class ReadinessProbe {
     /** The checks, or a function listing them at each probe (the institutions change while the process runs). */
     private readonly checks: readonly ReadinessCheck[] | (() => Promise<readonly ReadinessCheck[]>),
     private readonly timeoutMs: number = CHECK_TIMEOUT_MS,
+    /** Hears every check's result (for a metric per check). */
+    private readonly onResult: (name: string, ok: boolean) => void = () => {},
   ) {}
 
   async check(context: ReadinessContext): Promise<ReadinessReport> {
@@ -56,21 +59,25 @@ export class ReadinessProbe {
     const results = await Promise.all(
       checks.map(async (each) => {
         const name = each.name;
+        const required = each.required ?? true;
         try {
           await within(Promise.resolve().then(() => each.check(context)), this.timeoutMs);
-          return { name, informational: each.informational === true, detail: undefined };
+          this.onResult(name, true);
+          return { name, required, detail: undefined };
         } catch (error) {
-          return { name, informational: each.informational === true, detail: (error as Error)?.message ?? String(error) };
+          this.onResult(name, false);
+          return { name, required, detail: (error as Error)?.message ?? String(error) };
         }
       }),
     );
     const statuses: Record<string, CheckStatus> = {};
     const failures: { name: string; detail: string }[] = [];
     let ready = true;
-    for (const { name, informational, detail } of results) {
+    for (const { name, required, detail } of results) {
       statuses[name] = detail === undefined ? 'ok' : 'failed';
-      if (detail !== undefined) failures.push({ name, detail });
-      if (detail !== undefined && !informational) ready = false;
+      if (detail === undefined) continue;
+      failures.push({ name, detail });
+      if (required) ready = false;
     }
     return { ready, checks: statuses, failures };
   }

@@ -26,6 +26,13 @@ export class AssociationRegistrar {
   /** `owner` is the caller's institution and platform, from its token. */
   async register(owner: AssociationOwner, registration: Registration, callContext: CoreCallContext): Promise<RegisteredAssociation> {
     const context = { ...callContext, institution: owner.institution };
+    const key = { institution: owner.institution, platform: owner.platform, customerId: registration.customerId };
+    // Form B names the core customer up front: a customerId bound to another one is a
+    // 409 decided from the database, before a core session is started for nothing.
+    if (registration.subject.kind === 'customerKey') {
+      const existing = await this.store.find(key);
+      if (existing && existing.customerKey !== registration.subject.customerKey) throw conflict(registration.customerId);
+    }
     let session;
     try {
       session = await this.core.startSession(registration.subject, context);
@@ -37,12 +44,26 @@ export class AssociationRegistrar {
       }
       throw badGateway(error);
     }
-    const key = { institution: owner.institution, platform: owner.platform, customerId: registration.customerId };
     // `customer.registered` is recorded with the association, only if this call created it.
     const result = await this.store.register(key, session, this.clock.now(), [lifecycleEvent('customer.registered', key)]);
     if (result.outcome === 'conflict') {
-      throw new Conflict('this customerId is already registered for another core customer', { customerId: registration.customerId });
+      // Form A: only the core could say who the demographics name, so its session was started.
+      await this.endOrphanSession(session.delegateReferenceId, context);
+      throw conflict(registration.customerId);
     }
     return { customerId: result.association.customerId, customerKey: result.association.customerKey };
   }
+
+  /**
+   * Ends the core session a refused registration started (`DELETE /v1/sessions`), so
+   * that no session lives at the core for nobody. Best effort: the answer is the 409
+   * either way, and a session the core keeps expires there on its own.
+   */
+  private async endOrphanSession(delegateReferenceId: string, context: CoreCallContext): Promise<void> {
+    await this.core.endSession?.(delegateReferenceId, context).catch(() => {});
+  }
+}
+
+function conflict(customerId: string): Conflict {
+  return new Conflict('this customerId is already registered for another core customer', { customerId });
 }

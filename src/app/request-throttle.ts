@@ -14,7 +14,9 @@
  *
  * When the store fails (Redis down), requests are admitted — an outage of the
  * limiter must not take the API down — and the failure is reported
- * (`onLimiterError`, `limiterFailures`).
+ * (`onLimiterError`, `limiterFailures`). The Redis store answers from process
+ * memory while Redis fails (its breaker), and reports each failed call through
+ * {@link RequestThrottle.recordStoreFailure}.
  *
  * Why not `@fastify/rate-limit`: it counts requests in fixed windows keyed before the
  * handler, while these budgets need (a) a key known only after authentication (the
@@ -97,6 +99,12 @@ export class RequestThrottle {
   async admitClientTokenRequest(clientId: string): Promise<void> {
     const limit = this.settings.tokenPerClientPerMinute;
     if (limit > 0) this.refuseUnless(await this.hit(`token:client:${clientId}`, limit, MINUTE), 'token_client');
+  }
+
+  /** A call of the shared store that failed and was answered another way (counted and logged like a failure). */
+  recordStoreFailure(error: unknown): void {
+    this.limiterFailures += 1;
+    this.onLimiterError(error);
   }
 
   private hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {

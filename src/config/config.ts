@@ -87,6 +87,19 @@ export interface Config {
     readonly authFailuresPerIp: number;
     readonly authFailureWindowSeconds: number;
   };
+  /** Database deadlines and connection settings (PostgreSQL; the embedded database takes `timeoutMs`). */
+  readonly database: {
+    /** Longest wait for a connection, a pooled connection or one statement; then 503. */
+    readonly timeoutMs: number;
+    /** `idle_in_transaction_session_timeout`; 0 = off. */
+    readonly idleInTransactionTimeoutMs: number;
+    /** TCP keep-alive initial delay in seconds; 0 = off. */
+    readonly keepAliveSeconds: number;
+  };
+  /** A request, headers and body, must arrive within this; else 408. */
+  readonly requestTimeoutMs: number;
+  /** Retries of core calls safe to repeat (accounts); 0 = none. */
+  readonly coreRetries: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -225,6 +238,13 @@ function toConfig(settings: Settings, cwd: string): Config {
       authFailuresPerIp: settings.COREGATE_RATE_LIMIT_AUTH_FAILURES,
       authFailureWindowSeconds: settings.COREGATE_RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS,
     }),
+    database: Object.freeze({
+      timeoutMs: settings.COREGATE_DB_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: settings.COREGATE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      keepAliveSeconds: settings.COREGATE_DB_KEEPALIVE_SECONDS,
+    }),
+    requestTimeoutMs: settings.COREGATE_REQUEST_TIMEOUT_MS,
+    coreRetries: settings.COREGATE_CORE_RETRIES,
   };
 }
 

@@ -178,6 +178,38 @@ export const ConfigSchema = Type.Object({
     default: false,
     description: 'in production mode, allow webhook URLs that resolve to loopback, private or link-local addresses (on-premises receivers); `https://` is still required',
   }),
+  COREGATE_DB_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 120_000,
+    default: 3000,
+    description:
+      'the longest a request waits for the database: connecting, waiting for a pooled connection, or one statement (`statement_timeout` on the server, `query_timeout` in the client); past it the request is answered 503 with `Retry-After`',
+  }),
+  COREGATE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: Type.Integer({
+    minimum: 0,
+    maximum: 3_600_000,
+    default: 10_000,
+    description: "PostgreSQL's `idle_in_transaction_session_timeout` for coregate's connections: a transaction left idle this long is ended by the server (0 = never)",
+  }),
+  COREGATE_DB_KEEPALIVE_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 3600,
+    default: 10,
+    description: 'TCP keep-alive on PostgreSQL connections, idle seconds before the first probe (0 = off): a connection across a dead network is found and dropped',
+  }),
+  COREGATE_REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 600_000,
+    default: 30_000,
+    description: 'a request, headers and body, must arrive within this, else 408 and the connection is closed; the headers alone within 10 s (or this, if shorter)',
+  }),
+  COREGATE_CORE_RETRIES: Type.Integer({
+    minimum: 0,
+    maximum: 5,
+    default: 2,
+    description:
+      'retries of a core call that is safe to repeat (reading accounts) after an unreachable core or a 5xx, with jittered backoff, within `COREGATE_CORE_TIMEOUT_MS`; starting a session is never retried; 0 = off',
+  }),
 });
 
 /** The settings after coercion and defaults: every variable without a default may be `undefined`. */

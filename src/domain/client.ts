@@ -39,3 +39,12 @@ export interface Client {
 export interface ClientRecord extends Client {
   readonly secretDigest: string;
 }
+
+/**
+ * What a client id may look like where one arrives from outside (a token's claims):
+ * coregate issues `cg_` + 20 base64url characters; anything with controls, spaces or
+ * over 128 characters is not one of ours.
+ */
+export function isWellFormedClientId(id: string): boolean {
+  return /^[A-Za-z0-9_.-]{1,128}$/.test(id);
+}

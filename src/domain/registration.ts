@@ -66,7 +66,7 @@ function checkKeys(object: Record<string, unknown>, allowed: readonly string[], 
   }
 }
 
-function stringField(object: Record<string, unknown>, name: string, path: string, problems: FieldProblem[]): string | undefined {
+function stringField(object: Record<string, unknown>, name: string, path: string, problems: FieldProblem[], trim = true): string | undefined {
   const value = object[name];
   if (value === undefined) {
     problems.push({ path: `${path}/${name}`, message: 'is required' });
@@ -76,7 +76,7 @@ function stringField(object: Record<string, unknown>, name: string, path: string
     problems.push({ path: `${path}/${name}`, message: 'must be a string' });
     return undefined;
   }
-  return value.trim();
+  return trim ? value.trim() : value;
 }
 
 export function parseRegistration(body: unknown, today: Date): RegistrationParse {
@@ -90,7 +90,9 @@ export function parseRegistration(body: unknown, today: Date): RegistrationParse
   else if (!isPlainObject(registration)) problems.push({ path: '/registration', message: 'must be an object' });
   else {
     checkKeys(registration, ['customerId'], '/registration', problems);
-    customerId = stringField(registration, 'customerId', '/registration', problems);
+    // An identifier is taken exactly as given, never trimmed: the same rule as
+    // GET /core/accounts?customerId=, where blanks around it are refused too (issue 9).
+    customerId = stringField(registration, 'customerId', '/registration', problems, false);
     if (customerId !== undefined && !CUSTOMER_ID.test(customerId)) {
       problems.push({ path: '/registration/customerId', message: 'must be 1 to 128 printable characters without spaces' });
       customerId = undefined;

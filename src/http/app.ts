@@ -18,6 +18,8 @@ import type { TokenSigner, TokenVerifier } from '../ports/token-signer.js';
 import { requireBearer } from './plugins/bearer-auth.js';
 import { installErrorHandling } from './plugins/error-handler.js';
 import { installConnectionDraining } from './plugins/connection-draining.js';
+import { requireSingleAuthorization } from './plugins/single-authorization.js';
+import { clientErrorHandling, serverTimeouts } from './plugins/client-errors.js';
 import { accountsRoute } from './routes/core/accounts.js';
 import { sessionsRoute } from './routes/core/sessions.js';
 import { customerLifecycleRoutes, type CustomerLifecycleRouteDeps } from './routes/core/customer-lifecycle.js';
@@ -70,6 +72,8 @@ export interface AppDeps {
   readonly throttle?: RequestThrottle;
   /** Writes the audit log (`plugins/audit.ts`); the server always passes it. */
   readonly audit?: AuditTrail;
+  /** A request, headers and body, must arrive within this (COREGATE_REQUEST_TIMEOUT_MS); else 408. 30000 unless set. */
+  readonly requestTimeoutMs?: number;
 }
 
 /** Gateway bodies above this size are refused with 413 (CONTRACT §3). */
@@ -78,6 +82,9 @@ export const BODY_LIMIT = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const requestTimeout = deps.requestTimeoutMs ?? 30_000;
+  const timeouts = serverTimeouts(requestTimeout);
+  const clientErrors = clientErrorHandling(deps.logger);
   const app = Fastify({
     loggerInstance: deps.logger,
     // `true` trusts one hop, the proxy in front (hop 0 is the socket peer): `request.ip` is
@@ -99,13 +106,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // While closing, requests are refused by plugins/connection-draining.ts, in our error format.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    ...(deps.tls ? { https: { cert: deps.tls.cert, key: deps.tls.key } } : {}),
+    // A slow client (headers, then a body one byte at a time) cannot hold a connection.
+    requestTimeout,
+    http: timeouts,
+    clientErrorHandler: clientErrors.handler,
+    ...(deps.tls ? { https: { cert: deps.tls.cert, key: deps.tls.key, ...timeouts } } : {}),
   });
+  app.server.on('request', clientErrors.onRequest);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
   installConnectionDraining(app);
+  requireSingleAuthorization(app);
   if (deps.metrics) installRequestMetrics(app, deps.metrics);
   if (deps.audit) installAuditing(app, deps.audit);
   await app.register(swagger, {

@@ -36,6 +36,8 @@ export interface MetricsRecorder {
   circuitState(state: CircuitState, institution?: string): void;
   /** A core call refused at once because the circuit is open. */
   circuitRejected(operation: CoreCallOperation, institution?: string): void;
+  /** A readiness check (`database`, `signing_key`, `core`, …) answered (`ok`) or not. */
+  readinessCheck(check: string, ok: boolean): void;
 }
 
 /** The collected series, for `GET /metrics`. */

@@ -29,6 +29,7 @@ export function appDepsFrom(services: Services): AppDeps {
     metrics: services.metrics,
     audit: services.audit,
     throttle: services.throttle,
+    requestTimeoutMs: config.requestTimeoutMs,
     ...(config.adminPort === undefined ? { ops: opsDeps(services) } : {}),
   };
 }

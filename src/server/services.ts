@@ -43,7 +43,8 @@ import { JoseKeyring } from '../adapters/crypto/jose-keyring.js';
 import { createLogger } from '../adapters/logging/logger.js';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
 import { createRateLimiter, limiterErrorLog } from '../adapters/rate-limit/create-rate-limiter.js';
-import { registerRateLimitMetrics } from '../adapters/rate-limit/rate-limit-metrics.js';
+import { BreakerRateLimiter } from '../adapters/rate-limit/breaker-rate-limiter.js';
+import { registerRateLimitMetrics, registerRateLimitStoreMetrics } from '../adapters/rate-limit/rate-limit-metrics.js';
 import { CachingAssociationStore } from '../adapters/store/caching-association-store.js';
 import type { Database } from '../adapters/store/database.js';
 import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
@@ -53,7 +54,7 @@ import { SqlAuditLog } from '../adapters/store/sql-audit-log.js';
 import { SqlClientStore } from '../adapters/store/sql-client-store.js';
 import { SqlRefreshTokenStore } from '../adapters/store/sql-refresh-token-store.js';
 import { SqlSigningKeyStore } from '../adapters/store/sql-signing-key-store.js';
-import type { Config } from '../config/config.js';
+import { ConfigError, type Config } from '../config/config.js';
 import type { Clock } from '../ports/clock.js';
 import type { CoreConnector } from '../ports/core-connector.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
@@ -125,6 +126,23 @@ export interface ServiceOptions {
   readonly core?: CoreConnector;
 }
 
+/**
+ * Refuses to start when none of the configured encryption keys opens what the
+ * database holds (the active signing key is sealed like every secret): such a
+ * process would answer every client `invalid_client` and its JWKS with 500. One
+ * line names the variable and the key id the data needs.
+ */
+async function requireKeyForStoredData(store: SqlSigningKeyStore, keys: readonly { readonly id: string }[], clock: Clock): Promise<void> {
+  const active = (await store.listPublished(clock.now())).find((key) => key.retiredAt === null);
+  if (!active) return;
+  const needed = active.privateSealed.split('.')[1];
+  if (needed === undefined || keys.some((key) => key.id === needed)) return;
+  throw new ConfigError(
+    'COREGATE_ENCRYPTION_KEY',
+    `does not open the stored data: it was sealed with the key whose id is ${needed} (this process has ${keys.map((key) => key.id).join(', ')}); set that key, or keep it in COREGATE_PREVIOUS_ENCRYPTION_KEYS after a rotation`,
+  );
+}
+
 /** Builds every use case on an open database, after applying pending migrations. */
 export async function createServices(config: Config, options: ServiceOptions): Promise<Services> {
   const { logger, database } = options;
@@ -134,6 +152,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     logger.info({ applied: migration.applied.map((m) => m.version), current: migration.current }, 'database migrated');
   }
   const keys = encryptionKeys(config);
+  await requireKeyForStoredData(new SqlSigningKeyStore(database), keys, clock);
   const sealer = new AesGcmSealer(keys);
   const hasher = new HmacCredentialHasher(keys);
   const clients = new SqlClientStore(database);
@@ -159,14 +178,22 @@ export async function createServices(config: Config, options: ServiceOptions): P
   // Read on first use (not here): a CLI command that never calls a core builds no connector.
   const core = new InstitutionCoreRouter(institutions);
   // The core lines are reported, never a reason to be unready (CONTRACT §3 Health).
-  const readiness = new ReadinessProbe(async () => [
-    { name: 'database', check: () => database.ping() },
-    ...(await institutions.enabledCores().catch(() => [])).map(({ id, core: each }) => ({
-      name: id === DEFAULT_INSTITUTION ? 'core' : `core:${id}`,
-      informational: true,
-      check: async (context: { requestId: string }) => each.ping?.({ requestId: context.requestId, institution: id }),
-    })),
-  ]);
+  // CONTRACT §3 "Health": only what this instance cannot serve without (database, signing
+  // key) makes it unready; each institution's core is reported (body and
+  // coregate_dependency_up) but never takes the instance out of the load balancer.
+  const readiness = new ReadinessProbe(
+    async () => [
+      { name: 'database', check: () => database.ping() },
+      { name: 'signing_key', check: async () => void (await keyring.jwks()) },
+      ...(await institutions.enabledCores().catch(() => [])).map(({ id, core: each }) => ({
+        name: id === DEFAULT_INSTITUTION ? 'core' : `core:${id}`,
+        required: false,
+        check: async (context: { requestId: string }) => each.ping?.({ requestId: context.requestId, institution: id }),
+      })),
+    ],
+    undefined,
+    (name, ok) => metrics.readinessCheck(name, ok),
+  );
   // Webhooks: a commit that queued deliveries nudges this process's dispatcher (when it runs).
   let nudgeDispatcher = () => {};
   const associations = new CachingAssociationStore(
@@ -203,12 +230,14 @@ export async function createServices(config: Config, options: ServiceOptions): P
     { skewSeconds: config.sessionSkewSeconds, coreTimeoutMs: config.coreTimeoutMs },
     observedRenewals(audit, metrics),
   );
-  const rateLimiter = createRateLimiter(config, clock, logger);
-  const throttle = new RequestThrottle(rateLimiter, config.rateLimits, limiterErrorLog(logger, clock));
+  let throttle: RequestThrottle | undefined;
+  const rateLimiter = createRateLimiter(config, clock, logger, (error) => throttle?.recordStoreFailure(error));
+  throttle = new RequestThrottle(rateLimiter, config.rateLimits, limiterErrorLog(logger, clock));
   registerRateLimitMetrics(metrics.registry, throttle);
   // The association is gone either way; the core's session expires there on its own.
   const coreSessionEndFailure: CoreSessionEndFailure = (error, association, context) =>
     logger.warn({ err: error, platform: association.platform, customerId: association.customerId, requestId: context.requestId }, 'the core did not end the session of a deregistered customer');
+  if (rateLimiter instanceof BreakerRateLimiter) registerRateLimitStoreMetrics(metrics.registry, rateLimiter);
   let closed = false;
   return {
     config,

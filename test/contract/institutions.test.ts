@@ -26,7 +26,7 @@ for (const backend of BACKENDS) {
     const sealer = new AesGcmSealer([encryptionKey(randomBytes(32))]);
 
     before(async () => {
-      opened = await backend.open();
+      opened = await backend.open({ empty: true });
     });
     after(() => opened?.close());
 

@@ -11,6 +11,7 @@ import { CircuitBreakerConnector } from './circuit-breaker-connector.js';
 import { HttpCoreConnector } from './http-core-connector.js';
 import { InProcessCoreConnector } from './in-process-core-connector.js';
 import { InstrumentedCoreConnector } from './instrumented-core-connector.js';
+import { RetryingCoreConnector } from './retrying-core-connector.js';
 import { CoreSimulator } from './simulator/core-simulator.js';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_INSTITUTION, type InstitutionRecord } from '../../domain/institution.js';
@@ -44,7 +45,8 @@ export function logBreakerStateChange(logger: Logger, cooldownSeconds: number) {
 }
 
 /**
- * The core as the use cases see it: every call counted and timed, behind the
+ * The core as the use cases see it: every call counted and timed, safe calls
+ * retried within the core timeout (`retrying-core-connector.ts`), behind the
  * circuit breaker (unless COREGATE_CORE_BREAKER_FAILURES is 0), whichever
  * connector was configured or injected.
  */
@@ -56,7 +58,9 @@ export function guardCoreConnector(
   logger: Logger,
   institution: string = DEFAULT_INSTITUTION,
 ): { core: CoreConnector; breaker: CircuitBreakerConnector | undefined } {
-  const instrumented = new InstrumentedCoreConnector(connector, metrics, institution);
+  // Each attempt is counted and timed; safe calls are retried inside the breaker's one outcome.
+  const counted = new InstrumentedCoreConnector(connector, metrics, institution);
+  const instrumented = config.coreRetries > 0 ? new RetryingCoreConnector(counted, { budgetMs: config.coreTimeoutMs, retries: config.coreRetries }) : counted;
   if (config.coreBreakerFailures === 0) return { core: instrumented, breaker: undefined };
   const logStateChange = logBreakerStateChange(logger, config.coreBreakerCooldownSeconds);
   const breaker = new CircuitBreakerConnector(instrumented, {
@@ -105,13 +109,15 @@ export function institutionCoreFactory(options: InstitutionCoreFactoryOptions): 
       const ca = readPemFile(institution.id, 'CA', institution.coreCaFile);
       const cert = readPemFile(institution.id, 'client certificate', institution.coreCertFile);
       const key = readPemFile(institution.id, 'client key', institution.coreKeyFile);
+      const timeoutMs = institution.coreTimeoutMs ?? config.coreTimeoutMs;
       const connector = new HttpCoreConnector({
         baseUrl: institution.coreUrl,
         ...(institution.coreApiKey === undefined ? {} : { apiKey: institution.coreApiKey }),
-        timeoutMs: institution.coreTimeoutMs ?? config.coreTimeoutMs,
+        timeoutMs,
         tls: { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) },
       });
-      return guardCoreConnector(connector, config, clock, metrics, logger.child({ institution: institution.id }), institution.id).core;
+      // Its retries stay within its own core timeout.
+      return guardCoreConnector(connector, { ...config, coreTimeoutMs: timeoutMs }, clock, metrics, logger.child({ institution: institution.id }), institution.id).core;
     },
   };
 }

@@ -8,6 +8,7 @@
 import { createPrivateKey, randomUUID, sign as cryptoSign, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, errors as joseErrors, type CryptoKey, type JWK, type JWTHeaderParameters } from 'jose';
+import { isWellFormedClientId } from '../../domain/client.js';
 import { expiryOnClock, type Clock } from '../../ports/clock.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import { ActiveKeyConflict, type SigningKeyStore, type StoredSigningKey } from '../../ports/signing-key-store.js';
@@ -16,6 +17,9 @@ import { InvalidAccessToken, type AccessTokenClaims, type PublicJwks, type Token
 const ALG = 'EdDSA';
 /** RFC 9068 media type of JWT access tokens: stops an ID token or other JWT being replayed as one. */
 const ACCESS_TOKEN_TYP = 'at+jwt';
+
+/** Clock skew and rounding allowed on `iat` and on a token's lifetime. */
+const CLAIM_SLACK_SECONDS = 60;
 
 export interface KeyringOptions {
   /** The issuer; a function because it may be known only once the server listens. */
@@ -154,12 +158,31 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
       if (payload['token_use'] !== 'access' || typeof payload['scope'] !== 'string' || typeof payload['client_id'] !== 'string') {
         throw new InvalidAccessToken('not an access token');
       }
-      return payload as unknown as AccessTokenClaims;
+      const claims = payload as unknown as AccessTokenClaims;
+      const insane = this.insaneClaim(claims, now);
+      if (insane) throw new InvalidAccessToken(`implausible claims: ${insane}`);
+      return claims;
     } catch (error) {
       if (error instanceof InvalidAccessToken) throw error;
       if (error instanceof joseErrors.JOSEError) throw new InvalidAccessToken(error.code);
       throw error;
     }
+  }
+
+  /**
+   * Limits on claims even a good signature must respect: coregate never issues a
+   * token living longer than its TTL, dated in the future, for another subject than
+   * its client, or for a client id it could not have made. A token breaking them was
+   * signed by something other than the token endpoint (a leaked key, a bug): refused.
+   */
+  private insaneClaim(claims: AccessTokenClaims, now: Date): string | undefined {
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    if (!Number.isInteger(claims.iat) || !Number.isInteger(claims.exp)) return 'iat/exp not whole seconds';
+    if (claims.exp - claims.iat > this.options.accessTokenTtlSeconds + CLAIM_SLACK_SECONDS) return 'lifetime over the configured TTL';
+    if (claims.iat > nowSeconds + CLAIM_SLACK_SECONDS) return 'iat in the future';
+    if (claims.sub !== claims.client_id) return 'sub is not client_id';
+    if (!isWellFormedClientId(claims.client_id)) return 'malformed client_id';
+    return undefined;
   }
 
   private async keys(forceReload = false): Promise<LoadedKeys> {

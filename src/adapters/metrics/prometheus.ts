@@ -88,6 +88,12 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
     labelNames: ['institution', 'operation'] as const,
     registers: [this.registry],
   });
+  private readonly readiness = new Gauge({
+    name: 'coregate_dependency_up',
+    help: 'Result of the last readiness check per dependency (database, signing_key, core): 1 answered, 0 failed; a core at 0 does not make the instance unready',
+    labelNames: ['check'] as const,
+    registers: [this.registry],
+  });
 
   constructor(options: PrometheusMetricsOptions = {}) {
     for (const reason of OAUTH_ERROR_CODES) this.tokensDenied.inc({ reason }, 0);
@@ -151,6 +157,10 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
 
   circuitRejected(operation: CoreCallOperation, institution = DEFAULT_INSTITUTION): void {
     this.circuitRejections.inc({ institution, operation });
+  }
+
+  readinessCheck(check: string, ok: boolean): void {
+    this.readiness.set({ check }, ok ? 1 : 0);
   }
 
   private showCircuit(state: CircuitState, institution: string): void {

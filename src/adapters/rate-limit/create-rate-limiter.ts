@@ -3,24 +3,50 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/config.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
+import { BreakerRateLimiter } from './breaker-rate-limiter.js';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 
+/** Consecutive failed Redis calls before budgets are counted in process memory. */
+const REDIS_BREAKER_FAILURES = 3;
+/** How long budgets stay in memory before one call probes Redis again. */
+const REDIS_BREAKER_HALF_OPEN_MS = 5000;
+
 /**
  * The configured rate-limit store. Redis connects lazily (a CLI command that never
- * limits anything never connects); the server calls `connect()` at start.
+ * limits anything never connects); the server calls `connect()` at start. Redis sits
+ * behind a breaker that counts in this process's memory while Redis fails
+ * (`breaker-rate-limiter.ts`); `onStoreFailure` hears of each failed Redis call.
  */
-export function createRateLimiter(config: Config, clock: Clock, logger: Logger): RateLimiter {
+export function createRateLimiter(
+  config: Config,
+  clock: Clock,
+  logger: Logger,
+  onStoreFailure: (error: unknown) => void = () => {},
+): RateLimiter {
   if (config.redisUrl === undefined) return new MemoryRateLimiter({ clock });
-  return new RedisRateLimiter({
+  const redis = new RedisRateLimiter({
     url: config.redisUrl,
     clock,
     keyPrefix: config.redisKeyPrefix,
     onConnectionChange: (state, error) => {
       if (state === 'down') {
-        logger.error({ err: { message: error?.message } }, 'rate-limit store (COREGATE_REDIS_URL) unreachable: requests are admitted without rate limits until it is back');
+        logger.error({ err: { message: error?.message } }, 'rate-limit store (COREGATE_REDIS_URL) connection lost: reconnecting');
       } else {
-        logger.info('rate-limit store (COREGATE_REDIS_URL) reachable again');
+        logger.info('rate-limit store (COREGATE_REDIS_URL) connected again');
+      }
+    },
+  });
+  return new BreakerRateLimiter(redis, new MemoryRateLimiter({ clock }), {
+    failures: REDIS_BREAKER_FAILURES,
+    halfOpenAfterMs: REDIS_BREAKER_HALF_OPEN_MS,
+    onFailure: onStoreFailure,
+    onStateChange: (state, cause) => {
+      if (state === 'local') {
+        const reason = cause instanceof Error ? cause.message : undefined;
+        logger.error({ reason }, 'rate-limit store (COREGATE_REDIS_URL) failing: budgets are counted in this process\'s memory until it answers again');
+      } else {
+        logger.warn('rate-limit store (COREGATE_REDIS_URL) answers again: budgets are shared again');
       }
     },
   });

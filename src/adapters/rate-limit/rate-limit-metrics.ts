@@ -6,7 +6,8 @@
  * - `coregate_rate_limiter_failures_total` — limiter checks that failed (Redis
  *   unreachable or slow) and so admitted their request (fail open).
  */
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { StoreState } from './breaker-rate-limiter.js';
 
 /**
  * The counters the series are read from (the request throttle keeps them); a plain
@@ -32,11 +33,26 @@ export function registerRateLimitMetrics(registry: Registry, throttle: RateLimit
   });
   new Counter({
     name: 'coregate_rate_limiter_failures_total',
-    help: 'Rate-limit checks that failed (store unreachable or slow) and admitted their request without a limit (fail open)',
+    help: 'Rate-limit checks whose store failed (Redis unreachable or slow): answered from process memory, or admitted without a limit',
     registers: [registry],
     collect() {
       this.reset();
       this.inc(throttle.limiterFailures);
+    },
+  });
+}
+
+/**
+ * `coregate_rate_limit_store_local` — 1 while the shared store's breaker is open and
+ * budgets are counted in this process's memory (alert on it), 0 while shared.
+ */
+export function registerRateLimitStoreMetrics(registry: Registry, store: { readonly state: StoreState }): void {
+  new Gauge({
+    name: 'coregate_rate_limit_store_local',
+    help: '1 while the shared rate-limit store (Redis) is failing and budgets are counted per process, else 0',
+    registers: [registry],
+    collect() {
+      this.set(store.state === 'local' ? 1 : 0);
     },
   });
 }

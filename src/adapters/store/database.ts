@@ -35,8 +35,9 @@ export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
-const CONNECTION_ERROR_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error|Cannot use a pool after calling end/i;
+// 57014: statement_timeout cancelled a statement — the database is too slow to answer in time.
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '57014', '53300']);
+const CONNECTION_ERROR_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error|Cannot use a pool after calling end|Query read timeout/i;
 
 /** True when the database could not be reached (as opposed to refusing a statement). */
 export function isConnectionFailure(error: unknown): boolean {
@@ -44,4 +45,17 @@ export function isConnectionFailure(error: unknown): boolean {
   const code = String((error as { code?: unknown }).code ?? '');
   if (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08')) return true;
   return CONNECTION_ERROR_MESSAGES.test(String((error as { message?: unknown }).message ?? ''));
+}
+
+/**
+ * `work`, or `timeout()`'s error once `ms` have passed (the work goes on unobserved:
+ * its own timeouts end it). A hung database answers its callers in bounded time.
+ */
+export function withDeadline<T>(work: Promise<T>, ms: number, timeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeout()), ms);
+  });
+  work.catch(() => {});
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }

@@ -40,13 +40,19 @@ async function acquireWaitingForCommands(dataDir: string, holder: Omit<LockHolde
 export async function openDatabase(config: Config, holder: Omit<LockHolder, 'pid'>): Promise<OpenedDatabase> {
   if (config.databaseUrl !== undefined) {
     return {
-      database: new PostgresDatabase({ connectionString: config.databaseUrl, poolMax: config.databasePoolMax }),
+      database: new PostgresDatabase({
+        connectionString: config.databaseUrl,
+        poolMax: config.databasePoolMax,
+        timeoutMs: config.database.timeoutMs,
+        idleInTransactionTimeoutMs: config.database.idleInTransactionTimeoutMs,
+        keepAliveSeconds: config.database.keepAliveSeconds,
+      }),
       release: () => {},
     };
   }
   const lock = await acquireWaitingForCommands(config.dataDir, holder);
   try {
-    return { database: await PgliteDatabase.open(join(config.dataDir, 'pg')), release: () => lock.release() };
+    return { database: await PgliteDatabase.open(join(config.dataDir, 'pg'), { timeoutMs: config.database.timeoutMs }), release: () => lock.release() };
   } catch (error) {
     lock.release();
     throw error;

@@ -1,5 +1,18 @@
 import { PGlite } from '@electric-sql/pglite';
-import type { Database, Queryable } from './database.js';
+import { Unavailable } from '../../domain/errors.js';
+import { withDeadline, type Database, type Queryable } from './database.js';
+
+export interface PgliteOptions {
+  /**
+   * The longest a statement waits for the single connection (behind a transaction
+   * or a long statement) before its caller gets a 503 (COREGATE_DB_TIMEOUT_MS);
+   * 3000 unless set. A statement already running in WebAssembly holds the thread
+   * and cannot be cut: the deadline bounds the wait, not the work.
+   */
+  readonly timeoutMs?: number;
+  /** A cluster dump (`dump()`) to start from instead of an empty cluster. */
+  readonly loadDataDir?: Blob;
+}
 
 /**
  * Embedded PostgreSQL (PGlite, WebAssembly) in a data directory, or in memory
@@ -9,19 +22,22 @@ import type { Database, Queryable } from './database.js';
 export class PgliteDatabase implements Database {
   readonly kind = 'embedded' as const;
 
-  private constructor(private readonly db: PGlite) {}
+  private constructor(
+    private readonly db: PGlite,
+    private readonly timeoutMs: number,
+  ) {}
 
   /**
    * Opens `dataDir` (in memory when undefined). `loadDataDir` starts it from a dump
    * (`dumpDataDir`) instead of an empty cluster: making a cluster costs seconds,
    * loading a dump a fraction of that, which is what the tests' template uses.
    */
-  static async open(dataDir: string | undefined, options: { loadDataDir?: Blob } = {}): Promise<PgliteDatabase> {
+  static async open(dataDir: string | undefined, options: PgliteOptions = {}): Promise<PgliteDatabase> {
     const db = await PGlite.create({
       ...(dataDir === undefined ? {} : { dataDir }),
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     });
-    return new PgliteDatabase(db);
+    return new PgliteDatabase(db, options.timeoutMs ?? 3000);
   }
 
   /** A dump of the whole cluster (uncompressed), for `open(…, { loadDataDir })`. */
@@ -30,7 +46,13 @@ export class PgliteDatabase implements Database {
   }
 
   async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
-    const result = await this.db.query<Row>(text, params as unknown[]);
+    const ms = this.timeoutMs;
+    const result = await withDeadline(this.db.query<Row>(text, params as unknown[]), ms, () =>
+      new Unavailable('the service is temporarily unavailable', {}, {
+        detail: `embedded database busy: no answer within ${ms} ms`,
+        headers: { 'retry-after': '5' },
+      }),
+    );
     return result.rows;
   }
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Unavailable } from '../../domain/errors.js';
-import { isConnectionFailure, type Database, type PoolStats, type Queryable } from './database.js';
+import { isConnectionFailure, withDeadline, type Database, type PoolStats, type Queryable } from './database.js';
 
 /** How long callers are asked to wait when the database is unreachable. */
 const RETRY_AFTER_SECONDS = '5';
@@ -18,6 +18,22 @@ export interface PostgresOptions {
   readonly connectionString: string;
   readonly poolMax: number;
   readonly applicationName?: string;
+  /**
+   * The longest a caller waits (COREGATE_DB_TIMEOUT_MS): to connect, for a pooled
+   * connection, for one statement (server-side `statement_timeout` and client-side
+   * `query_timeout`), and for a whole `query()` — past it the caller gets a 503.
+   * 3000 unless set.
+   */
+  readonly timeoutMs?: number;
+  /** `idle_in_transaction_session_timeout` in ms (0 = off); 10000 unless set. */
+  readonly idleInTransactionTimeoutMs?: number;
+  /** TCP keep-alive initial delay in seconds (0 = off); 10 unless set. */
+  readonly keepAliveSeconds?: number;
+}
+
+/** How a deadline passed waiting for PostgreSQL reads in the log (the client sees a plain 503). */
+function timedOut(ms: number): Error {
+  return Object.assign(new Error(`no answer from the database within ${ms} ms`), { code: 'ETIMEDOUT' });
 }
 
 /** PostgreSQL through a `pg` connection pool. */
@@ -25,14 +41,25 @@ export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
   private readonly maxConnections: number;
+  private readonly timeoutMs: number;
 
   constructor(options: PostgresOptions) {
     this.maxConnections = options.poolMax;
+    this.timeoutMs = options.timeoutMs ?? 3000;
+    const keepAliveSeconds = options.keepAliveSeconds ?? 10;
+    // A partition leaves sockets open with nobody answering: every wait is bounded
+    // (connect, pool queue, each statement on both sides of the wire) and TCP
+    // keep-alive finds dead connections that sit idle in the pool.
     this.pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolMax,
       application_name: options.applicationName ?? 'coregate',
-      connectionTimeoutMillis: 5_000,
+      connectionTimeoutMillis: this.timeoutMs,
+      query_timeout: this.timeoutMs,
+      statement_timeout: this.timeoutMs,
+      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 10_000,
+      keepAlive: keepAliveSeconds > 0,
+      keepAliveInitialDelayMillis: keepAliveSeconds * 1000,
       idleTimeoutMillis: 30_000,
     });
     // An idle client losing its connection must not crash the process; the next
@@ -42,7 +69,8 @@ export class PostgresDatabase implements Database {
 
   async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
     try {
-      const result = await this.pool.query(text, params as unknown[]);
+      // One deadline over waiting for a connection and running the statement.
+      const result = await withDeadline(this.pool.query(text, params as unknown[]), this.timeoutMs, () => timedOut(this.timeoutMs));
       return result.rows as Row[];
     } catch (error) {
       throw unavailable(error);
@@ -72,7 +100,7 @@ export class PostgresDatabase implements Database {
   }
 
   async ping(): Promise<void> {
-    await this.pool.query('select 1');
+    await this.query('select 1');
   }
 
   poolStats(): PoolStats {

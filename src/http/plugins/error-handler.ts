@@ -130,17 +130,64 @@ export function installErrorHandling(app: FastifyInstance): void {
     return sendEnvelopeError(reply, gatewayError);
   });
 
-  // The path is not echoed: a caller may have put personal data in it.
-  app.setNotFoundHandler((_request, reply) => sendEnvelopeError(reply, new NotFound('no such resource')));
+  const routes = knownRoutes(app);
+  app.setNotFoundHandler((request, reply) => {
+    // A known path with a method it does not take is a 405 naming the methods it does
+    // take (CONTRACT §3), for every route: derived from the registered routes.
+    const known = routes.find(request.url);
+    if (known) return sendMethodNotAllowed(reply, [...known.methods].sort().join(', '), known.errorFormat);
+    // The path is not echoed: a caller may have put personal data in it.
+    return sendEnvelopeError(reply, new NotFound('no such resource'));
+  });
 }
 
-/** 405 with `Allow` for a path that exists with other methods. */
-export function methodNotAllowed(allow: string) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    reply.header('allow', allow);
-    if (request.routeOptions.config?.errorFormat === 'oauth') {
-      return noStore(reply).code(405).type(OAUTH_CONTENT_TYPE).send({ error: 'invalid_request', error_description: `use ${allow}` });
+interface KnownPath {
+  readonly pattern: RegExp;
+  readonly methods: Set<string>;
+  errorFormat: 'oauth' | 'envelope';
+}
+
+/**
+ * Every registered route's methods by path, collected as routes are added (so a
+ * route another module registers later takes part without a list to keep).
+ * Parameters (`:id`) and wildcards (`*`) match one segment and the rest.
+ */
+function knownRoutes(app: FastifyInstance): { find(url: string): KnownPath | undefined } {
+  const byUrl = new Map<string, KnownPath>();
+  app.addHook('onRoute', (route) => {
+    const url = route.url ?? route.path;
+    let known = byUrl.get(url);
+    if (!known) {
+      const source = url
+        .split('/')
+        .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/');
+      known = { pattern: new RegExp(`^${source}/?$`), methods: new Set(), errorFormat: 'envelope' };
+      byUrl.set(url, known);
     }
-    return sendEnvelopeError(reply, new MethodNotAllowed(`use ${allow}`));
+    for (const method of [route.method].flat()) known.methods.add(method);
+    // Fastify serves HEAD for each GET route without an onRoute call of its own.
+    if (known.methods.has('GET') && route.exposeHeadRoute !== false) known.methods.add('HEAD');
+    if (route.config?.errorFormat === 'oauth') known.errorFormat = 'oauth';
+  });
+  return {
+    find(url) {
+      const path = url.split('?')[0] ?? url;
+      for (const known of byUrl.values()) if (known.pattern.test(path)) return known;
+      return undefined;
+    },
   };
+}
+
+function sendMethodNotAllowed(reply: FastifyReply, allow: string, format: 'oauth' | 'envelope' | undefined): FastifyReply {
+  reply.header('allow', allow);
+  if (format === 'oauth') {
+    return noStore(reply).code(405).type(OAUTH_CONTENT_TYPE).send({ error: 'invalid_request', error_description: `use ${allow}` });
+  }
+  return sendEnvelopeError(reply, new MethodNotAllowed(`use ${allow}`));
+}
+
+/** 405 with `Allow` for a path that exists with other methods (a route may still register it by hand). */
+export function methodNotAllowed(allow: string) {
+  return async (request: FastifyRequest, reply: FastifyReply) => sendMethodNotAllowed(reply, allow, request.routeOptions.config?.errorFormat);
 }

@@ -115,14 +115,19 @@ for (const backend of BACKENDS) {
       assert.equal(row.needs_reregistration, false);
     });
 
-    it('accepts the customerId at its limits: 1 and 128 printable characters, trimmed of blanks around', async () => {
+    it('accepts the customerId at its limits: 1 and 128 printable characters; refuses blanks around it, like GET /core/accounts', async () => {
       const short = 'x';
       const long = `${uniqueId('long')}-`.padEnd(128, '~!#$%&*+');
       for (const customerId of [short, long]) {
         assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(customerId))), { customerId, customerKey: ADA.customerKey });
       }
+      // One rule on every endpoint (issue 9): an identifier is exact, blanks around it are a 400.
       const padded = uniqueId('padded');
-      assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(`  ${padded} `))), { customerId: padded, customerKey: ADA.customerKey });
+      const registration = await postSession(h, { token }, formB(`  ${padded} `));
+      assert.equal(registration.statusCode, 400, registration.body);
+      assert.deepEqual(registration.json().data.errors, [{ path: '/registration/customerId', message: 'must be 1 to 128 printable characters without spaces' }]);
+      const accounts = await getAccounts(h, { token }, `  ${padded} `);
+      assert.equal(accounts.statusCode, 400, accounts.body);
     });
 
     it('is idempotent: the same customerId for the same core customer answers 200 again and duplicates nothing', async () => {

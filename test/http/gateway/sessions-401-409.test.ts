@@ -142,6 +142,14 @@ for (const backend of BACKENDS) {
       assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(customerId, ADA.customerKey))), { customerId, customerKey: ADA.customerKey });
     });
 
+    it('decides a Form B conflict from the database, without starting a core session', async () => {
+      const customerId = uniqueId('taken-b');
+      assertSuccess(await postSession(h, { token }, formA(customerId, ADA)));
+      const started = h.services.simulator!.stats().sessionsStarted;
+      assertError(await postSession(h, { token }, formB(customerId, BOB.customerKey)), CONFLICT, 'Form B for another core customer');
+      assert.equal(h.services.simulator!.stats().sessionsStarted, started, 'no orphan session at the core');
+    });
+
     it('lets exactly one of two core customers win a customerId registered for both at once', async () => {
       const customerId = uniqueId('race');
       const bodies = Array.from({ length: 10 }, (_, index) => (index % 2 ? formA(customerId, ADA) : formA(customerId, BOB)));

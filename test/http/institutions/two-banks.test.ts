@@ -108,7 +108,7 @@ describe('institutions: two banks behind one gateway', { skip: QUICKEST_BACKEND.
       await h.services.institutionAdmin.add('bank-down', { name: 'Down', coreUrl: 'http://127.0.0.1:9', coreTimeoutMs: 500 });
       const ready = await h.app.inject({ method: 'GET', url: '/readyz' });
       assert.equal(ready.statusCode, 200, 'one bank’s outage never makes the gateway unready');
-      assert.deepEqual(ready.json(), { status: 'ok', checks: { database: 'ok', core: 'ok', 'core:bank-b': 'ok', 'core:bank-down': 'failed' } });
+      assert.deepEqual(ready.json(), { status: 'ok', checks: { database: 'ok', signing_key: 'ok', core: 'ok', 'core:bank-b': 'ok', 'core:bank-down': 'failed' } });
       const metrics = await h.app.inject({ method: 'GET', url: '/metrics' });
       assert.match(metrics.body, /coregate_core_requests_total\{institution="bank-b",operation="listAccounts",outcome="unavailable"\} [1-9]/);
       assert.match(metrics.body, /coregate_core_requests_total\{institution="default",operation="listAccounts",outcome="ok"\} [1-9]/);

@@ -18,6 +18,8 @@ describe('operations endpoints on COREGATE_ADMIN_PORT (postgres)', { skip: postg
   let fresh: FreshDatabase;
   let dataDir: string;
   const servers: RunningServer[] = [];
+  // One key for every server on the database: what one sealed, the next must open.
+  const encryptionKey = randomBytes(32).toString('base64');
 
   async function start(extra: Record<string, string>): Promise<RunningServer> {
     const server = await startServer(
@@ -25,7 +27,7 @@ describe('operations endpoints on COREGATE_ADMIN_PORT (postgres)', { skip: postg
         PORT: '0',
         HOST: '127.0.0.1',
         DATABASE_URL: fresh.url,
-        COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        COREGATE_ENCRYPTION_KEY: encryptionKey,
         COREGATE_DATA_DIR: dataDir,
         LOG_LEVEL: 'silent',
         ...extra,
@@ -56,7 +58,7 @@ describe('operations endpoints on COREGATE_ADMIN_PORT (postgres)', { skip: postg
     assert.deepEqual(await health.json(), { status: 'ok' });
     const ready = await fetch(`${server.adminUrl}/readyz`);
     assert.equal(ready.status, 200);
-    assert.deepEqual(await ready.json(), { status: 'ok', checks: { database: 'ok', core: 'ok' } });
+    assert.deepEqual(await ready.json(), { status: 'ok', checks: { database: 'ok', signing_key: 'ok', core: 'ok' } });
 
     // Traffic on the main port shows in the admin port's metrics (one registry per process).
     const jwks = await fetch(`${server.url}/.well-known/jwks.json`);

@@ -82,6 +82,8 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
       core,
       env: {
         COREGATE_CORE_BREAKER_FAILURES: String(FAILURES),
+        // Each failing call counted once: no retries of accounts calls.
+        COREGATE_CORE_RETRIES: '0',
         COREGATE_CORE_BREAKER_COOLDOWN_SECONDS: String(COOLDOWN_SECONDS),
         COREGATE_CORE_TIMEOUT_MS: String(TIMEOUT_MS),
       },

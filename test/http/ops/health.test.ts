@@ -1,8 +1,9 @@
 /**
- * `GET /healthz` (alive) and `GET /readyz` (database and core answer) on both
- * backends: unauthenticated, never cached; 503 names the failed check — the core
- * unreachable (a closed port), refusing coregate's API key, or the database gone
- * (PGlite closed; PostgreSQL through a relay the test cuts) — and never why.
+ * `GET /healthz` (alive) and `GET /readyz` on both backends: unauthenticated, never
+ * cached. CONTRACT §3 "Health": 503 only when this instance cannot serve (the
+ * database gone — PGlite closed; PostgreSQL through a relay the test cuts); the
+ * core's state — unreachable (a closed port), refusing coregate's API key, a 5xx —
+ * is named in the body of a 200 and in `coregate_dependency_up`, never why.
  */
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
@@ -15,9 +16,10 @@ import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { postgresSkip } from '../../support/postgres.js';
 import { PostgresRelay, relayedBackend } from '../../support/postgres-relay.js';
-import { closedPort, getOps, SwitchableCore } from './ops-requests.js';
+import { closedPort, getOps, sample, scrape, SwitchableCore } from './ops-requests.js';
 
-const READY = { status: 'ok', checks: { database: 'ok', core: 'ok' } };
+const READY = { status: 'ok', checks: { database: 'ok', signing_key: 'ok', core: 'ok' } };
+const CORE_DOWN = { status: 'ok', checks: { database: 'ok', signing_key: 'ok', core: 'failed' } };
 const API_KEY = 'ops-test-institution-key';
 
 for (const backend of BACKENDS) {
@@ -70,26 +72,27 @@ for (const backend of BACKENDS) {
       assert.equal(answer.headers.get('x-request-id'), 'direct');
     });
 
-    // CONTRACT §3 Health: a core that is down is reported in the body, never a 503 (one bank's outage
-    // must not take the gateway out of the load balancer).
-    it('GET /readyz answers 200 reporting the core failed when nothing listens at CORE_URL, quickly', async () => {
+    it('GET /readyz stays 200 naming the core failed when nothing listens at CORE_URL, quickly, and says so in a metric', async () => {
       core.current = http(`http://127.0.0.1:${await closedPort()}`);
       const started = performance.now();
       const response = await getOps(h, '/readyz');
       assert.ok(performance.now() - started < 1500, 'no long wait');
       assert.equal(response.statusCode, 200, response.body);
-      assert.deepEqual(response.json(), { status: 'ok', checks: { database: 'ok', core: 'failed' } });
+      assert.deepEqual(response.json(), CORE_DOWN);
+      const metrics = await scrape(h);
+      assert.equal(sample(metrics, 'coregate_dependency_up', { check: 'core' }), 0);
+      assert.equal(sample(metrics, 'coregate_dependency_up', { check: 'database' }), 1);
       assert.doesNotMatch(response.body, /ECONNREFUSED|127\.0\.0\.1/, 'why is logged, not sent');
       assert.equal(response.headers['cache-control'], 'no-store');
       // Liveness does not depend on anything else.
       assert.equal((await getOps(h, '/healthz')).statusCode, 200);
     });
 
-    it('GET /readyz reports the core failed (still 200) when the core refuses coregate’s API key', async () => {
+    it('GET /readyz stays 200 naming the core failed when the core refuses coregate’s API key', async () => {
       core.current = http(server.url, 'not-the-key');
       const response = await getOps(h, '/readyz');
       assert.equal(response.statusCode, 200, response.body);
-      assert.deepEqual(response.json(), { status: 'ok', checks: { database: 'ok', core: 'failed' } });
+      assert.deepEqual(response.json(), CORE_DOWN);
     });
 
     it('GET /readyz sends GET /v1/health with the request id; any answer below 500 is reachable (a core without it), a 5xx is not', async () => {
@@ -106,9 +109,9 @@ for (const backend of BACKENDS) {
         assert.equal((await getOps(h, '/readyz', { 'x-request-id': 'readiness-probe-2' })).statusCode, 200);
         assert.deepEqual(seen, [{ path: '/v1/health', requestId: 'readiness-probe-2' }]);
         status = 503;
-        const failing = await getOps(h, '/readyz');
-        assert.equal(failing.statusCode, 200);
-        assert.deepEqual(failing.json(), { status: 'ok', checks: { database: 'ok', core: 'failed' } });
+        const down = await getOps(h, '/readyz');
+        assert.equal(down.statusCode, 200);
+        assert.deepEqual(down.json(), CORE_DOWN);
       } finally {
         bare.closeAllConnections();
         await new Promise<void>((resolve) => bare.close(() => resolve()));
@@ -122,7 +125,7 @@ for (const backend of BACKENDS) {
         await h.services.database.close();
         const response = await getOps(h, '/readyz');
         assert.equal(response.statusCode, 503, response.body);
-        assert.deepEqual(response.json(), { status: 'unavailable', checks: { database: 'failed', core: 'ok' } });
+        assert.deepEqual(response.json(), { status: 'unavailable', checks: { database: 'failed', signing_key: 'ok', core: 'ok' } });
         assert.equal((await getOps(h, '/healthz')).statusCode, 200, 'still alive');
       });
     }
@@ -150,7 +153,7 @@ describe('readiness while PostgreSQL is unreachable (postgres)', { skip: postgre
     await relay.cut();
     const response = await getOps(h, '/readyz');
     assert.equal(response.statusCode, 503, response.body);
-    assert.deepEqual(response.json(), { status: 'unavailable', checks: { database: 'failed', core: 'ok' } });
+    assert.deepEqual(response.json(), { status: 'unavailable', checks: { database: 'failed', signing_key: 'ok', core: 'ok' } });
     assert.equal((await getOps(h, '/healthz')).statusCode, 200);
     await relay.open();
     const back = await getOps(h, '/readyz');

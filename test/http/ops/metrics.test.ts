@@ -49,7 +49,8 @@ for (const backend of BACKENDS) {
     let token: string;
     let client: { id: string; secret: string };
     before(async () => {
-      h = await createHarness(backend, { env: { COREGATE_SIM_SESSION_TTL_SECONDS: String(TTL_SECONDS), COREGATE_CORE_TIMEOUT_MS: '300' } });
+      // Each failing core call counted once: no retries of accounts reads here.
+      h = await createHarness(backend, { env: { COREGATE_SIM_SESSION_TTL_SECONDS: String(TTL_SECONDS), COREGATE_CORE_TIMEOUT_MS: '300', COREGATE_CORE_RETRIES: '0' } });
       client = await h.client({ platform: 'metrics' });
       token = await h.token(client);
     });

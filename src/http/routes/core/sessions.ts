@@ -22,10 +22,12 @@ const Registration = Type.Object(
 /**
  * The body: Form A or Form B (spec §2.1), as one union. It is the shape — field
  * names and JSON types — and the source of the handler's body type; the rules on
- * the values (SSN digits, a real past birth date, surrounding spaces trimmed) are
- * the normalising step `parseRegistration` (domain/registration.ts), because
- * trimming and the calendar cannot be said in JSON Schema. No length or pattern
- * is declared here for the same reason: a value with spaces around it is accepted.
+ * the values (SSN digits, a real past birth date, surrounding spaces trimmed from
+ * the demographics and the customer key — never from the customerId, an exact
+ * identifier refused with spaces around it as on every endpoint) are the
+ * normalising step `parseRegistration` (domain/registration.ts), because trimming
+ * and the calendar cannot be said in JSON Schema. No length or pattern is declared
+ * here for the same reason.
  */
 export const RegistrationRequestSchema = Type.Union(
   [

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenRevoker } from '../../../app/revoke-token.js';
 import { InvalidRequest } from '../../../domain/errors.js';
-import { methodNotAllowed, noStore } from '../../plugins/error-handler.js';
+import { noStore } from '../../plugins/error-handler.js';
 import { authenticateClient, authenticatedClient } from './client-authentication.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
@@ -55,12 +55,5 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
       await deps.revoker.revoke(client, token);
       return noStore(reply).code(200).send();
     },
-  });
-  app.route({
-    method: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    url: '/oauth2/revoke',
-    config: { errorFormat: 'oauth' },
-    schema: { hide: true },
-    handler: methodNotAllowed('POST'),
   });
 }

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenIssuer } from '../../../app/issue-token.js';
-import { methodNotAllowed, noStore } from '../../plugins/error-handler.js';
+import { noStore } from '../../plugins/error-handler.js';
 import { authenticateClient, authenticatedClient } from './client-authentication.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
@@ -84,12 +84,5 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
       request.log.info({ clientId: client.id, scope: tokens.scope }, 'token issued');
       return noStore(reply).type('application/json;charset=UTF-8').send(tokens);
     },
-  });
-  app.route({
-    method: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    url: '/oauth2/token',
-    config: { errorFormat: 'oauth' },
-    schema: { hide: true },
-    handler: methodNotAllowed('POST'),
   });
 }

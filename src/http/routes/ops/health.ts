@@ -1,6 +1,7 @@
 /**
  * `GET /healthz` (the process is alive) and `GET /readyz` (it can serve: the
- * database and the core answer). Unauthenticated, for load balancers and
+ * database answers and the signing key opens; each core's state is reported but
+ * never makes it 503 — CONTRACT §3 "Health"). Unauthenticated, for load balancers and
  * orchestrators; they say which check failed, never why (that is logged).
  */
 import { Type } from '@sinclair/typebox';
@@ -18,7 +19,10 @@ export const LivenessSchema = Type.Object({ status: Type.Literal('ok') }, { $id:
 export const ReadinessSchema = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
-    checks: Type.Object({ database: Type.Optional(CheckStatus), core: Type.Optional(CheckStatus) }, { additionalProperties: CheckStatus }),
+    checks: Type.Object(
+      { database: Type.Optional(CheckStatus), signing_key: Type.Optional(CheckStatus), core: Type.Optional(CheckStatus) },
+      { additionalProperties: CheckStatus },
+    ),
   },
   { $id: 'Readiness', additionalProperties: false },
 );
@@ -37,10 +41,10 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthRouteDeps):
     '/readyz',
     {
       schema: {
-        summary: 'Readiness: this instance can serve (its database answers)',
+        summary: 'Readiness: this instance can serve (database, signing key); each core is reported',
         description:
-          'Every check is named in `checks`: `database`, and the core of each enabled institution (`core` for `default`, `core:ID` for the others). ' +
-          'Only the database makes it 503: a core that is down is reported as `failed` here (and in the metrics), never taken for this instance being unable to serve.',
+          'Every check is named in `checks`: `database`, `signing_key`, and the core of each enabled institution (`core` for `default`, `core:ID` for the others). ' +
+          'Only `database` and `signing_key` make it 503: a core that is down is reported as `failed` here (and in the metrics), never taken for this instance being unable to serve.',
         tags: ['operations'],
         response: { 200: ReadinessSchema, 503: ReadinessSchema },
       },
@@ -52,7 +56,7 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthRouteDeps):
         request.log.warn({ failures: report.failures }, 'not ready');
         return reply.code(503).send({ status: 'unavailable', checks: report.checks });
       }
-      if (report.failures.length > 0) request.log.warn({ failures: report.failures }, 'ready, with failed checks');
+      if (report.failures.length > 0) request.log.warn({ failures: report.failures }, 'ready, with a dependency failing');
       return { status: 'ok', checks: report.checks };
     },
   );
