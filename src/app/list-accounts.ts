@@ -20,7 +20,7 @@ export class AccountReader {
   async list(platform: string, customerId: string, context: CoreCallContext): Promise<AccountRecord[]> {
     const stored = await this.store.find({ platform, customerId });
     // Another platform's customer gets the very same answer as an unknown one.
-    if (!stored) throw new NotFound('no registered customer with this customerId');
+    if (!stored) throw new NotFound('no registered customer with this customerId', {}, { reason: 'customer_not_registered' });
     let association = await this.keeper.fresh(stored, context);
     for (let attempt = 0; ; attempt += 1) {
       try {

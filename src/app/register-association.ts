@@ -36,7 +36,7 @@ export class AssociationRegistrar {
     const key = { platform, customerId: registration.customerId };
     const result = await this.store.register(key, session, this.clock.now());
     if (result.outcome === 'conflict') {
-      throw new Conflict('this customerId is already registered for another core customer', { customerId: registration.customerId });
+      throw new Conflict('this customerId is already registered for another core customer', { customerId: registration.customerId }, { reason: 'customer_id_taken' });
     }
     return { customerId: result.association.customerId, customerKey: result.association.customerKey };
   }
