@@ -24,6 +24,15 @@ export const AUDIT_EVENT_TYPES = [
   'session.revoked',
   /** `GET /core/accounts`, successful or not. */
   'accounts.listed',
+  // Operator commands (issue 14): actor `operator`, the client (or, for keys, the kid in `reason`) as target, never a secret.
+  'client.created',
+  'client.updated',
+  'client.deleted',
+  'client.disabled',
+  'client.enabled',
+  'client.secret_rotated',
+  'key.rotated',
+  'key.revoked',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -59,6 +68,10 @@ export interface AuditQuery {
   readonly customerId?: string | undefined;
   /** Only events that occurred at or after this instant. */
   readonly since?: Date | undefined;
+  /** Only events that occurred before this instant. */
+  readonly until?: Date | undefined;
+  /** Only events of this type. */
+  readonly type?: AuditEventType | undefined;
   readonly limit: number;
 }
 

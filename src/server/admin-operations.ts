@@ -9,6 +9,7 @@ import { GatewayError } from '../domain/errors.js';
 import type { PublicJwks } from '../ports/token-signer.js';
 import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
 import type { Services } from './services.js';
+import { auditedOperations, operatorOperations, type OperatorOperations } from './operator-operations.js';
 
 /** A client as the operator sees it: never its secret digest. */
 export interface ClientView {
@@ -47,20 +48,20 @@ export interface AssociationView {
 }
 
 /** Each operation's arguments and result. A `limit` travels as the operator typed it; the use case checks it. */
-export interface AdminOperations {
+export interface AdminOperations extends OperatorOperations {
   ping: { args: Record<string, never>; result: { ok: true } };
   'clients.create': {
     args: { name: string; platform?: string; scopes?: string[]; grants?: string[]; allowedIps?: string[] };
     result: { client: ClientView; secret: string };
   };
-  'clients.list': { args: Record<string, never>; result: ClientView[] };
+  'clients.list': { args: { platform?: string }; result: ClientView[] };
   'clients.show': { args: { id: string }; result: ClientView };
   'clients.set-enabled': { args: { id: string; enabled: boolean }; result: ClientView };
-  'clients.rotate-secret': { args: { id: string }; result: { client: ClientView; secret: string } };
+  'clients.rotate-secret': { args: { id: string; graceSeconds?: number }; result: { client: ClientView; secret: string; previousSecretUntil?: string | null } };
   'keys.rotate': { args: Record<string, never>; result: { kid: string; previousKeysPublishedUntil: string } };
   'keys.list': { args: Record<string, never>; result: PublicJwks };
   migrate: { args: Record<string, never>; result: MigrationReport };
-  'audit.list': { args: { platform?: string; customerId?: string; since?: string; limit?: string }; result: AuditEventView[] };
+  'audit.list': { args: { platform?: string; customerId?: string; since?: string; until?: string; type?: string; limit?: string }; result: AuditEventView[] };
   'sessions.list': { args: { platform: string; limit?: string }; result: { sessions: AssociationView[]; truncated: boolean } };
   'sessions.revoke': { args: { platform: string; customerId: string }; result: { platform: string; customerId: string; revoked: true } };
 }
@@ -115,22 +116,23 @@ function limitNumber(value: string | undefined): number | undefined {
   return /^\d+$/.test(value) ? Number(value) : Number.NaN;
 }
 
-export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin'>;
+export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'audit'>;
 
 /** The handler table: one use-case call per operation. */
 export function adminOperations(services: AdminServices, options: AdminOperationsOptions = {}): AdminHandlers {
-  return {
+  return auditedOperations(services, {
+    ...operatorOperations(services, clientView),
     ping: async () => ({ ok: true }),
     'clients.create': async (args) => {
       const { client, secret } = await services.clientRegistry.create(args);
       return { client: clientView(client), secret };
     },
-    'clients.list': async () => (await services.clientRegistry.list()).map(clientView),
+    'clients.list': async ({ platform }) => (await services.clientRegistry.list(platform)).map(clientView),
     'clients.show': async ({ id }) => clientView(await services.clientRegistry.show(id)),
     'clients.set-enabled': async ({ id, enabled }) => clientView(await services.clientRegistry.setEnabled(id, enabled)),
-    'clients.rotate-secret': async ({ id }) => {
-      const { client, secret } = await services.clientRegistry.rotateSecret(id);
-      return { client: clientView(client), secret };
+    'clients.rotate-secret': async ({ id, graceSeconds }) => {
+      const { client, secret, previousSecretUntil } = await services.clientRegistry.rotateSecret(id, graceSeconds ?? 0);
+      return { client: clientView(client), secret, previousSecretUntil: previousSecretUntil?.toISOString() ?? null };
     },
     'keys.rotate': async () => {
       const rotated = await services.keyring.rotate();
@@ -172,7 +174,7 @@ export function adminOperations(services: AdminServices, options: AdminOperation
       await services.associationAdmin.revoke(platform, customerId);
       return { platform, customerId, revoked: true };
     },
-  };
+  });
 }
 
 export function isAdminOperation(handlers: AdminHandlers, name: unknown): name is AdminOperationName {

@@ -153,7 +153,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     migration,
     issuer,
     clientRegistry: new ClientRegistry(clients, hasher, clock),
-    authenticator: new ClientAuthenticator(clients, hasher),
+    authenticator: new ClientAuthenticator(clients, hasher, clock),
     tokenIssuer: new TokenIssuer(refreshTokens, hasher, keyring, clock, tokenOptions),
     revoker: new TokenRevoker(refreshTokens, hasher, clock),
     keyring,

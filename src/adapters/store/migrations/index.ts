@@ -109,4 +109,13 @@ export const MIGRATIONS: readonly Migration[] = [
         for each statement execute function audit_log_append_only()`,
     ],
   },
+  {
+    version: 7,
+    name: 'client secret grace period',
+    statements: [
+      // `clients rotate-secret --grace SECONDS` (issue 14): the previous secret's digest keeps working until then.
+      `alter table clients add column previous_secret_digest text`,
+      `alter table clients add column previous_secret_until timestamptz`,
+    ],
+  },
 ];
