@@ -9,7 +9,7 @@ import { GatewayError } from '../domain/errors.js';
 import type { PublicJwks } from '../ports/token-signer.js';
 import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
 import type { Services } from './services.js';
-import { auditedOperations, operatorOperations, type OperatorOperations } from './operator-operations.js';
+import { operatorAudit, operatorOperations, type OperatorOperations } from './operator-operations.js';
 
 /** A client as the operator sees it: never its secret digest. */
 export interface ClientView {
@@ -48,7 +48,7 @@ export interface AssociationView {
 }
 
 /** Each operation's arguments and result. A `limit` travels as the operator typed it; the use case checks it. */
-export interface AdminOperations extends OperatorOperations {
+export interface AdminOperations extends OperatorOperations<ClientView> {
   ping: { args: Record<string, never>; result: { ok: true } };
   'clients.create': {
     args: { name: string; platform?: string; scopes?: string[]; grants?: string[]; allowedIps?: string[] };
@@ -118,9 +118,37 @@ function limitNumber(value: string | undefined): number | undefined {
 
 export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'audit'>;
 
+/** The existing operator operations, each followed by its audit row once it succeeded (issue 14). */
+function audited(services: AdminServices, handlers: AdminHandlers): AdminHandlers {
+  const audit = operatorAudit(services);
+  return {
+    ...handlers,
+    'clients.create': async (args) => {
+      const result = await handlers['clients.create'](args);
+      await audit('client.created', { clientId: result.client.id, platform: result.client.platform });
+      return result;
+    },
+    'clients.set-enabled': async (args) => {
+      const client = await handlers['clients.set-enabled'](args);
+      await audit(args.enabled ? 'client.enabled' : 'client.disabled', { clientId: client.id, platform: client.platform });
+      return client;
+    },
+    'clients.rotate-secret': async (args) => {
+      const result = await handlers['clients.rotate-secret'](args);
+      await audit('client.secret_rotated', { clientId: result.client.id, platform: result.client.platform, ...(args.graceSeconds ? { reason: `grace_${args.graceSeconds}s` } : {}) });
+      return result;
+    },
+    'keys.rotate': async (args) => {
+      const result = await handlers['keys.rotate'](args);
+      await audit('key.rotated', { reason: result.kid });
+      return result;
+    },
+  };
+}
+
 /** The handler table: one use-case call per operation. */
 export function adminOperations(services: AdminServices, options: AdminOperationsOptions = {}): AdminHandlers {
-  return auditedOperations(services, {
+  return audited(services, {
     ...operatorOperations(services, clientView),
     ping: async () => ({ ok: true }),
     'clients.create': async (args) => {

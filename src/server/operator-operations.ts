@@ -7,20 +7,24 @@
 import type { Client } from '../domain/client.js';
 import { NotFound } from '../domain/errors.js';
 import type { AuditEventType } from '../ports/audit-log.js';
-import type { AdminHandlers, AdminServices, ClientView } from './admin-operations.js';
+import type { Services } from './services.js';
 
-export interface OperatorOperations {
+/** `V` is the client view of `admin-operations.ts` (generic here so that the two files import each other in one direction only). */
+export interface OperatorOperations<V> {
   'clients.update': {
     args: { id: string; name?: string; scopes?: string[]; grants?: string[]; allowedIps?: string[]; clearAllowedIps?: boolean };
-    result: ClientView;
+    result: V;
   };
   'clients.delete': { args: { id: string }; result: { client_id: string; deleted: true } };
   'keys.revoke': { args: { kid: string }; result: { kid: string; revoked: true; rotatedTo: string | null } };
 }
 
-type Audit = (type: AuditEventType, target: { clientId?: string; platform?: string; reason?: string }) => Promise<void>;
+export type OperatorServices = Pick<Services, 'clientRegistry' | 'keyring' | 'audit'>;
 
-function auditor(services: AdminServices): Audit {
+/** Writes one operator action's audit row. */
+export type OperatorAudit = (type: AuditEventType, target: { clientId?: string; platform?: string; reason?: string }) => Promise<void>;
+
+export function operatorAudit(services: Pick<Services, 'audit'>): OperatorAudit {
   return (type, target) =>
     services.audit.record({
       type,
@@ -34,12 +38,11 @@ function auditor(services: AdminServices): Audit {
     });
 }
 
-/** The new operations. `view` is admin-operations' own client view (no digest). */
-export function operatorOperations(
-  services: AdminServices,
-  view: (client: Client) => ClientView,
-): Pick<AdminHandlers, keyof OperatorOperations> {
-  const audit = auditor(services);
+type Handlers<V> = { [N in keyof OperatorOperations<V>]: (args: OperatorOperations<V>[N]['args']) => Promise<OperatorOperations<V>[N]['result']> };
+
+/** The new operations, each audited once it succeeded. */
+export function operatorOperations<V>(services: OperatorServices, view: (client: Client) => V): Handlers<V> {
+  const audit = operatorAudit(services);
   return {
     'clients.update': async ({ id, ...changes }) => {
       const client = await services.clientRegistry.update(id, changes);
@@ -57,34 +60,6 @@ export function operatorOperations(
       await audit('key.revoked', { reason: kid });
       if (revoked.rotatedTo) await audit('key.rotated', { reason: revoked.rotatedTo });
       return { kid, revoked: true, rotatedTo: revoked.rotatedTo ?? null };
-    },
-  };
-}
-
-/** The existing operator operations, each followed by its audit row once it succeeded. */
-export function auditedOperations(services: AdminServices, handlers: AdminHandlers): AdminHandlers {
-  const audit = auditor(services);
-  return {
-    ...handlers,
-    'clients.create': async (args) => {
-      const result = await handlers['clients.create'](args);
-      await audit('client.created', { clientId: result.client.id, platform: result.client.platform });
-      return result;
-    },
-    'clients.set-enabled': async (args) => {
-      const client = await handlers['clients.set-enabled'](args);
-      await audit(args.enabled ? 'client.enabled' : 'client.disabled', { clientId: client.id, platform: client.platform });
-      return client;
-    },
-    'clients.rotate-secret': async (args) => {
-      const result = await handlers['clients.rotate-secret'](args);
-      await audit('client.secret_rotated', { clientId: result.client.id, platform: result.client.platform, ...(args.graceSeconds ? { reason: `grace_${args.graceSeconds}s` } : {}) });
-      return result;
-    },
-    'keys.rotate': async (args) => {
-      const result = await handlers['keys.rotate'](args);
-      await audit('key.rotated', { reason: result.kid });
-      return result;
     },
   };
 }
