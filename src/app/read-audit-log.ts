@@ -59,6 +59,13 @@ export class AuditReader {
     if (input.platform === '') problems.push({ path: 'platform', message: 'must not be empty' });
     if (input.customerId === '') problems.push({ path: 'customer', message: 'must not be empty' });
     if (problems.length > 0) throw new BadRequest('invalid audit query', problems);
-    return this.log.list({ platform: input.platform, customerId: input.customerId, since, until, type: input.type as AuditEventType | undefined, limit });
+    return this.log.list({
+      platform: input.platform,
+      customerId: input.customerId,
+      since,
+      ...(until !== undefined ? { until } : {}),
+      ...(input.type !== undefined ? { type: input.type as AuditEventType } : {}),
+      limit,
+    });
   }
 }

@@ -3,6 +3,7 @@ import { ConfigError, coreApiKeyFromEnv, loadConfig, type Config } from '../conf
 import { PACKAGE_INFO } from '../config/package-info.js';
 import { settingsHelp } from '../config/settings-table.js';
 import { openAdminClient } from '../server/admin-client.js';
+import type { AdminClient } from '../server/admin-operations.js';
 import { serve } from '../server/main.js';
 import { DataDirBusy } from '../server/services.js';
 import { ADMIN_COMMANDS, runAdminCommand } from './admin-commands.js';
@@ -59,12 +60,25 @@ function friendlySystemError(error: unknown): string | undefined {
   return undefined;
 }
 
+const PROBE_REACHED = Symbol('the command parsed and reached its admin operation');
+const probeAdmin: AdminClient = {
+  call: () => Promise.reject(PROBE_REACHED),
+  close: async () => {},
+};
+
 /** Runs an admin command against the configured database, through the server if it holds the embedded one. */
 async function runDatabaseCommand(argv: string[], io: CliIo): Promise<number> {
   if (argv.includes('--help')) {
     // Help needs no database.
     return runAdminCommand(argv, undefined as never, io);
   }
+  // Usage mistakes (an unknown flag, a missing --name) are told before any database is opened:
+  // a dry run whose admin client stops at the first operation.
+  const dryRun = await runAdminCommand(argv, probeAdmin, io).catch((error: unknown) => {
+    if (error === PROBE_REACHED) return undefined;
+    throw error;
+  });
+  if (dryRun !== undefined) return dryRun;
   const admin = await openAdminClient(loadConfig(), { onDatabase: (where) => io.err(`using ${where}`) });
   try {
     return await runAdminCommand(argv, admin, io);
