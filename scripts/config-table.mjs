@@ -4,9 +4,10 @@
 // `--write` replaces the table between the README's config-table markers; `--check` writes
 // nothing and exits 1 if the README's table differs from the schema.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { configTable, withConfigTable } from '../dist/src/config/settings-table.js';
+import { configTable, envExample, withConfigTable } from '../dist/src/config/settings-table.js';
 
 const readmeFile = new URL('../README.md', import.meta.url);
+const envExampleFile = new URL('../.env.example', import.meta.url);
 
 if (process.argv.includes('--write') || process.argv.includes('--check')) {
   const readme = readFileSync(readmeFile, 'utf8');
@@ -19,7 +20,8 @@ if (process.argv.includes('--write') || process.argv.includes('--check')) {
     console.error("README.md's configuration table is up to date");
   } else {
     writeFileSync(readmeFile, generated);
-    console.error('wrote the configuration table into README.md');
+    writeFileSync(envExampleFile, envExample());
+    console.error('wrote the configuration table into README.md and .env.example');
   }
 } else {
   process.stdout.write(configTable());

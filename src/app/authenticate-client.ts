@@ -1,6 +1,7 @@
 import type { ClientRecord } from '../domain/client.js';
 import { InvalidClient } from '../domain/errors.js';
 import type { ClientStore } from '../ports/client-store.js';
+import type { Clock } from '../ports/clock.js';
 import type { CredentialHasher } from '../ports/credential-hasher.js';
 
 export interface ClientCredentials {
@@ -21,6 +22,8 @@ export class ClientAuthenticator {
     private readonly hasher: CredentialHasher,
     /** A client of a disabled institution cannot get tokens (CONTRACT §8); without it every institution counts as enabled. */
     private readonly institutions?: { isEnabled(id: string): Promise<boolean> },
+    /** For the grace period of a rotated secret; without it a previous secret never counts. */
+    private readonly clock?: Clock,
   ) {
     this.decoyDigest = hasher.digest(hasher.generate('decoy_'));
   }
@@ -30,11 +33,18 @@ export class ClientAuthenticator {
     const secretMatches = this.hasher.matches(credentials.clientSecret, client?.secretDigest ?? this.decoyDigest);
     if (!client) throw new InvalidClient('unknown client_id');
     const known = { id: client.id, platform: client.platform, institution: client.institution };
-    if (!secretMatches) throw new InvalidClient(`wrong secret for ${client.id}`, known);
+    if (!secretMatches && !this.previousSecretMatches(client, credentials.clientSecret)) throw new InvalidClient(`wrong secret for ${client.id}`, known);
     if (!client.enabled) throw new InvalidClient(`client ${client.id} is disabled`, known);
     if (this.institutions && !(await this.institutions.isEnabled(client.institution))) {
       throw new InvalidClient(`institution ${client.institution} of client ${client.id} is disabled`, known);
     }
     return client;
+  }
+
+  /** `rotate-secret --grace`: the previous secret, while its grace period lasts. */
+  private previousSecretMatches(client: ClientRecord, secret: string): boolean {
+    const { previousSecretDigest: digest, previousSecretUntil: until } = client;
+    if (!digest || !until || !this.clock || this.clock.now().getTime() >= until.getTime()) return false;
+    return this.hasher.matches(secret, digest);
   }
 }

@@ -33,9 +33,21 @@ export interface ClientWithSecret {
 /** Platform names end up in keys and logs: a conservative alphabet. */
 const PLATFORM_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
-function withoutDigest({ secretDigest: _omitted, ...client }: ClientRecord): Client {
+function withoutDigest({ secretDigest: _omitted, previousSecretDigest: _previous, previousSecretUntil: _until, ...client }: ClientRecord): Client {
   return client;
 }
+
+/** `clients update`: each field given replaces the stored one. */
+export interface UpdateClientInput {
+  readonly name?: string | undefined;
+  readonly scopes?: readonly string[] | undefined;
+  readonly grants?: readonly string[] | undefined;
+  readonly allowedIps?: readonly string[] | undefined;
+  readonly clearAllowedIps?: boolean | undefined;
+}
+
+/** The longest grace period of a rotated secret: 30 days. */
+export const MAX_GRACE_SECONDS = 30 * 24 * 3600;
 
 export class ClientRegistry {
   constructor(
@@ -90,8 +102,59 @@ export class ClientRegistry {
     return { client: withoutDigest(record), secret };
   }
 
-  async list(): Promise<Client[]> {
-    return (await this.store.list()).map(withoutDigest);
+  /** Every client, or one platform's. */
+  async list(platform?: string): Promise<Client[]> {
+    const all = (await this.store.list()).map(withoutDigest);
+    return platform === undefined ? all : all.filter((client) => client.platform === platform);
+  }
+
+  /**
+   * `clients update`: the fields given replace the stored ones (the allow-list as a whole;
+   * `clearAllowedIps` empties it). Gateways see the change within their client cache time.
+   */
+  async update(id: string, input: UpdateClientInput): Promise<Client> {
+    const problems: FieldProblem[] = [];
+    const changes: { name?: string; scopes?: Scope[]; grants?: ClientGrant[]; allowedIps?: string[] } = {};
+    if (input.name !== undefined) {
+      const name = input.name.trim();
+      if (name.length === 0 || name.length > 200) problems.push({ path: 'name', message: 'must be 1 to 200 characters' });
+      changes.name = name;
+    }
+    if (input.scopes !== undefined && input.scopes.length > 0) {
+      for (const scope of input.scopes) {
+        if (!isKnownScope(scope)) problems.push({ path: 'scope', message: `unknown scope "${scope}" (known: ${KNOWN_SCOPES.join(', ')})` });
+      }
+      changes.scopes = [...new Set(input.scopes)] as Scope[];
+    }
+    if (input.grants !== undefined && input.grants.length > 0) {
+      const grants = new Set<ClientGrant>(['client_credentials']);
+      for (const grant of input.grants) {
+        if (isClientGrant(grant)) grants.add(grant);
+        else problems.push({ path: 'grant', message: `unknown grant "${grant}" (known: client_credentials, refresh_token)` });
+      }
+      changes.grants = [...grants];
+    }
+    if (input.clearAllowedIps && input.allowedIps?.length) problems.push({ path: 'clear-allow-ips', message: 'cannot be combined with --allow-ip' });
+    if (input.clearAllowedIps) changes.allowedIps = [];
+    else if (input.allowedIps !== undefined && input.allowedIps.length > 0) {
+      const allowedIps: string[] = [];
+      for (const text of input.allowedIps) {
+        const parsed = parseCidr(text);
+        if (parsed.ok) allowedIps.push(parsed.cidr);
+        else problems.push({ path: 'allow-ip', message: parsed.reason });
+      }
+      changes.allowedIps = [...new Set(allowedIps)];
+    }
+    if (problems.length > 0) throw new BadRequest('invalid client', problems);
+    if (Object.keys(changes).length === 0) throw new BadRequest('nothing to change', [{ path: 'name', message: 'give at least one of --name, --scope, --grant, --allow-ip, --clear-allow-ips' }]);
+    return withoutDigest(this.found(id, await this.store.update(id, changes, this.clock.now())));
+  }
+
+  /** `clients delete`: its refresh tokens go with it; its access tokens stop at the gateways within their client cache time. */
+  async delete(id: string): Promise<Client> {
+    const client = await this.show(id);
+    if (!(await this.store.delete(id))) throw new NotFound(`no client "${id}"`);
+    return client;
   }
 
   async show(id: string): Promise<Client> {
@@ -102,11 +165,20 @@ export class ClientRegistry {
     return withoutDigest(this.found(id, await this.store.setEnabled(id, enabled, this.clock.now())));
   }
 
-  /** Replaces the secret at once: the old one stops working for new tokens immediately. */
-  async rotateSecret(id: string): Promise<ClientWithSecret> {
+  /**
+   * Replaces the secret. Without a grace period the old one stops working at once; with
+   * `graceSeconds` it keeps working that long, so running instances can be redeployed one by one.
+   */
+  async rotateSecret(id: string, graceSeconds = 0): Promise<ClientWithSecret & { previousSecretUntil: Date | null }> {
+    if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
+      throw new BadRequest('invalid grace period', [{ path: 'grace', message: `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}` }]);
+    }
+    const current = this.found(id, await this.store.findById(id));
+    const now = this.clock.now();
+    const previous = graceSeconds > 0 ? { digest: current.secretDigest, until: new Date(now.getTime() + graceSeconds * 1000) } : undefined;
     const secret = this.hasher.generate(CLIENT_SECRET_PREFIX);
-    const record = this.found(id, await this.store.replaceSecret(id, this.hasher.digest(secret), this.clock.now()));
-    return { client: withoutDigest(record), secret };
+    const record = this.found(id, await this.store.replaceSecret(id, this.hasher.digest(secret), now, previous));
+    return { client: withoutDigest(record), secret, previousSecretUntil: previous?.until ?? null };
   }
 
   private found(id: string, record: ClientRecord | undefined): ClientRecord {

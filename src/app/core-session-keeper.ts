@@ -84,7 +84,7 @@ export class CoreSessionKeeper {
       const claim = await this.store.claimRenewal(key, association.version, this.owner, now, new Date(now.getTime() + this.leaseSeconds * 1000));
       if (claim.outcome === 'claimed') return this.startNewSession(claim.association, context);
       const current = claim.association;
-      if (!current) throw new NotFound('no such customer');
+      if (!current) throw new NotFound('no such customer', {}, { reason: 'customer_not_registered' });
       if (current.needsReregistration) throw reregistrationRequired();
       // Another process finished a renewal (or a registration replaced the session).
       if (claim.outcome === 'stale') return current;
@@ -117,7 +117,7 @@ export class CoreSessionKeeper {
     if (!renewed) {
       // The lease ran out and someone else moved the association on: use theirs.
       const current = await this.store.find(key);
-      if (!current) throw new NotFound('no such customer');
+      if (!current) throw new NotFound('no such customer', {}, { reason: 'customer_not_registered' });
       return current;
     }
     await this.events.onRenewal?.(renewed, context);

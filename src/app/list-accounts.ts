@@ -23,7 +23,7 @@ export class AccountReader {
     const context = { ...callContext, institution: key.institution };
     const stored = await this.store.find(key);
     // Another platform's (or institution's) customer gets the very same answer as an unknown one.
-    if (!stored) throw new NotFound('no registered customer with this customerId');
+    if (!stored) throw new NotFound('no registered customer with this customerId', {}, { reason: 'customer_not_registered' });
     let association = await this.keeper.fresh(stored, context);
     for (let attempt = 0; ; attempt += 1) {
       try {

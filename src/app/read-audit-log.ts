@@ -1,6 +1,6 @@
 /** `coregate audit list`: the operator's view of the audit log, newest first. */
 import { BadRequest, type FieldProblem } from '../domain/errors.js';
-import type { AuditLog, AuditRecord } from '../ports/audit-log.js';
+import { AUDIT_EVENT_TYPES, type AuditEventType, type AuditLog, type AuditRecord } from '../ports/audit-log.js';
 import { isCalendarDate } from '../domain/calendar-date.js';
 
 export const DEFAULT_AUDIT_LIMIT = 100;
@@ -11,6 +11,10 @@ export interface AuditListInput {
   readonly customerId?: string | undefined;
   /** ISO-8601: a date (`2026-03-01`, midnight UTC) or a date-time with `Z` or an offset. */
   readonly since?: string | undefined;
+  /** Like `since`: events before this instant. */
+  readonly until?: string | undefined;
+  /** One of {@link AUDIT_EVENT_TYPES}. */
+  readonly type?: string | undefined;
   readonly limit?: number | undefined;
 }
 
@@ -41,6 +45,13 @@ export class AuditReader {
     if (input.since !== undefined && since === undefined) {
       problems.push({ path: 'since', message: 'must be an ISO-8601 date (2026-03-01) or date-time with a zone (2026-03-01T12:00:00Z)' });
     }
+    const until = input.until === undefined ? undefined : parseInstant(input.until);
+    if (input.until !== undefined && until === undefined) {
+      problems.push({ path: 'until', message: 'must be an ISO-8601 date (2026-03-01) or date-time with a zone (2026-03-01T12:00:00Z)' });
+    }
+    if (input.type !== undefined && !(AUDIT_EVENT_TYPES as readonly string[]).includes(input.type)) {
+      problems.push({ path: 'type', message: `must be one of ${AUDIT_EVENT_TYPES.join(', ')}` });
+    }
     const limit = input.limit ?? DEFAULT_AUDIT_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUDIT_LIMIT) {
       problems.push({ path: 'limit', message: `must be a whole number from 1 to ${MAX_AUDIT_LIMIT}` });
@@ -48,6 +59,13 @@ export class AuditReader {
     if (input.platform === '') problems.push({ path: 'platform', message: 'must not be empty' });
     if (input.customerId === '') problems.push({ path: 'customer', message: 'must not be empty' });
     if (problems.length > 0) throw new BadRequest('invalid audit query', problems);
-    return this.log.list({ platform: input.platform, customerId: input.customerId, since, limit });
+    return this.log.list({
+      platform: input.platform,
+      customerId: input.customerId,
+      since,
+      ...(until !== undefined ? { until } : {}),
+      ...(input.type !== undefined ? { type: input.type as AuditEventType } : {}),
+      limit,
+    });
   }
 }

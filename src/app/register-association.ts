@@ -65,5 +65,5 @@ export class AssociationRegistrar {
 }
 
 function conflict(customerId: string): Conflict {
-  return new Conflict('this customerId is already registered for another core customer', { customerId });
+  return new Conflict('this customerId is already registered for another core customer', { customerId }, { reason: 'customer_id_taken' });
 }

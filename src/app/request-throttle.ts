@@ -49,6 +49,31 @@ const MINUTE = 60;
 /** Which budget refused a request (for metrics). */
 export type RateLimitScope = 'gateway_client' | 'token_client' | 'token_ip' | 'auth_failures_ip';
 
+/**
+ * What a caller may still send, for the `RateLimit-Limit/Remaining/Reset` headers (IETF draft
+ * "RateLimit header fields for HTTP"): `resetSeconds` is how long until the budget is full again.
+ */
+export interface RateLimitQuota {
+  readonly limit: number;
+  readonly remaining: number;
+  readonly resetSeconds: number;
+}
+
+/** The draft's header fields for a quota. */
+export function rateLimitHeaders(quota: RateLimitQuota): Record<string, string> {
+  return {
+    'ratelimit-limit': String(quota.limit),
+    'ratelimit-remaining': String(quota.remaining),
+    'ratelimit-reset': String(quota.resetSeconds),
+  };
+}
+
+function quotaOf(decision: RateLimitDecision, limit: number, windowSeconds: number): RateLimitQuota {
+  // The bucket refills one request every window/limit seconds (domain/rate-limit.ts).
+  const resetSeconds = decision.allowed ? Math.ceil(((limit - decision.remaining) * windowSeconds) / limit) : decision.retryAfterSeconds;
+  return { limit, remaining: decision.remaining, resetSeconds };
+}
+
 const ADMITTED: RateLimitDecision = Object.freeze({ allowed: true, remaining: 0, retryAfterSeconds: 0 });
 
 /** The address a budget is kept for: IPv4 as is (IPv4-mapped IPv6 unmapped), IPv6 by its /64. */
@@ -72,10 +97,11 @@ export class RequestThrottle {
     private readonly onLimiterError: (error: unknown) => void = () => {},
   ) {}
 
-  /** A `/core/*` request of an authenticated client. */
-  async admitGatewayRequest(clientId: string): Promise<void> {
+  /** A `/core/*` request of an authenticated client; the quota left, when there is a budget. */
+  async admitGatewayRequest(clientId: string): Promise<RateLimitQuota | undefined> {
     const limit = this.settings.gatewayPerClientPerMinute;
-    if (limit > 0) this.refuseUnless(await this.hit(`gw:client:${clientId}`, limit, MINUTE), 'gateway_client');
+    if (limit <= 0) return undefined;
+    return this.refuseUnless(await this.hit(`gw:client:${clientId}`, limit, MINUTE), 'gateway_client', limit);
   }
 
   /**
@@ -95,10 +121,11 @@ export class RequestThrottle {
     if (failures > 0) await this.hit(`auth-fail:ip:${sourceKey(ip)}`, failures, this.settings.authFailureWindowSeconds);
   }
 
-  /** A token endpoint request of an authenticated client. */
-  async admitClientTokenRequest(clientId: string): Promise<void> {
+  /** A token endpoint request of an authenticated client; the quota left, when there is a budget. */
+  async admitClientTokenRequest(clientId: string): Promise<RateLimitQuota | undefined> {
     const limit = this.settings.tokenPerClientPerMinute;
-    if (limit > 0) this.refuseUnless(await this.hit(`token:client:${clientId}`, limit, MINUTE), 'token_client');
+    if (limit <= 0) return undefined;
+    return this.refuseUnless(await this.hit(`token:client:${clientId}`, limit, MINUTE), 'token_client', limit);
   }
 
   /** A call of the shared store that failed and was answered another way (counted and logged like a failure). */
@@ -115,11 +142,13 @@ export class RequestThrottle {
     return this.limiter.peek(key, limit, windowSeconds).catch((error: unknown) => this.failOpen(error));
   }
 
-  private refuseUnless(decision: RateLimitDecision, scope: RateLimitScope): void {
-    if (decision.allowed) return;
+  private refuseUnless(decision: RateLimitDecision, scope: RateLimitScope, limit = 0, windowSeconds = MINUTE): RateLimitQuota {
+    const quota = quotaOf(decision, limit, windowSeconds);
+    if (decision.allowed) return quota;
     this.refused[scope] += 1;
     const retryAfter = decision.retryAfterSeconds;
-    throw new TooManyRequests('too many requests, retry later', { retryAfter }, { detail: REFUSAL_DETAIL[scope], headers: { 'retry-after': String(retryAfter) } });
+    const headers = { 'retry-after': String(retryAfter), ...(limit > 0 ? rateLimitHeaders(quota) : {}) };
+    throw new TooManyRequests('too many requests, retry later', { retryAfter }, { detail: REFUSAL_DETAIL[scope], headers });
   }
 
   private failOpen(error: unknown): RateLimitDecision {

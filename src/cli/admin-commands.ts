@@ -12,25 +12,31 @@ import { parse } from './parse-args.js';
 import { auditCommand, sessionsCommand } from './audit-sessions-commands.js';
 import { institutionsCommand } from './institutions-command.js';
 import { webhooksCommand } from './webhooks-commands.js';
+import { CLIENT_EDIT_ACTIONS, CLIENT_EDIT_HELP, clientEditCommand } from './client-edit-commands.js';
 
 export const ADMIN_COMMANDS = new Set(['clients', 'keys', 'migrate', 'audit', 'sessions', 'institutions', 'webhooks']);
 
 const CLIENTS_HELP = `Usage:
   coregate clients create --name NAME [--scope core/main] [--platform P] [--allow-ip CIDR]... [--grant refresh_token]
         [--institution ID] [--json]
-  coregate clients list [--json]
+  coregate clients list [--platform P] [--json]
   coregate clients show ID [--json]
   coregate clients disable ID [--json]
   coregate clients enable ID [--json]
-  coregate clients rotate-secret ID [--json]
+  coregate clients rotate-secret ID [--grace SECONDS] [--json]
+${CLIENT_EDIT_HELP}
 
 create prints the client_secret once; only its digest is stored.
 Without --platform the client is its own platform. client_credentials is always granted.
-Without --institution the client acts for the institution "default" (see \`coregate institutions\`).`;
+Without --institution the client acts for the institution "default" (see \`coregate institutions\`).
+rotate-secret --grace keeps the old secret working that long (default 0: cut off at once),
+so running instances can be redeployed one by one. Every command here is audited.`;
 
 const KEYS_HELP = `Usage:
-  coregate keys rotate [--json]   publish a new signing key; the old one stays in the JWKS until its tokens expire
-  coregate keys list [--json]     the keys in the JWKS`;
+  coregate keys rotate [--json]      publish a new signing key; the old one stays in the JWKS until its tokens expire
+  coregate keys list [--json]        the keys in the JWKS
+  coregate keys revoke KID [--json]  emergency: take a key out of the JWKS now; tokens it signed stop verifying
+                                     (at once in the server that runs the command, within 30 s in the others)`;
 
 const MIGRATE_HELP = `Usage:
   coregate migrate [--json]       apply pending database migrations`;
@@ -97,9 +103,9 @@ async function clients(args: string[], admin: AdminClient, io: CliIo): Promise<n
       return 0;
     }
     case 'list': {
-      const { values } = parse(rest, {}, 0);
+      const { values } = parse(rest, { platform: { type: 'string' } }, 0);
       if (values.help) return (io.out(CLIENTS_HELP), 0);
-      const all = await admin.call('clients.list', {});
+      const all = await admin.call('clients.list', typeof values.platform === 'string' ? { platform: values.platform } : {});
       if (values.json) io.out(JSON.stringify(all.map(clientJson)));
       else if (all.length === 0) io.err('no clients yet: create one with `coregate clients create --name NAME`');
       else {
@@ -111,14 +117,17 @@ async function clients(args: string[], admin: AdminClient, io: CliIo): Promise<n
     case 'disable':
     case 'enable':
     case 'rotate-secret': {
-      const { values, positionals } = parse(rest, {}, 1);
+      const { values, positionals } = parse(rest, action === 'rotate-secret' ? { grace: { type: 'string' } } : {}, 1);
       if (values.help) return (io.out(CLIENTS_HELP), 0);
       const id = positionals[0]!;
       const json = values.json === true;
       if (action === 'show') printClient(await admin.call('clients.show', { id }), json);
       else if (action === 'rotate-secret') {
-        const { client, secret } = await admin.call('clients.rotate-secret', { id });
+        const grace = values.grace === undefined ? undefined : /^\d+$/.test(String(values.grace)) ? Number(values.grace) : Number.NaN;
+        if (grace !== undefined && Number.isNaN(grace)) throw new UsageError('--grace takes a whole number of seconds');
+        const { client, secret, previousSecretUntil } = await admin.call('clients.rotate-secret', { id, ...(grace !== undefined ? { graceSeconds: grace } : {}) });
         printSecret(io, client, secret, json);
+        io.err(previousSecretUntil ? `the previous secret keeps working until ${previousSecretUntil}` : 'the previous secret no longer works');
       } else {
         const client = await admin.call('clients.set-enabled', { id, enabled: action === 'enable' });
         printClient(client, json);
@@ -127,6 +136,7 @@ async function clients(args: string[], admin: AdminClient, io: CliIo): Promise<n
       return 0;
     }
     default:
+      if (CLIENT_EDIT_ACTIONS.has(action)) return clientEditCommand(action, rest, admin, io, printClient, CLIENTS_HELP);
       throw new UsageError(`unknown clients command "${action}"\n${CLIENTS_HELP}`);
   }
 }
@@ -152,9 +162,15 @@ async function keys(args: string[], admin: AdminClient, io: CliIo): Promise<numb
     io.out(KEYS_HELP);
     return action === undefined ? 2 : 0;
   }
-  const { values } = parse(rest, {}, 0);
+  const { values, positionals } = parse(rest, {}, action === 'revoke' && !rest.includes('--help') ? 1 : 0);
   if (values.help) return (io.out(KEYS_HELP), 0);
   switch (action) {
+    case 'revoke': {
+      const revoked = await admin.call('keys.revoke', { kid: positionals[0]! });
+      io.out(values.json ? JSON.stringify(revoked) : `revoked signing key ${revoked.kid}: it is out of the JWKS and tokens it signed no longer verify`);
+      if (revoked.rotatedTo) io.err(`it was the active key: ${revoked.rotatedTo} signs from now on`);
+      return 0;
+    }
     case 'rotate': {
       const rotated = await admin.call('keys.rotate', {});
       const result = { kid: rotated.kid, previous_keys_published_until: rotated.previousKeysPublishedUntil };

@@ -9,13 +9,16 @@ import { UsageError, type CliIo } from './io.js';
 import { parse } from './parse-args.js';
 
 export const AUDIT_HELP = `Usage:
-  coregate audit list [--platform P] [--customer ID] [--since T] [--limit N] [--json]
+  coregate audit list [--platform P] [--customer ID] [--type TYPE] [--since T] [--until T] [--limit N] [--json]
 
 Audit log events, newest first (default limit 100, at most 10000).
 --since takes an ISO-8601 date (2026-03-01, midnight UTC) or date-time with a zone
 (2026-03-01T12:00:00Z, 2026-03-01T14:00:00+02:00).
+--until is the same, exclusive. --type keeps one event type.
 Events: token.issued, token.denied, access.denied, session.registered, session.renewed,
-session.reregistration_required, session.revoked, accounts.listed, session.read, session.deregistered.`;
+session.reregistration_required, session.revoked, accounts.listed, session.read, session.deregistered;
+operator actions (actor operator): client.created, client.updated, client.deleted, client.disabled,
+client.enabled, client.secret_rotated, key.rotated, key.revoked (for keys the kid is in REASON).`;
 
 export const SESSIONS_HELP = `Usage:
   coregate sessions list --platform P [--institution ID] [--limit N] [--json]
@@ -70,12 +73,14 @@ export async function auditCommand(args: string[], admin: AdminClient, io: CliIo
     return action === undefined ? 2 : 0;
   }
   if (action !== 'list') throw new UsageError(`unknown audit command "${action}"\n${AUDIT_HELP}`);
-  const { values } = parse(rest, { platform: { type: 'string' }, customer: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' } }, 0);
+  const { values } = parse(rest, { platform: { type: 'string' }, customer: { type: 'string' }, type: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, limit: { type: 'string' } }, 0);
   if (values.help) return (io.out(AUDIT_HELP), 0);
   const records = await admin.call('audit.list', {
     ...(values.platform !== undefined ? { platform: values.platform as string } : {}),
     ...(values.customer !== undefined ? { customerId: values.customer as string } : {}),
     ...(values.since !== undefined ? { since: values.since as string } : {}),
+    ...(values.until !== undefined ? { until: values.until as string } : {}),
+    ...(values.type !== undefined ? { type: values.type as string } : {}),
     ...(values.limit !== undefined ? { limit: values.limit as string } : {}),
   });
   if (values.json) io.out(JSON.stringify(records.map(auditJson)));

@@ -31,9 +31,10 @@ function urlFormat(protocols: readonly string[]): SettingFormat {
 const base64Key: SettingFormat = {
   label: '32 bytes, base64',
   problem(value) {
-    if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return 'must be base64';
+    // Each problem says how to make a good key: people paste passwords here.
+    if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return 'must be base64 of 32 random bytes: generate one with: openssl rand -base64 32';
     const length = Buffer.from(value, 'base64').length;
-    return length === 32 ? undefined : `must decode to 32 bytes, got ${length}`;
+    return length === 32 ? undefined : `must decode to 32 bytes, got ${length}: generate one with: openssl rand -base64 32`;
   },
 };
 

@@ -79,3 +79,16 @@ export function withConfigTable(readme: string): string {
   if (start < 0 || end < start) throw new Error(`the README has no ${CONFIG_TABLE_START} … ${CONFIG_TABLE_END} markers`);
   return `${readme.slice(0, start + CONFIG_TABLE_START.length)}\n${configTable()}${readme.slice(end)}`;
 }
+
+/**
+ * `.env.example`: every setting, commented out at its default (or unset), with its meaning.
+ * Generated like the README table (`npm run config-table` writes both; a test fails when it drifts).
+ */
+export function envExample(): string {
+  const blocks = describeSettings().map((setting) => {
+    const shown = plain(setting.default);
+    const value = setting.default.startsWith('`') && setting.default.endsWith('`') && !setting.default.slice(1, -1).includes('`') ? shown : '';
+    return [`# ${plain(setting.description)}`, `# values: ${plain(setting.values)}; default: ${shown}`, `# ${setting.name}=${value}`].join('\n');
+  });
+  return ['# coregate settings (generated from src/config/schema.ts by `npm run config-table`).', '# Copy to .env (or your unit file\'s EnvironmentFile) and uncomment what you change.', '', blocks.join('\n\n'), ''].join('\n');
+}

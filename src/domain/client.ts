@@ -38,6 +38,17 @@ export interface Client {
 /** A client as stored, with the digest of its secret (never the secret itself). */
 export interface ClientRecord extends Client {
   readonly secretDigest: string;
+  /** After `rotate-secret --grace`: the previous secret's digest, accepted until `previousSecretUntil`. */
+  readonly previousSecretDigest?: string | null;
+  readonly previousSecretUntil?: Date | null;
+}
+
+/** What `clients update` may change; an absent field stays as it is. */
+export interface ClientChanges {
+  readonly name?: string;
+  readonly scopes?: readonly Scope[];
+  readonly grants?: readonly ClientGrant[];
+  readonly allowedIps?: readonly string[];
 }
 
 /**

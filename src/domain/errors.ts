@@ -38,11 +38,35 @@ export class InvalidClient extends OAuthError {
      * for the audit log, which must never store an unchecked, caller-supplied client_id.
      */
     readonly knownClient?: { readonly id: string; readonly platform: string; readonly institution?: string },
+    options: { description?: string; auditReason?: string } = {},
   ) {
-    // One public message for every cause, so a caller cannot probe which part was wrong.
-    super('client authentication failed', detail);
+    // One public message for every cause of a wrong credential, so a caller cannot probe which
+    // part was wrong; only a cause the caller cannot probe with (no Basic header, its address) says more.
+    super(options.description ?? 'client authentication failed', detail);
+    this.auditReason = options.auditReason;
   }
+  /** A finer reason for the audit row than the code (`ip_not_whitelisted`). */
+  readonly auditReason: string | undefined;
 }
+
+/** The `error_description` when a request carries no HTTP Basic credentials at all. */
+export const USE_CLIENT_SECRET_BASIC =
+  'client authentication failed: send client_id and client_secret with HTTP Basic (client_secret_basic); credentials in the form body are not accepted';
+
+/** The reason code of a gateway error that names no finer one, by status. */
+export const DEFAULT_REASONS: Readonly<Record<number, string>> = {
+  400: 'invalid_request',
+  401: 'not_authenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  429: 'rate_limited',
+  500: 'internal_error',
+  502: 'core_failed',
+  503: 'unavailable',
+};
 export class InvalidGrant extends OAuthError {
   readonly error = 'invalid_grant';
 }
@@ -65,12 +89,19 @@ export abstract class GatewayError extends Error {
   constructor(
     message: string,
     readonly data: Readonly<Record<string, unknown>> = {},
-    options: { detail?: string; headers?: Record<string, string> } = {},
+    options: { detail?: string; headers?: Record<string, string>; reason?: string } = {},
   ) {
     super(message);
     this.detail = options.detail;
     this.headers = options.headers ?? {};
+    this.reason = options.reason;
   }
+  /**
+   * The reason code a program may branch on, answered as `data.reason` when `data` names
+   * none (`customer_not_registered`, `route_not_found`). Kept apart from `data.reason` so
+   * that the audit log's coarser reason codes stay as they are.
+   */
+  readonly reason: string | undefined;
   /** Private cause, for the log only. */
   readonly detail: string | undefined;
 }

@@ -26,6 +26,7 @@ import { customerLifecycleRoutes, type CustomerLifecycleRouteDeps } from './rout
 import { revokeRoute } from './routes/oauth/revoke.js';
 import { tokenRoute } from './routes/oauth/token.js';
 import { wellKnownRoutes } from './routes/oauth/well-known.js';
+import { indexRoute } from './routes/index-route.js';
 // Operations: request metrics and /healthz, /readyz, /metrics.
 import type { MetricsRecorder } from '../ports/metrics.js';
 import { installRequestMetrics } from './plugins/request-metrics.js';
@@ -74,6 +75,8 @@ export interface AppDeps {
   readonly audit?: AuditTrail;
   /** A request, headers and body, must arrive within this (COREGATE_REQUEST_TIMEOUT_MS); else 408. 30000 unless set. */
   readonly requestTimeoutMs?: number;
+  /** The package version, for `GET /` and the API document (`config/package-info.ts`). */
+  readonly version?: string;
 }
 
 /** Gateway bodies above this size are refused with 413 (CONTRACT §3). */
@@ -124,7 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'coregate', version: '0.1.0', description: API_DESCRIPTION },
+      info: { title: 'coregate', version: deps.version ?? '0.1.0', description: API_DESCRIPTION },
       tags: [
         { name: 'oauth', description: 'OAuth 2.0 authorization server: client credentials and refresh tokens, JWKS, metadata' },
         { name: 'gateway', description: "The core banking gateway: register a platform's customers with the core, read their accounts" },
@@ -147,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await oauth.register(revokeRoute, { authenticator: deps.authenticator, revoker: deps.revoker });
   });
   await app.register(wellKnownRoutes, { signer: deps.keyring, issuer: deps.issuer });
+  await app.register(indexRoute, { version: deps.version ?? '0.1.0' });
   const gateway = deps.gateway;
   if (gateway) {
     await app.register(async (core) => {
@@ -177,7 +181,11 @@ const API_DESCRIPTION = [
 const API_REFERENCE = {
   routePrefix: '/docs',
   // Nothing leaves for the internet: no online validator badge.
-  uiConfig: { validatorUrl: null, docExpansion: 'list', deepLinking: true, tryItOutEnabled: false },
+  // BaseLayout: no top bar (its "Explore" box invites loading any other document).
+  uiConfig: { validatorUrl: null, docExpansion: 'list', deepLinking: true, tryItOutEnabled: false, layout: 'BaseLayout' },
+  // coregate's name on the page and in the tab, not the plugin's logo.
+  theme: { title: 'coregate API reference' },
+  logo: { type: 'image/svg+xml', content: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="160" height="32"><text x="0" y="24" font-family="sans-serif" font-size="24" fill="#fff">coregate</text></svg>') },
   staticCSP: true,
   // Only this origin, whatever the page tries: no CDN, no validator. (The plugin's default
   // allows any https: source and upgrades requests to https:, which breaks a plain-HTTP

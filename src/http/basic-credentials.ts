@@ -4,7 +4,7 @@
  * that does not decode cleanly is a failed client authentication.
  */
 import type { ClientCredentials } from '../app/authenticate-client.js';
-import { InvalidClient } from '../domain/errors.js';
+import { InvalidClient, USE_CLIENT_SECRET_BASIC } from '../domain/errors.js';
 
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -16,9 +16,14 @@ function formDecode(value: string): string {
 }
 
 export function parseBasicCredentials(header: string | undefined): ClientCredentials {
-  if (header === undefined) throw new InvalidClient('no Authorization header');
+  // No Basic header at all is what a client configured for client_secret_post sends (openid-client's
+  // and simple-oauth2's default): the answer says how to authenticate instead. It reveals nothing about any client.
+  if (header === undefined) throw new InvalidClient('no Authorization header', undefined, { description: USE_CLIENT_SECRET_BASIC });
   const match = BASIC.exec(header);
-  if (!match) throw new InvalidClient('Authorization is not Basic with base64 credentials');
+  if (!match) {
+    const description = /^Basic\b/i.test(header) ? undefined : USE_CLIENT_SECRET_BASIC;
+    throw new InvalidClient('Authorization is not Basic with base64 credentials', undefined, description ? { description } : {});
+  }
   const encoded = match[1]!;
   const bytes = Buffer.from(encoded, 'base64');
   // Buffer.from ignores stray characters and bad padding; a strict round trip does not.

@@ -28,6 +28,15 @@ export const AUDIT_EVENT_TYPES = [
   'session.read',
   /** `DELETE /core/sessions`: a platform deregistered its customer, successful or not. */
   'session.deregistered',
+  // Operator commands (issue 14): actor `operator`, the client (or, for keys, the kid in `reason`) as target, never a secret.
+  'client.created',
+  'client.updated',
+  'client.deleted',
+  'client.disabled',
+  'client.enabled',
+  'client.secret_rotated',
+  'key.rotated',
+  'key.revoked',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -65,6 +74,10 @@ export interface AuditQuery {
   readonly customerId?: string | undefined;
   /** Only events that occurred at or after this instant. */
   readonly since?: Date | undefined;
+  /** Only events that occurred before this instant. */
+  readonly until?: Date | undefined;
+  /** Only events of this type. */
+  readonly type?: AuditEventType | undefined;
   readonly limit: number;
 }
 

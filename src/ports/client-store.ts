@@ -1,4 +1,4 @@
-import type { Client, ClientRecord } from '../domain/client.js';
+import type { Client, ClientChanges, ClientRecord } from '../domain/client.js';
 
 /** A client as first stored: enabled, its secret set when it was created. */
 export type NewClient = Pick<Client, 'id' | 'name' | 'platform' | 'institution' | 'scopes' | 'grants' | 'allowedIps' | 'createdAt'> & {
@@ -12,5 +12,9 @@ export interface ClientStore {
   /** Every client, oldest first. */
   list(): Promise<ClientRecord[]>;
   setEnabled(id: string, enabled: boolean, at: Date): Promise<ClientRecord | undefined>;
-  replaceSecret(id: string, secretDigest: string, at: Date): Promise<ClientRecord | undefined>;
+  /** With `previous`, the old digest stays accepted until `previous.until` (a grace period). */
+  replaceSecret(id: string, secretDigest: string, at: Date, previous?: { digest: string; until: Date }): Promise<ClientRecord | undefined>;
+  update(id: string, changes: ClientChanges, at: Date): Promise<ClientRecord | undefined>;
+  /** Deletes the client and its refresh tokens; `false` if there was none. */
+  delete(id: string): Promise<boolean>;
 }

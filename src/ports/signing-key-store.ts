@@ -27,4 +27,6 @@ export interface SigningKeyStore {
    * {@link ActiveKeyConflict} if an active key exists. Atomic across processes.
    */
   activate(key: StoredSigningKey, options: { retireActive: boolean; publishUntil: Date }): Promise<void>;
+  /** Takes a retired key out of the JWKS at `now` (an emergency revocation); `false` if no such retired key. */
+  unpublish(kid: string, now: Date): Promise<boolean>;
 }

@@ -12,6 +12,7 @@ import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
 import type { Services } from './services.js';
 import { institutionOperations, type InstitutionOperations } from './institution-operations.js';
 import { webhookOperations, type WebhookOperations } from './webhook-operations.js';
+import { operatorAudit, operatorOperations, type OperatorOperations } from './operator-operations.js';
 
 /** A client as the operator sees it: never its secret digest. */
 export interface ClientView {
@@ -54,20 +55,20 @@ export interface AssociationView {
 }
 
 /** Each operation's arguments and result. A `limit` travels as the operator typed it; the use case checks it. */
-export interface AdminOperations extends InstitutionOperations, WebhookOperations {
+export interface AdminOperations extends InstitutionOperations, WebhookOperations, OperatorOperations<ClientView> {
   ping: { args: Record<string, never>; result: { ok: true } };
   'clients.create': {
     args: { name: string; platform?: string; scopes?: string[]; grants?: string[]; allowedIps?: string[]; institution?: string };
     result: { client: ClientView; secret: string };
   };
-  'clients.list': { args: Record<string, never>; result: ClientView[] };
+  'clients.list': { args: { platform?: string }; result: ClientView[] };
   'clients.show': { args: { id: string }; result: ClientView };
   'clients.set-enabled': { args: { id: string; enabled: boolean }; result: ClientView };
-  'clients.rotate-secret': { args: { id: string }; result: { client: ClientView; secret: string } };
+  'clients.rotate-secret': { args: { id: string; graceSeconds?: number }; result: { client: ClientView; secret: string; previousSecretUntil?: string | null } };
   'keys.rotate': { args: Record<string, never>; result: { kid: string; previousKeysPublishedUntil: string } };
   'keys.list': { args: Record<string, never>; result: PublicJwks };
   migrate: { args: Record<string, never>; result: MigrationReport };
-  'audit.list': { args: { platform?: string; customerId?: string; since?: string; limit?: string }; result: AuditEventView[] };
+  'audit.list': { args: { platform?: string; customerId?: string; since?: string; until?: string; type?: string; limit?: string }; result: AuditEventView[] };
   'sessions.list': { args: { platform: string; limit?: string; institution?: string }; result: { sessions: AssociationView[]; truncated: boolean } };
   'sessions.revoke': {
     args: { platform: string; customerId: string; institution?: string };
@@ -126,11 +127,40 @@ function limitNumber(value: string | undefined): number | undefined {
   return /^\d+$/.test(value) ? Number(value) : Number.NaN;
 }
 
-export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'institutionAdmin' | 'webhookAdmin'>;
+export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'institutionAdmin' | 'webhookAdmin' | 'audit'>;
+
+/** The existing operator operations, each followed by its audit row once it succeeded (issue 14). */
+function audited(services: AdminServices, handlers: AdminHandlers): AdminHandlers {
+  const audit = operatorAudit(services);
+  return {
+    ...handlers,
+    'clients.create': async (args) => {
+      const result = await handlers['clients.create'](args);
+      await audit('client.created', { clientId: result.client.id, platform: result.client.platform });
+      return result;
+    },
+    'clients.set-enabled': async (args) => {
+      const client = await handlers['clients.set-enabled'](args);
+      await audit(args.enabled ? 'client.enabled' : 'client.disabled', { clientId: client.id, platform: client.platform });
+      return client;
+    },
+    'clients.rotate-secret': async (args) => {
+      const result = await handlers['clients.rotate-secret'](args);
+      await audit('client.secret_rotated', { clientId: result.client.id, platform: result.client.platform, ...(args.graceSeconds ? { reason: `grace_${args.graceSeconds}s` } : {}) });
+      return result;
+    },
+    'keys.rotate': async (args) => {
+      const result = await handlers['keys.rotate'](args);
+      await audit('key.rotated', { reason: result.kid });
+      return result;
+    },
+  };
+}
 
 /** The handler table: one use-case call per operation. */
 export function adminOperations(services: AdminServices, options: AdminOperationsOptions = {}): AdminHandlers {
-  return {
+  return audited(services, {
+    ...operatorOperations(services, clientView),
     ...webhookOperations(services.webhookAdmin),
     ping: async () => ({ ok: true }),
     ...institutionOperations(services),
@@ -138,12 +168,12 @@ export function adminOperations(services: AdminServices, options: AdminOperation
       const { client, secret } = await services.clientRegistry.create(args);
       return { client: clientView(client), secret };
     },
-    'clients.list': async () => (await services.clientRegistry.list()).map(clientView),
+    'clients.list': async ({ platform }) => (await services.clientRegistry.list(platform)).map(clientView),
     'clients.show': async ({ id }) => clientView(await services.clientRegistry.show(id)),
     'clients.set-enabled': async ({ id, enabled }) => clientView(await services.clientRegistry.setEnabled(id, enabled)),
-    'clients.rotate-secret': async ({ id }) => {
-      const { client, secret } = await services.clientRegistry.rotateSecret(id);
-      return { client: clientView(client), secret };
+    'clients.rotate-secret': async ({ id, graceSeconds }) => {
+      const { client, secret, previousSecretUntil } = await services.clientRegistry.rotateSecret(id, graceSeconds ?? 0);
+      return { client: clientView(client), secret, previousSecretUntil: previousSecretUntil?.toISOString() ?? null };
     },
     'keys.rotate': async () => {
       const rotated = await services.keyring.rotate();
@@ -187,7 +217,7 @@ export function adminOperations(services: AdminServices, options: AdminOperation
       await services.associationAdmin.revoke(platform, customerId, institution);
       return { platform, customerId, institution, revoked: true };
     },
-  };
+  });
 }
 
 export function isAdminOperation(handlers: AdminHandlers, name: unknown): name is AdminOperationName {

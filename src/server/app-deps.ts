@@ -1,5 +1,6 @@
 /** What the HTTP app gets from the services: the one mapping, for the server and the tests. */
 import type { AppDeps } from '../http/app.js';
+import { PACKAGE_INFO } from '../config/package-info.js';
 import { opsDeps } from './ops-server.js';
 import type { Services } from './services.js';
 
@@ -30,6 +31,7 @@ export function appDepsFrom(services: Services): AppDeps {
     audit: services.audit,
     throttle: services.throttle,
     requestTimeoutMs: config.requestTimeoutMs,
+    version: PACKAGE_INFO.version,
     ...(config.adminPort === undefined ? { ops: opsDeps(services) } : {}),
   };
 }

@@ -35,10 +35,29 @@ Try coregate with the built-in core simulator:
 `;
 }
 
-/** Creates the demo client when the database has no client at all, and prints the walk-through to stdout. */
+/** The demo client's name, by which a later start finds it again. */
+export const DEMO_CLIENT_NAME = 'Demo platform';
+
+/** A later start's reminder: the secret was shown once, so say how to get a new one. */
+export function demoClientReminder(clientId: string): string {
+  return `
+The demo client ${clientId} (platform "demo") was created on the first run; its secret was shown only then.
+Get a new secret with: bin/coregate clients rotate-secret ${clientId}
+`;
+}
+
+/**
+ * Creates the demo client when the database has no client at all, and prints the walk-through to
+ * stdout; on later starts names the demo client (if it is still there) and how to get a new secret.
+ */
 export async function welcomeFirstRun(services: Pick<Services, 'clientRegistry'>, url: string, out: (text: string) => void = (text) => process.stdout.write(text)): Promise<boolean> {
-  if ((await services.clientRegistry.list()).length > 0) return false;
-  const { client, secret } = await services.clientRegistry.create({ name: 'Demo platform', platform: 'demo', grants: ['refresh_token'] });
+  const existing = await services.clientRegistry.list();
+  if (existing.length > 0) {
+    const demo = existing.find((client) => client.name === DEMO_CLIENT_NAME && client.platform === 'demo' && client.enabled);
+    if (demo) out(demoClientReminder(demo.id));
+    return false;
+  }
+  const { client, secret } = await services.clientRegistry.create({ name: DEMO_CLIENT_NAME, platform: 'demo', grants: ['refresh_token'] });
   out(walkthrough(url, client.id, secret));
   return true;
 }

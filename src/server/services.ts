@@ -247,7 +247,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     migration,
     issuer,
     clientRegistry: new ClientRegistry(clients, hasher, clock, institutionStore),
-    authenticator: new ClientAuthenticator(clients, hasher, institutions),
+    authenticator: new ClientAuthenticator(clients, hasher, institutions, clock),
     tokenIssuer: new TokenIssuer(refreshTokens, hasher, keyring, clock, tokenOptions),
     revoker: new TokenRevoker(refreshTokens, hasher, clock),
     keyring,

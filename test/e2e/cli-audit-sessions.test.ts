@@ -90,10 +90,17 @@ async function walkThrough(env: Env, url: string, full: boolean): Promise<void> 
       ['session.registered', 'success', null, 'ada'],
       ['token.denied', 'failure', 'invalid_client', null],
       ['token.issued', 'success', null, null],
+      // Issue 14: operator actions are audited too (`clients create` above).
+      ['client.created', 'success', null, null],
     ],
   );
   for (const event of all) {
     assert.equal(event.clientId, client.client_id);
+    if (event.type === 'client.created') {
+      assert.equal(event.actor, 'operator');
+      assert.equal(event.requestId, null);
+      continue;
+    }
     assert.equal(event.actor, 'client');
     assert.match(event.requestId ?? '', /\S/);
   }

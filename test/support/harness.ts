@@ -70,6 +70,9 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
   await options.routes?.(app, services);
   await app.ready();
 
+  // Issue 14: the allow-list holds at the token endpoint too, so a client's token is requested
+  // from an address inside its list (the first address of its first block).
+  const tokenAddress = new Map<string, string>();
   return {
     app,
     services,
@@ -83,11 +86,15 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
         allowedIps: spec.allowedIps,
         institution: spec.institution,
       });
+      const first = spec.allowedIps?.[0];
+      if (first !== undefined) tokenAddress.set(client.id, first.split('/')[0]!);
       return { id: client.id, secret, platform: client.platform };
     },
     async token(client, scope) {
+      const from = tokenAddress.get(client.id);
       const response = await app.inject({
         method: 'POST',
+        ...(from ? { remoteAddress: from } : {}),
         url: '/oauth2/token',
         headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' },
         payload: `grant_type=client_credentials${scope ? `&scope=${encodeURIComponent(scope)}` : ''}`,

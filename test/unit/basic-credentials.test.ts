@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidClient } from '../../src/domain/errors.js';
+import { InvalidClient, USE_CLIENT_SECRET_BASIC } from '../../src/domain/errors.js';
 import { parseBasicCredentials } from '../../src/http/basic-credentials.js';
 
 const b64 = (text: string | Buffer) => (typeof text === 'string' ? Buffer.from(text, 'utf8') : text).toString('base64');
@@ -55,8 +55,10 @@ describe('parseBasicCredentials', () => {
         (error: unknown) => {
           assert.ok(error instanceof InvalidClient);
           assert.equal(error.error, 'invalid_client');
-          // The public description never says what was wrong.
-          assert.equal(error.description, 'client authentication failed');
+          // The public description never says which part of the credentials was wrong; a request with
+          // no Basic credentials at all is told to use them (issue 14).
+          if (header === undefined || !/^Basic/i.test(header)) assert.equal(error.description, USE_CLIENT_SECRET_BASIC);
+          else assert.equal(error.description, 'client authentication failed');
           return true;
         },
       );

@@ -111,6 +111,23 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   }
 
   /**
+   * `keys revoke KID`, for a key that leaked: it leaves the JWKS now and the tokens it signed
+   * stop verifying at once in this process (its verified-token cache is emptied too); other
+   * processes drop it when they reload their keys (the key cache time). Revoking the active
+   * key rotates first, so that tokens can still be issued.
+   */
+  async revoke(kid: string): Promise<{ kid: string; rotatedTo: string | undefined } | undefined> {
+    const published = await this.store.listPublished(this.clock.now());
+    const key = published.find((candidate) => candidate.kid === kid);
+    if (!key) return undefined;
+    const rotatedTo = key.retiredAt === null ? (await this.rotate()).kid : undefined;
+    await this.store.unpublish(kid, this.clock.now());
+    this.loaded.delete(KEYS);
+    this.verified.clear();
+    return { kid, rotatedTo };
+  }
+
+  /**
    * A compact JWS (RFC 7515) signed with node:crypto directly: jose goes through
    * WebCrypto, whose Ed25519 signature costs nearly twice as much, and rebuilds the
    * header every time. Verification stays with jose.

@@ -3,6 +3,7 @@
  * line of defence should a secret or a personal field reach a log call anyway.
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import type { LogLevel } from '../../config/config.js';
 
 const SENSITIVE_FIELDS = [
@@ -31,7 +32,19 @@ export const REDACTED_PATHS = [
   'req.headers["x-api-key"]',
 ];
 
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+/**
+ * Readable lines for a person at a terminal, JSON for everything else (a supervisor, a file,
+ * a log shipper). Logs go to stderr, so that is the stream asked.
+ */
+export function prettyByDefault(stream: { isTTY?: boolean } = process.stderr): boolean {
+  return stream.isTTY === true;
+}
+
+export function createLogger(level: LogLevel, destination?: DestinationStream, options: { pretty?: boolean } = {}): Logger {
+  const pretty = options.pretty ?? (destination === undefined && prettyByDefault());
+  // pino-pretty as a stream in this process (not a worker transport): redaction has run
+  // before it formats, and a crash loses no buffered line.
+  const target = destination ?? (pretty ? undefined : pino.destination({ fd: 2, sync: false }));
   return pino(
     {
       level,
@@ -39,6 +52,6 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       // The pid tells the processes of one service apart (COREGATE_WORKERS, several hosts' logs merged).
       base: { service: 'coregate', pid: process.pid },
     },
-    destination ?? pino.destination({ fd: 2, sync: false }),
+    pretty ? pinoPretty({ destination: target ?? 2, colorize: target === undefined, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service', sync: true }) : target!,
   );
 }

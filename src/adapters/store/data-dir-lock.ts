@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 
 export interface LockHolder {
   readonly pid: number;
@@ -22,12 +22,24 @@ export interface LockHolder {
   readonly adminSocket?: string;
 }
 
+/** A path as the operator typed it, most likely: relative to the working directory when inside it. */
+function shownPath(path: string): string {
+  const inside = relative(process.cwd(), path);
+  return inside === '' ? '.' : inside.startsWith('..') || isAbsolute(inside) ? path : `./${inside}`;
+}
+
 export class DataDirBusy extends Error {
   constructor(
     readonly dataDir: string,
     readonly holder: LockHolder,
   ) {
-    super(`the embedded database in ${dataDir} is in use by process ${holder.pid} (${holder.role})`);
+    // What to do about it, in one line: a second `serve` is a mistake; a CLI command goes through the server.
+    const shown = shownPath(dataDir);
+    super(
+      holder.role === 'server'
+        ? `the data dir ${shown} is held by coregate pid ${holder.pid}: stop it, or use the CLI while it runs`
+        : `the data dir ${shown} is held by coregate pid ${holder.pid} (a ${holder.role}): wait for it to finish, or stop it`,
+    );
   }
 }
 

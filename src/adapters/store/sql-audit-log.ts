@@ -107,6 +107,8 @@ export class SqlAuditLog implements AuditLog {
     if (query.platform !== undefined) where('platform', '=', query.platform);
     if (query.customerId !== undefined) where('customer_id', '=', query.customerId);
     if (query.since !== undefined) where('occurred_at', '>=', query.since);
+    if (query.until !== undefined) where('occurred_at', '<', query.until);
+    if (query.type !== undefined) where('event_type', '=', query.type);
     params.push(query.limit);
     const rows = await this.db.query<AuditRow>(
       `select ${COLUMNS} from audit_log

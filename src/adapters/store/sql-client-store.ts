@@ -1,4 +1,4 @@
-import type { ClientGrant, ClientRecord, Scope } from '../../domain/client.js';
+import type { ClientChanges, ClientGrant, ClientRecord, Scope } from '../../domain/client.js';
 import type { ClientStore, NewClient } from '../../ports/client-store.js';
 import type { Queryable } from './database.js';
 
@@ -15,9 +15,12 @@ interface ClientRow {
   created_at: Date;
   secret_rotated_at: Date;
   updated_at: Date;
+  previous_secret_digest: string | null;
+  previous_secret_until: Date | null;
 }
 
-const COLUMNS = 'id, name, platform, institution, scopes, grants, allowed_ips, enabled, secret_digest, created_at, secret_rotated_at, updated_at';
+const COLUMNS =
+  'id, name, platform, institution, scopes, grants, allowed_ips, enabled, secret_digest, created_at, secret_rotated_at, updated_at, previous_secret_digest, previous_secret_until';
 
 function toRecord(row: ClientRow): ClientRecord {
   return {
@@ -33,6 +36,8 @@ function toRecord(row: ClientRow): ClientRecord {
     createdAt: new Date(row.created_at),
     secretRotatedAt: new Date(row.secret_rotated_at),
     updatedAt: new Date(row.updated_at),
+    previousSecretDigest: row.previous_secret_digest,
+    previousSecretUntil: row.previous_secret_until === null ? null : new Date(row.previous_secret_until),
   };
 }
 
@@ -67,11 +72,30 @@ export class SqlClientStore implements ClientStore {
     return rows[0] && toRecord(rows[0]);
   }
 
-  async replaceSecret(id: string, secretDigest: string, at: Date): Promise<ClientRecord | undefined> {
+  async replaceSecret(id: string, secretDigest: string, at: Date, previous?: { digest: string; until: Date }): Promise<ClientRecord | undefined> {
     const rows = await this.db.query<ClientRow>(
-      `update clients set secret_digest = $2, secret_rotated_at = $3, updated_at = $3 where id = $1 returning ${COLUMNS}`,
-      [id, secretDigest, at],
+      `update clients set secret_digest = $2, secret_rotated_at = $3, updated_at = $3,
+         previous_secret_digest = $4, previous_secret_until = $5
+       where id = $1 returning ${COLUMNS}`,
+      [id, secretDigest, at, previous?.digest ?? null, previous?.until ?? null],
     );
     return rows[0] && toRecord(rows[0]);
+  }
+
+  async update(id: string, changes: ClientChanges, at: Date): Promise<ClientRecord | undefined> {
+    // coalesce: an absent change keeps the column as it is.
+    const rows = await this.db.query<ClientRow>(
+      `update clients set name = coalesce($2, name), scopes = coalesce($3, scopes), grants = coalesce($4, grants),
+         allowed_ips = coalesce($5, allowed_ips), updated_at = $6
+       where id = $1 returning ${COLUMNS}`,
+      [id, changes.name ?? null, changes.scopes ?? null, changes.grants ?? null, changes.allowedIps ?? null, at],
+    );
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    // Refresh tokens go with it (on delete cascade); audit rows name it still (no foreign key).
+    const rows = await this.db.query<{ id: string }>(`delete from clients where id = $1 returning id`, [id]);
+    return rows.length > 0;
   }
 }

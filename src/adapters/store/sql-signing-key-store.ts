@@ -55,4 +55,12 @@ export class SqlSigningKeyStore implements SigningKeyStore {
       throw error;
     }
   }
+
+  async unpublish(kid: string, now: Date): Promise<boolean> {
+    const rows = await this.db.query<{ kid: string }>(
+      `update signing_keys set publish_until = $2 where kid = $1 and retired_at is not null returning kid`,
+      [kid, now],
+    );
+    return rows.length > 0;
+  }
 }

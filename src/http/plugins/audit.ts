@@ -108,6 +108,7 @@ function tokenEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | 
 
 /** The `error` code the token endpoint answered (see `plugins/error-handler.ts`). */
 function oauthReason(error: unknown, status: number): string {
+  if (error instanceof InvalidClient && error.auditReason !== undefined) return error.auditReason;
   if (error instanceof OAuthError) return error.error;
   if (error instanceof Unavailable || status === 503) return 'temporarily_unavailable';
   return status >= 400 && status < 500 ? 'invalid_request' : 'server_error';

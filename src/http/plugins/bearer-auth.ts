@@ -56,7 +56,7 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
 const BEARER_SCHEME_WITH_CREDENTIALS = /^Bearer[ ]+\S/i;
 
 function invalidToken(detail: string): NotAuthenticated {
-  return new NotAuthenticated('invalid or expired access token', {}, {
+  return new NotAuthenticated('invalid or expired access token', { reason: 'invalid_token' }, {
     detail,
     headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
   });
@@ -71,7 +71,7 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
       // "Bearer" with credentials that are not a token68 still presents a token, an invalid one:
       // telling the caller so beats "no token", which hides the mistake (RFC 6750 §3.1).
       if (BEARER_SCHEME_WITH_CREDENTIALS.test(authorization)) throw denied(request, { reason: 'invalid_token' }, invalidToken('malformed bearer token'));
-      throw denied(request, { reason: 'missing_token' }, new NotAuthenticated('a bearer access token is required', {}, { headers: { 'www-authenticate': 'Bearer' } }));
+      throw denied(request, { reason: 'missing_token' }, new NotAuthenticated('a bearer access token is required', { reason: 'missing_token' }, { headers: { 'www-authenticate': 'Bearer' } }));
     }
     let claims;
     try {
@@ -89,11 +89,11 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     }
     if (!client.allowedIps.allows(request.ip)) {
       throw denied(request, { reason: 'ip_not_whitelisted', client: known(client) },
-        new Forbidden('the caller IP address is not whitelisted for this client', {}, { detail: `caller ${request.ip}` }));
+        new Forbidden(`the caller IP address ${request.ip} is not whitelisted for this client`, { reason: 'ip_not_whitelisted', ip: request.ip }, { detail: `caller ${request.ip}` }));
     }
     const scopes = claims.scope.split(' ');
     if (!scopes.includes(requiredScope)) {
-      throw denied(request, { reason: 'insufficient_scope', client: known(client) }, new Forbidden(`the access token lacks the ${requiredScope} scope`, {}, {
+      throw denied(request, { reason: 'insufficient_scope', client: known(client) }, new Forbidden(`the access token lacks the ${requiredScope} scope`, { reason: 'insufficient_scope' }, {
         headers: { 'www-authenticate': 'Bearer error="insufficient_scope"' },
       }));
     }

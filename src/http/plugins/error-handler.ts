@@ -7,6 +7,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   BadRequest,
+  DEFAULT_REASONS,
   GatewayError,
   GeneralError,
   InvalidRequest,
@@ -40,15 +41,40 @@ export function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyR
     .send({ error: error.error, error_description: error.description });
 }
 
+/**
+ * The envelope. `data.reason` is a code a program may branch on (the error's own, else one per
+ * status) and `data.requestId` the id a platform quotes to the bank's support (also `X-Request-Id`).
+ */
 export function sendEnvelopeError(reply: FastifyReply, error: GatewayError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  const reason = error.data['reason'] ?? error.reason ?? DEFAULT_REASONS[error.status] ?? `http_${error.status}`;
   return reply.code(error.status).send({
     name: error.name,
     className: error.className,
     message: error.message,
     code: error.status,
-    data: error.data,
+    data: { ...error.data, reason, requestId: reply.request.id },
   });
+}
+
+/** Ajv's messages in words: a pattern or a format is never echoed (`must match pattern "^[\x21-…"`). */
+function problemMessage(issue: { keyword: string; message?: string; params: Record<string, unknown> }): string {
+  const limit = issue.params['limit'];
+  switch (issue.keyword) {
+    case 'pattern':
+    case 'format':
+      return 'is not in the expected form';
+    case 'minLength':
+      return limit === 1 ? 'must not be empty' : `must be at least ${String(limit)} characters`;
+    case 'maxLength':
+      return `must be at most ${String(limit)} characters`;
+    case 'type':
+      return `must be a ${String(issue.params['type'])}`;
+    case 'enum':
+      return `must be one of ${String((issue.params['allowedValues'] as unknown[] | undefined)?.join(', ') ?? 'the listed values')}`;
+    default:
+      return issue.message ?? 'is invalid';
+  }
 }
 
 /** Ajv's report of a schema violation, turned into `{path, message}` naming the field. */
@@ -59,8 +85,9 @@ function fieldProblems(error: FastifyError): FieldProblem[] {
     const extra = (issue.params as { additionalProperty?: string }).additionalProperty;
     const field = missing ?? extra;
     const path = field === undefined ? base : `${base}/${field}`;
-    const where = error.validationContext === 'querystring' ? path.replace(/^\//, '') : path || '/';
-    const message = extra !== undefined ? 'is not allowed' : missing !== undefined ? 'is required' : (issue.message ?? 'is invalid');
+    // One path style: a JSON Pointer, into the body or into the query parameters (`/customerId`).
+    const where = path || '/';
+    const message = extra !== undefined ? 'is not allowed' : missing !== undefined ? 'is required' : problemMessage(issue as never);
     return { path: where, message };
   });
 }
@@ -77,7 +104,7 @@ function toGatewayError(error: FastifyError): GatewayError {
       return new BadRequest('body is not valid JSON', [{ path: '/', message: 'must be a JSON object' }]);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new BadRequest('unsupported request body', [{ path: 'content-type', message: 'must be application/json' }]);
+      return new BadRequest('unsupported request body', [{ path: '/', message: 'must be sent as application/json (Content-Type)' }]);
   }
   const status = error.statusCode ?? 500;
   if (status === 413) return new PayloadTooLarge('request body is too large');
@@ -137,7 +164,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     const known = routes.find(request.url);
     if (known) return sendMethodNotAllowed(reply, [...known.methods].sort().join(', '), known.errorFormat);
     // The path is not echoed: a caller may have put personal data in it.
-    return sendEnvelopeError(reply, new NotFound('no such resource'));
+    return sendEnvelopeError(reply, new NotFound('no such resource', {}, { reason: 'route_not_found' }));
   });
 }
 

@@ -4,13 +4,15 @@
  * the gateway, an OAuth body on the token endpoints (`plugins/error-handler.ts`).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RequestThrottle } from '../../app/request-throttle.js';
+import { rateLimitHeaders, type RequestThrottle } from '../../app/request-throttle.js';
 import { InvalidClient } from '../../domain/errors.js';
 
 /** `onRequest` hook for gateway routes, registered after the bearer check: a budget per client. */
 export function gatewayRateLimit(throttle: RequestThrottle) {
-  return async function gatewayRateLimit(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    if (request.principal) await throttle.admitGatewayRequest(request.principal.clientId);
+  return async function gatewayRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (!request.principal) return;
+    const quota = await throttle.admitGatewayRequest(request.principal.clientId);
+    if (quota) reply.headers(rateLimitHeaders(quota));
   };
 }
 
@@ -27,7 +29,9 @@ export function tokenEndpointRateLimits(scope: FastifyInstance, throttle: Reques
   scope.addHook('onError', async function countAuthenticationFailure(request: FastifyRequest, _reply: FastifyReply, error: FastifyError) {
     if (error instanceof InvalidClient) await throttle.recordAuthenticationFailure(request.ip);
   });
-  scope.addHook('preHandler', async function clientTokenRateLimit(request: FastifyRequest) {
-    if (request.oauthClient) await throttle.admitClientTokenRequest(request.oauthClient.id);
+  scope.addHook('preHandler', async function clientTokenRateLimit(request: FastifyRequest, reply: FastifyReply) {
+    if (!request.oauthClient) return;
+    const quota = await throttle.admitClientTokenRequest(request.oauthClient.id);
+    if (quota) reply.headers(rateLimitHeaders(quota));
   });
 }

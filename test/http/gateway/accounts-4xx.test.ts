@@ -33,11 +33,11 @@ for (const backend of BACKENDS) {
         ['not ASCII', 'kündin'],
       ];
       for (const [why, customerId] of cases) {
-        const body = assertBadRequest(await getAccounts(h, { token }, customerId), ['customerId'], why);
+        const body = assertBadRequest(await getAccounts(h, { token }, customerId), ['/customerId'], why); // issue 14: JSON Pointer, was 'customerId'
         if (typeof customerId === 'string' && customerId.length > 0) assert.equal(JSON.stringify(body).includes(customerId), false, `${why}: not echoed`);
       }
       const other = await h.app.inject({ method: 'GET', url: '/core/accounts?customerid=x', headers: { authorization: `Bearer ${token}` } });
-      assertBadRequest(other, ['customerId'], 'the parameter name is case-sensitive');
+      assertBadRequest(other, ['/customerId'], 'the parameter name is case-sensitive');
       assert.deepEqual(h.services.simulator!.stats(), stats, 'the core was not called');
     });
 
@@ -45,7 +45,7 @@ for (const backend of BACKENDS) {
       const stats = h.services.simulator!.stats();
       const response = await getAccounts(h, { token }, uniqueId('never-registered'));
       const body = assertError(response, NOT_FOUND);
-      assert.deepEqual(body.data, {});
+      assert.deepEqual({ ...body.data, requestId: typeof body.data['requestId'] }, { reason: 'customer_not_registered', requestId: 'string' }); // issue 14
       assert.equal(response.headers['www-authenticate'], undefined);
       assert.deepEqual(h.services.simulator!.stats(), stats, 'the core was not called');
     });

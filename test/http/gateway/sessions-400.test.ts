@@ -138,7 +138,7 @@ for (const backend of BACKENDS) {
       const json = JSON.stringify(VALID);
       for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'text/json']) {
         const response = await refused(json, contentType);
-        assertBadRequest(response, ['content-type'], contentType);
+        assertBadRequest(response, ['/'], contentType); // issue 14: a JSON Pointer (the body), was 'content-type'
       }
       const response = await refused(json, null);
       assertError(response, { status: 400, name: 'BadRequest', className: 'bad-request' }, 'no content type');
@@ -182,7 +182,7 @@ for (const backend of BACKENDS) {
         post.end('"}');
       });
       assert.equal(status, 413, body);
-      assert.deepEqual(JSON.parse(body), { name: 'PayloadTooLarge', className: 'payload-too-large', message: JSON.parse(body).message, code: 413, data: {} });
+      assert.deepEqual(JSON.parse(body), { name: 'PayloadTooLarge', className: 'payload-too-large', message: JSON.parse(body).message, code: 413, data: { reason: 'payload_too_large', requestId: JSON.parse(body).data.requestId } }); // issue 14: reason and request id
       assert.equal(await associationCount(h), rows);
     });
   });

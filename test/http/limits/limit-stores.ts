@@ -50,12 +50,14 @@ export function assertEnvelope429(response: LightMyRequestResponse, retryAfter: 
   assert.equal(response.statusCode, 429, response.body);
   assert.equal(response.headers['retry-after'], String(retryAfter));
   assert.match(String(response.headers['content-type']), /^application\/json/);
-  assert.deepEqual(response.json(), {
+  const body = response.json() as { data: { requestId?: unknown } };
+  assert.deepEqual(body, {
     name: 'TooManyRequests',
     className: 'too-many-requests',
     message: 'too many requests, retry later',
     code: 429,
-    data: { retryAfter },
+    // Issue 14: every envelope carries a reason code and its request id.
+    data: { retryAfter, reason: 'rate_limited', requestId: response.headers['x-request-id'] },
   });
 }
 

@@ -42,7 +42,8 @@ describe('the OpenAPI document', () => {
     const revoke = document.paths['/oauth2/revoke']?.['post'];
     assert.ok(revoke, 'POST /oauth2/revoke');
     assert.deepEqual(Object.keys(revoke.responses).sort(), ['200', '400', '405', '429', '503']);
-    assert.equal(revoke.responses['200']!.content, undefined, 'revocation answers 200 with an empty body');
+    // Issue 14: `{}` as application/json (was an empty body without a Content-Type).
+    assert.ok(revoke.responses['200']!.content?.['application/json'], 'revocation answers 200 {} as JSON');
     assert.ok((token.responses['200']!.content!['application/json']!.schema['required'] as string[]).includes('access_token'));
     assert.ok(token.description && token.description.length > 200, 'the endpoint’s rules are described');
 

@@ -192,4 +192,13 @@ export const MIGRATIONS: readonly Migration[] = [
       `create index webhook_deliveries_endpoint on webhook_deliveries (endpoint_id, created_at)`,
     ],
   },
+  {
+    version: 7,
+    name: 'client secret grace period',
+    statements: [
+      // `clients rotate-secret --grace SECONDS` (issue 14): the previous secret's digest keeps working until then.
+      `alter table clients add column previous_secret_digest text`,
+      `alter table clients add column previous_secret_until timestamptz`,
+    ],
+  },
 ];

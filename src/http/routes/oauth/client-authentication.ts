@@ -8,6 +8,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { ClientRecord } from '../../../domain/client.js';
+import { InvalidClient } from '../../../domain/errors.js';
+import { IpAllowList } from '../../../domain/ip-allow-list.js';
 import { parseBasicCredentials } from '../../basic-credentials.js';
 
 declare module 'fastify' {
@@ -19,7 +21,17 @@ declare module 'fastify' {
 
 export function authenticateClient(authenticator: ClientAuthenticator) {
   return async function clientAuthentication(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    request.oauthClient = await authenticator.authenticate(parseBasicCredentials(request.headers.authorization));
+    const client = await authenticator.authenticate(parseBasicCredentials(request.headers.authorization));
+    // The allow-list holds at the token endpoint too: a token obtained from elsewhere would only
+    // fail later, at the gateway. The same invalid_client as any other refused client, audited
+    // with its reason; the caller learns which address was seen (its own).
+    if (!new IpAllowList(client.allowedIps).allows(request.ip)) {
+      throw new InvalidClient(`caller ${request.ip} outside the allow-list of ${client.id}`, { id: client.id, platform: client.platform }, {
+        description: `client authentication failed: the address ${request.ip} is not in this client's IP allow-list`,
+        auditReason: 'ip_not_whitelisted',
+      });
+    }
+    request.oauthClient = client;
   };
 }
 

@@ -14,7 +14,8 @@ const OAUTH_ERROR_CODES = ['invalid_request', 'invalid_client', 'invalid_grant',
 
 export const OAuthErrorSchema = Type.Object(
   {
-    error: Type.Union(OAUTH_ERROR_CODES.map((code) => Type.Literal(code))),
+    // A string enum: the reference lists the codes instead of `string | string | …`.
+    error: Type.Unsafe<(typeof OAUTH_ERROR_CODES)[number]>({ type: 'string', enum: [...OAUTH_ERROR_CODES] }),
     error_description: Type.Optional(Type.String()),
   },
   { $id: 'OAuthError', description: 'OAuth 2.0 error (RFC 6749 §5.2)', examples: [{ error: 'invalid_grant' }] },

@@ -38,7 +38,7 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
       consumes: ['application/x-www-form-urlencoded'],
       body: RevokeRequestSchema,
       response: {
-        200: { type: 'null', description: 'Revoked, or nothing to revoke (an unknown, expired or access token): an empty body' },
+        200: Type.Object({}, { additionalProperties: false, description: 'Revoked, or nothing to revoke (an unknown, expired or access token): `{}` as `application/json` (RFC 7009 lets clients ignore the body; popular clients parse it)' }),
         400: OAuthErrorSchema,
         ...OAUTH_ERROR_RESPONSES,
       },
@@ -53,7 +53,7 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
       // Access tokens are short-lived JWTs and are not revocable one by one; disabling
       // the client stops them. RFC 7009 lets a server answer 200 for tokens it ignores.
       await deps.revoker.revoke(client, token);
-      return noStore(reply).code(200).send();
+      return noStore(reply).code(200).type('application/json;charset=UTF-8').send({});
     },
   });
 }

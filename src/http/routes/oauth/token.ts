@@ -38,7 +38,12 @@ export const TokenResponseSchema = Type.Object(
  */
 export const TokenRequestSchema = Type.Object(
   {
-    grant_type: Type.Union([Type.Literal('client_credentials'), Type.Literal('refresh_token')], { description: '`authorization_code` is `unauthorized_client`; anything else `unsupported_grant_type`' }),
+    // One string enum, so the reference shows the two values (a union of literals renders as `string | (string | string)`).
+    grant_type: Type.Unsafe<'client_credentials' | 'refresh_token'>({
+      type: 'string',
+      enum: ['client_credentials', 'refresh_token'],
+      description: '`authorization_code` is `unauthorized_client`; anything else `unsupported_grant_type`',
+    }),
     scope: Type.Optional(Type.String({ description: "One scope; omitted: all the client's scopes", examples: ['core/main'] })),
     refresh_token: Type.Optional(Type.String({ description: 'With `grant_type=refresh_token`: the refresh token to redeem (it rotates: the answer carries the next one)' })),
   },
@@ -53,6 +58,25 @@ const TOKEN_DESCRIPTION = [
   'A client of a disabled institution is `invalid_client`.',
   'Refresh tokens rotate on use; presenting one already used is `invalid_grant` and revokes every token of its chain.',
   'Every answer carries `Cache-Control: no-store` and `Pragma: no-cache`.',
+  [
+    'Which condition gives which answer (spec §7.1, CONTRACT §3), in the order checked:',
+    '',
+    '| condition | status | `error` |',
+    '|---|---|---|',
+    '| no HTTP Basic credentials (for example the secret sent in the form body only) | 400 | `invalid_client` (`error_description` says to use `client_secret_basic`) |',
+    '| unknown client, wrong secret, disabled client | 400 | `invalid_client` |',
+    "| caller's address outside the client's IP allow-list | 400 | `invalid_client` |",
+    '| Content-Type not `application/x-www-form-urlencoded`, a parameter given twice, `client_secret` in the body | 400 | `invalid_request` |',
+    '| `grant_type` missing | 400 | `invalid_request` |',
+    '| `grant_type=authorization_code`, or `refresh_token` for a client without that grant | 400 | `unauthorized_client` |',
+    '| any other `grant_type` | 400 | `unsupported_grant_type` |',
+    '| more than one scope, an unknown scope | 400 | `invalid_request` |',
+    '| a known scope the client was not granted | 400 | `invalid_grant` |',
+    '| `refresh_token` missing | 400 | `invalid_request` |',
+    "| refresh token unknown, expired, revoked, already used or another client's | 400 | `invalid_grant` |",
+    '| too many requests | 429 | `invalid_request` (with `Retry-After`) |',
+    '| database unavailable | 503 | `temporarily_unavailable` |',
+  ].join('\n'),
 ].join('\n\n');
 
 export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Promise<void> {
