@@ -4,7 +4,8 @@
 // the run; elsewhere those tests are skipped with the reason. Each test file makes
 // its own fresh database (named with this run's id); the run drops them at the end.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 
@@ -52,6 +53,19 @@ try {
   env.COREGATE_TEST_PG_SKIP = reason;
 }
 
+// One migrated embedded cluster for the whole run: every test process loads a copy of it
+// (test/support/backends.ts) instead of making and migrating a cluster of its own.
+const templateFile = join(tmpdir(), `coregate-test-${runId}.pgdump`);
+{
+  const { PgliteDatabase } = await import('../dist/src/adapters/store/pglite-database.js');
+  const { migrate } = await import('../dist/src/adapters/store/migrate.js');
+  const database = await PgliteDatabase.open(undefined);
+  await migrate(database);
+  writeFileSync(templateFile, Buffer.from(await (await database.dump()).arrayBuffer()));
+  await database.close();
+  env.COREGATE_TEST_PGLITE_TEMPLATE = templateFile;
+}
+
 const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env, cwd: root });
 const code = await new Promise((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
 
@@ -65,4 +79,5 @@ if (!env.COREGATE_TEST_PG_SKIP) {
     console.error(`warning: could not drop this run's test databases: ${error.message}`);
   }
 }
+rmSync(templateFile, { force: true });
 process.exit(code);

@@ -19,7 +19,7 @@ export interface CustomerState {
 
 /** The one answer for an unknown customerId and for another platform's: no existence leak. */
 export function unknownCustomer(): NotFound {
-  return new NotFound('no registered customer with this customerId');
+  return new NotFound('no registered customer with this customerId', {}, { reason: 'customer_not_registered' });
 }
 
 export class AssociationReader {

@@ -18,7 +18,9 @@ Audit log events, newest first (default limit 100, at most 10000).
 Events: token.issued, token.denied, access.denied, session.registered, session.renewed,
 session.reregistration_required, session.revoked, accounts.listed, session.read, session.deregistered;
 operator actions (actor operator): client.created, client.updated, client.deleted, client.disabled,
-client.enabled, client.secret_rotated, key.rotated, key.revoked (for keys the kid is in REASON).`;
+client.enabled, client.secret_rotated, key.rotated, key.revoked (for keys the kid is in REASON),
+institution.added, institution.updated, institution.disabled, institution.enabled, webhook.added,
+webhook.removed, webhook.secret_rotated (the endpoint id in REASON).`;
 
 export const SESSIONS_HELP = `Usage:
   coregate sessions list --platform P [--institution ID] [--limit N] [--json]

@@ -37,6 +37,14 @@ export const AUDIT_EVENT_TYPES = [
   'client.secret_rotated',
   'key.rotated',
   'key.revoked',
+  // Operator commands on banks and webhook receivers: the institution, or the platform with the endpoint id in `reason`.
+  'institution.added',
+  'institution.updated',
+  'institution.disabled',
+  'institution.enabled',
+  'webhook.added',
+  'webhook.removed',
+  'webhook.secret_rotated',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

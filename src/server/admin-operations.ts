@@ -154,6 +154,36 @@ function audited(services: AdminServices, handlers: AdminHandlers): AdminHandler
       await audit('key.rotated', { reason: result.kid });
       return result;
     },
+    'institutions.add': async (args) => {
+      const result = await handlers['institutions.add'](args);
+      await audit('institution.added', { institution: result.id });
+      return result;
+    },
+    'institutions.update': async (args) => {
+      const result = await handlers['institutions.update'](args);
+      await audit('institution.updated', { institution: result.id });
+      return result;
+    },
+    'institutions.set-enabled': async (args) => {
+      const result = await handlers['institutions.set-enabled'](args);
+      await audit(args.enabled ? 'institution.enabled' : 'institution.disabled', { institution: result.id });
+      return result;
+    },
+    'webhooks.add': async (args) => {
+      const result = await handlers['webhooks.add'](args);
+      await audit('webhook.added', { platform: result.platform, reason: result.id });
+      return result;
+    },
+    'webhooks.remove': async (args) => {
+      const result = await handlers['webhooks.remove'](args);
+      await audit('webhook.removed', { reason: result.id });
+      return result;
+    },
+    'webhooks.rotate-secret': async (args) => {
+      const result = await handlers['webhooks.rotate-secret'](args);
+      await audit('webhook.secret_rotated', { reason: result.id });
+      return result;
+    },
   };
 }
 

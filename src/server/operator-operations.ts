@@ -22,7 +22,7 @@ export interface OperatorOperations<V> {
 export type OperatorServices = Pick<Services, 'clientRegistry' | 'keyring' | 'audit'>;
 
 /** Writes one operator action's audit row. */
-export type OperatorAudit = (type: AuditEventType, target: { clientId?: string; platform?: string; reason?: string }) => Promise<void>;
+export type OperatorAudit = (type: AuditEventType, target: { clientId?: string; platform?: string; institution?: string; reason?: string }) => Promise<void>;
 
 export function operatorAudit(services: Pick<Services, 'audit'>): OperatorAudit {
   return (type, target) =>
@@ -33,6 +33,7 @@ export function operatorAudit(services: Pick<Services, 'audit'>): OperatorAudit 
       actor: 'operator',
       clientId: target.clientId ?? null,
       platform: target.platform ?? null,
+      ...(target.institution ? { institution: target.institution } : {}),
       customerId: null,
       requestId: null,
     });

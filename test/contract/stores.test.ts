@@ -146,6 +146,9 @@ function storeContract(backend: Backend): void {
         createdAt: T0,
         secretRotatedAt: T0,
         updatedAt: T0,
+        // No rotation with a grace period yet (clients rotate-secret --grace).
+        previousSecretDigest: null,
+        previousSecretUntil: null,
       };
       assert.deepEqual(created, expected);
       const found = await store().findById(input.id);

@@ -84,7 +84,7 @@ describe('coregate CLI while a server holds the embedded database', { timeout: 1
     // A second server on the same data dir must not open it.
     const second = await runCli(['serve'], { ...env, PORT: '0' }, 15_000);
     assert.notEqual(second.code, 0);
-    assert.match(second.stderr, /in use/);
+    assert.match(second.stderr, /is held by coregate pid \d+: stop it, or use the CLI while it runs/);
     assert.match(second.stderr, new RegExp(String(server.pid)));
     assert.equal(JSON.parse(readFileSync(lockFile, 'utf8')).pid, server.pid, 'the lock still names the first server');
     assert.equal((await requestToken(server.url, client)).status, 200, 'the first server keeps working');

@@ -2,6 +2,7 @@
  * The two storage backends every store and HTTP suite runs against: embedded
  * PGlite (in memory) and a fresh database on the real PostgreSQL server.
  */
+import { readFile } from 'node:fs/promises';
 import type { Database } from '../../src/adapters/store/database.js';
 import { migrate } from '../../src/adapters/store/migrate.js';
 import { PgliteDatabase } from '../../src/adapters/store/pglite-database.js';
@@ -27,13 +28,17 @@ export interface Backend {
 }
 
 /**
- * A migrated, empty embedded cluster, made once per test process: each suite loads
- * a copy of it (a fraction of a second) instead of making a cluster (seconds).
+ * A migrated, empty embedded cluster: each suite loads a copy of it (a fraction of a
+ * second) instead of making a cluster (seconds). `scripts/run-tests.mjs` makes it once
+ * per run for every test process (`COREGATE_TEST_PGLITE_TEMPLATE`, a dump file); a test
+ * file run on its own makes it once per process.
  */
 let template: Promise<Blob> | undefined;
 
 function migratedTemplate(): Promise<Blob> {
+  const file = process.env['COREGATE_TEST_PGLITE_TEMPLATE'];
   template ??= (async () => {
+    if (file) return new Blob([await readFile(file)]);
     const database = await PgliteDatabase.open(undefined);
     try {
       await migrate(database);

@@ -46,6 +46,11 @@ export class RetryingCoreConnector implements CoreConnector {
     return policy.execute(() => this.inner.listAccounts(delegateReferenceId, context));
   }
 
+  /** Not retried here: ending a session is best effort (`app/end-core-session.ts`). */
+  async endSession(delegateReferenceId: string, context: CoreCallContext): Promise<void> {
+    await this.inner.endSession?.(delegateReferenceId, context);
+  }
+
   ping(context: CoreCallContext): Promise<void> {
     return this.inner.ping?.(context) ?? Promise.resolve();
   }

@@ -91,7 +91,9 @@ for (const backend of BACKENDS) {
         const response = await inject('192.0.2.7', method);
         const body = assertError(response, { status: 403, name: 'Forbidden', className: 'forbidden' }, method);
         assert.match(body.message, /whitelist/i);
-        assert.equal(response.body.includes('192.0.2.7'), false, 'the address is logged, not echoed');
+        // Issue 14: the caller is told which of its own addresses was seen (data.ip), and nothing else of the allow-list.
+        assert.equal((body.data as { ip?: string }).ip, '192.0.2.7', 'the address seen is named');
+        assert.equal(response.body.includes('10.0.0.0'), false, 'the allow-list is not echoed');
       }
       assert.deepEqual(h.services.simulator!.stats(), stats, 'the core was not called');
       assertSuccess(await inject('10.1.2.3', 'POST'), 'from inside the allow-list');

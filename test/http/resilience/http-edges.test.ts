@@ -78,7 +78,12 @@ describe('HTTP edges: duplicate credentials, 405, parser refusals, slow bodies',
       assert.equal(response.statusCode, 405, `${method} ${url}: ${response.body}`);
       assert.equal(response.headers['allow'], allow, `${method} ${url}`);
       if (method === 'HEAD') continue;
-      assert.deepEqual(response.json(), { name: 'MethodNotAllowed', className: 'method-not-allowed', message: `use ${allow}`, code: 405, data: {} });
+      const body = response.json();
+      assert.equal(typeof body.data?.requestId, 'string', 'data.requestId (issue 14)');
+      assert.deepEqual(
+        { ...body, data: { ...body.data, requestId: '-' } },
+        { name: 'MethodNotAllowed', className: 'method-not-allowed', message: `use ${allow}`, code: 405, data: { reason: 'method_not_allowed', requestId: '-' } },
+      );
     }
     assert.equal((await h.app.inject({ method: 'PUT', url: '/no/such/path' })).statusCode, 404);
   });
