@@ -6,16 +6,8 @@
 import type { DeliveryView, WebhookEndpoint } from '../ports/webhook-store.js';
 import type { WebhookAdmin } from '../app/webhook-admin.js';
 
-/** An endpoint as the operator sees it: never its secret. */
-export interface WebhookEndpointView {
-  readonly id: string;
-  readonly platform: string;
-  readonly url: string;
-  readonly events: readonly string[];
-  readonly enabled: boolean;
-  readonly disabledReason: string | null;
-  readonly createdAt: string;
-}
+/** An endpoint as the operator sees it (never its secret), its time as ISO text for JSON. */
+export type WebhookEndpointView = Omit<WebhookEndpoint, 'createdAt' | 'updatedAt'> & { readonly createdAt: string };
 
 export interface DeliveryRecordView {
   readonly id: string;
