@@ -192,9 +192,10 @@ function knownRoutes(app: FastifyInstance): { find(url: string): KnownPath | und
       known = { pattern: new RegExp(`^${source}/?$`), methods: new Set(), errorFormat: 'envelope' };
       byUrl.set(url, known);
     }
-    for (const method of [route.method].flat()) known.methods.add(method);
-    // Fastify serves HEAD for each GET route without an onRoute call of its own.
-    if (known.methods.has('GET') && route.exposeHeadRoute !== false) known.methods.add('HEAD');
+    const methods = [route.method].flat();
+    for (const method of methods) known.methods.add(method);
+    // Fastify serves HEAD for each GET route (unless that route says not to) without an onRoute call of its own.
+    if (methods.includes('GET') && route.exposeHeadRoute !== false) known.methods.add('HEAD');
     if (route.config?.errorFormat === 'oauth') known.errorFormat = 'oauth';
   });
   return {

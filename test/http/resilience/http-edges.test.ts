@@ -69,7 +69,7 @@ describe('HTTP edges: duplicate credentials, 405, parser refusals, slow bodies',
       ['PUT', '/core/accounts?customerId=x', 'GET'],
       ['HEAD', '/core/accounts', 'GET'],
       ['DELETE', '/core/accounts', 'GET'],
-      ['GET', '/core/sessions', 'POST'],
+      ['PUT', '/core/sessions', 'DELETE, GET, POST'],
       ['POST', '/.well-known/jwks.json', 'GET, HEAD'],
       ['PATCH', '/test/late/42', 'DELETE, GET, HEAD'],
     ];

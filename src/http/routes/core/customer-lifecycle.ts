@@ -89,7 +89,7 @@ export async function customerLifecycleRoutes(app: FastifyInstance, deps: Custom
       const { institution, platform } = request.principal!;
       const key = { institution, platform, customerId: request.query.customerId };
       const result = await deps.deregistrar.deregister(key, { requestId: request.id, clientId: request.principal!.clientId });
-      request.log.info({ institution, platform, customerId: result.customerId }, 'customer deregistered');
+      request.log.info({ platform, customerId: result.customerId }, 'customer deregistered');
       return success(result);
     },
   });

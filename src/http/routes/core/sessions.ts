@@ -112,7 +112,7 @@ export async function sessionsRoute(app: FastifyInstance, deps: SessionsRouteDep
       if (!parsed.ok) throw new BadRequest('invalid registration', parsed.problems);
       const { institution, platform } = request.principal!;
       const registered = await deps.registrar.register({ institution, platform }, parsed.registration, { requestId: request.id });
-      request.log.info({ institution, platform, customerId: registered.customerId }, 'customer registered');
+      request.log.info({ platform, customerId: registered.customerId }, 'customer registered');
       return success(registered);
     },
   });
