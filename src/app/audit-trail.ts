@@ -12,6 +12,7 @@ import type { AuditEvent, AuditLog } from '../ports/audit-log.js';
 import type { Clock } from '../ports/clock.js';
 import type { CoreCallContext } from '../ports/core-connector.js';
 import type { RenewalEvents } from './core-session-keeper.js';
+import { RefusalAggregator, type Refusal } from './refusal-aggregator.js';
 
 /** An event as the callers describe it; the trail stamps the time. */
 export type AuditEntry = Omit<AuditEvent, 'occurredAt'>;
@@ -24,20 +25,49 @@ export interface AuditTrailOptions {
   readonly waitMs?: number;
   /** Told about every write that failed (to log it at error level). */
   readonly onFailure: (error: unknown, event: AuditEvent) => void;
+  /** Distinct keys of aggregated refusals per minute (`app/refusal-aggregator.ts`); 10,000 by default. */
+  readonly maxRefusalKeys?: number;
 }
+
+/** How often a counted minute of refusals is checked for having closed. */
+const REFUSAL_CHECK_MS = 5_000;
 
 export class AuditTrail {
   private readonly pending = new Set<Promise<void>>();
+  private readonly refusals: RefusalAggregator;
+  private refusalTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly log: AuditLog,
     private readonly clock: Clock,
     private readonly options: AuditTrailOptions,
-  ) {}
+  ) {
+    this.refusals = new RefusalAggregator(clock, (events) => {
+      for (const event of events) void this.append(event);
+    }, options.maxRefusalKeys === undefined ? {} : { maxKeys: options.maxRefusalKeys });
+  }
 
   /** Appends the event; never throws, and never keeps the caller longer than `waitMs`. */
   async record(entry: AuditEntry): Promise<void> {
-    const event: AuditEvent = { ...entry, occurredAt: this.clock.now() };
+    await this.append({ ...entry, occurredAt: this.clock.now() });
+  }
+
+  /**
+   * Counts a refusal before authentication; its row, one per address, type and reason and
+   * minute, is written once the minute is over (see `refusal-aggregator.ts`). Never waits.
+   */
+  refused(refusal: Refusal): void {
+    this.refusals.add(refusal);
+    // Unref'd: a counted minute must not keep the process alive; drain() writes it.
+    this.refusalTimer ??= setInterval(() => this.refusals.closeDue(), REFUSAL_CHECK_MS).unref();
+  }
+
+  /** Writes the aggregated refusals of a minute that is over (the timer does it every few seconds). */
+  closeDueRefusals(): void {
+    this.refusals.closeDue();
+  }
+
+  private async append(event: AuditEvent): Promise<void> {
     let write: Promise<void>;
     try {
       write = this.log.record(event).catch((error: unknown) => this.options.onFailure(error, event));
@@ -56,8 +86,11 @@ export class AuditTrail {
     clearTimeout(timer);
   }
 
-  /** Waits for the writes still under way (before the database closes). */
+  /** Writes the refusals counted so far and waits for the writes still under way (before the database closes). */
   async drain(): Promise<void> {
+    clearInterval(this.refusalTimer);
+    this.refusalTimer = undefined;
+    this.refusals.close();
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 }

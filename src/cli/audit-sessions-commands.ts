@@ -44,6 +44,7 @@ function auditJson(record: AuditEventView) {
     institution: record.institution,
     customerId: record.customerId,
     requestId: record.requestId,
+    ...(record.count === undefined ? {} : { count: record.count, sourceIp: record.sourceIp ?? null }),
   };
 }
 

@@ -66,8 +66,16 @@ export interface AuditEvent {
   readonly institution?: string | null;
   /** The platform's customer ID the event concerns, if any. */
   readonly customerId: string | null;
-  /** The HTTP request (`X-Request-Id`) the event belongs to; `null` for operator commands. */
+  /** The HTTP request (`X-Request-Id`) the event belongs to; `null` for operator commands and aggregated rows. */
   readonly requestId: string | null;
+  /**
+   * Aggregated rows only (refusals before authentication, see `app/refusal-aggregator.ts`):
+   * how many refusals of this type and reason came from {@link sourceIp} in the minute
+   * starting at `occurredAt`. Absent or `null` on a row of one request.
+   */
+  readonly count?: number | null;
+  /** Aggregated rows only: the address the refusals came from (`null` on the overflow row). */
+  readonly sourceIp?: string | null;
   readonly occurredAt: Date;
 }
 

@@ -27,6 +27,8 @@ export interface MetricsRecorder {
   tokenIssued(): void;
   /** A token request refused; `reason` is the OAuth error code sent. */
   tokenDenied(reason: string): void;
+  /** The bearer check refused a request (401/403/503); `reason` is its audit reason (`missing_token`, `invalid_token`, …). */
+  accessDenied(reason: string): void;
   /** `institution`: whose core was called (`default` when absent). */
   coreCall(operation: CoreCallOperation, outcome: CoreCallOutcome, seconds: number, institution?: string): void;
   /** A core session renewed (a new session started for a stored association). */

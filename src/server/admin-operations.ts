@@ -41,6 +41,9 @@ export interface AuditEventView {
   readonly institution: string | null;
   readonly customerId: string | null;
   readonly requestId: string | null;
+  /** Aggregated rows only (refusals before authentication): how many, and from which address. */
+  readonly count?: number;
+  readonly sourceIp?: string | null;
 }
 
 /** A stored association: an allow-list of fields, never a delegate reference ID. */
@@ -228,6 +231,7 @@ export function adminOperations(services: AdminServices, options: AdminOperation
         institution: record.institution ?? null,
         customerId: record.customerId,
         requestId: record.requestId,
+        ...(record.count == null ? {} : { count: record.count, sourceIp: record.sourceIp ?? null }),
       }));
     },
     'sessions.list': async ({ platform, limit, institution }) => {

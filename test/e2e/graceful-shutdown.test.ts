@@ -16,6 +16,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { Client } from 'undici';
 import { lockFilePath } from '../../src/adapters/store/data-dir-lock.js';
 import { startCoreSim, type CoreSim } from './support/core-sim.js';
 import { killAll, requestToken, runJson, startServer, tempDataDir, type CreatedClient, type ServerProcess } from './support/process.js';
@@ -26,6 +27,8 @@ const IN_FLIGHT = 200;
 const IDLE_CONNECTIONS = 20;
 const CORE_LATENCY_MS = 300;
 const CUSTOMER_ID = 'shutdown-1';
+const BUSY_CLIENTS = 20;
+const BUSY_RUNS = 4;
 
 interface Outcome {
   readonly status?: number;
@@ -187,6 +190,50 @@ describe('graceful shutdown under load (embedded database, external core)', { ti
     // The data dir opens again, by another process, with everything it held.
     const clients = await runJson<unknown[]>(['clients', 'list', '--json'], env);
     assert.equal(clients.length, 1);
+  });
+
+  it(`SIGTERM with ${BUSY_CLIENTS} keep-alive clients sending continuously: no connection reset, in ${BUSY_RUNS} runs`, async (t) => {
+    // Issue 9: closing every idle kept-alive connection at once raced clients sending their
+    // next request on it (7 resets in 1 of 4 runs). Each client here is an undici Client
+    // (one kept-alive connection, reconnecting after `Connection: close`) in a tight loop.
+    const tally = new Map<string, number>();
+    for (let run = 0; run < BUSY_RUNS; run += 1) {
+      const busy = await startServer(env);
+      const origin = new URL(busy.url).origin;
+      const loops = Array.from({ length: BUSY_CLIENTS }, async () => {
+        const client = new Client(origin, { keepAliveTimeout: 60_000 });
+        // Answers received on the current connection: a failure after one is a reset of a
+        // kept-alive connection; before any, the closing server turned a new connection away
+        // (refused, or reset by the kernel from the backlog of the listener it closed). After
+        // `Connection: close` the next request goes on a new connection.
+        let answered = 0;
+        const count = (key: string) => tally.set(key, (tally.get(key) ?? 0) + 1);
+        try {
+          for (;;) {
+            try {
+              const response = await client.request({ method: 'GET', path: '/.well-known/jwks.json' });
+              await response.body.text();
+              answered = response.headers['connection'] === 'close' ? 0 : answered + 1;
+              count(String(response.statusCode));
+            } catch (error) {
+              const code = (error as NodeJS.ErrnoException).code ?? String(error);
+              count(answered > 0 && code !== 'ECONNREFUSED' ? `error on a kept-alive connection: ${code}` : `turned away when connecting: ${code}`);
+              return;
+            }
+          }
+        } finally {
+          await client.destroy();
+        }
+      });
+      await sleep(300);
+      const exit = await busy.stop(12_000);
+      await Promise.all(loops);
+      assert.deepEqual(exit, { code: 0, signal: null }, busy.stderr());
+    }
+    t.diagnostic(JSON.stringify([...tally]));
+    const errors = [...tally].filter(([key]) => key.startsWith('error on a kept-alive'));
+    assert.deepEqual(errors, [], `no resets or cut answers: ${JSON.stringify([...tally])}`);
+    assert.ok((tally.get('200') ?? 0) > BUSY_CLIENTS * BUSY_RUNS, JSON.stringify([...tally]));
   });
 
   it('cuts a request that outlives the 9 s grace and exits 1, still within 10 s', async () => {

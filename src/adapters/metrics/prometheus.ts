@@ -46,6 +46,12 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  private readonly accessDenials = new Counter({
+    name: 'coregate_access_denied_total',
+    help: 'Requests refused by the bearer check of a gateway route, by reason (every one, while the audit log aggregates those of unidentified callers)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   private readonly coreRequests = new Counter({
     name: 'coregate_core_requests_total',
     help: 'Calls that reached the core banking system, by institution, operation and outcome',
@@ -135,6 +141,10 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
 
   tokenDenied(reason: string): void {
     this.tokensDenied.inc({ reason });
+  }
+
+  accessDenied(reason: string): void {
+    this.accessDenials.inc({ reason });
   }
 
   coreCall(operation: CoreCallOperation, outcome: CoreCallOutcome, seconds: number, institution = DEFAULT_INSTITUTION): void {

@@ -13,10 +13,12 @@ interface AuditRow {
   institution: string | null;
   customer_id: string | null;
   request_id: string | null;
+  count: number | null;
+  source_ip: string | null;
 }
 
 // The id is read as text: pg answers bigint as a string, PGlite as a bigint.
-const COLUMNS = 'id::text as id, occurred_at, event_type, outcome, reason, actor, client_id, platform, institution, customer_id, request_id';
+const COLUMNS = 'id::text as id, occurred_at, event_type, outcome, reason, actor, client_id, platform, institution, customer_id, request_id, count, source_ip';
 
 function toRecord(row: AuditRow): AuditRecord {
   return {
@@ -31,10 +33,12 @@ function toRecord(row: AuditRow): AuditRecord {
     ...(row.institution === null ? {} : { institution: row.institution }),
     customerId: row.customer_id,
     requestId: row.request_id,
+    ...(row.count === null ? {} : { count: Number(row.count) }),
+    ...(row.source_ip === null ? {} : { sourceIp: row.source_ip }),
   };
 }
 
-/** Rows of one multi-row insert at most (10 parameters each, far below PostgreSQL's 65,535). */
+/** Rows of one multi-row insert at most (12 parameters each, far below PostgreSQL's 65,535). */
 const MAX_BATCH = 500;
 
 interface PendingRecord {
@@ -86,11 +90,11 @@ export class SqlAuditLog implements AuditLog {
     const params: unknown[] = [];
     const rows = events.map((event) => {
       const first = params.length;
-      params.push(event.occurredAt, event.type, event.outcome, event.reason, event.actor, event.clientId, event.platform, event.institution ?? null, event.customerId, event.requestId);
-      return `(${Array.from({ length: 10 }, (_, i) => `$${first + i + 1}`).join(', ')})`;
+      params.push(event.occurredAt, event.type, event.outcome, event.reason, event.actor, event.clientId, event.platform, event.institution ?? null, event.customerId, event.requestId, event.count ?? null, event.sourceIp ?? null);
+      return `(${Array.from({ length: 12 }, (_, i) => `$${first + i + 1}`).join(', ')})`;
     });
     await this.db.query(
-      `insert into audit_log (occurred_at, event_type, outcome, reason, actor, client_id, platform, institution, customer_id, request_id)
+      `insert into audit_log (occurred_at, event_type, outcome, reason, actor, client_id, platform, institution, customer_id, request_id, count, source_ip)
        values ${rows.join(', ')}`,
       params,
     );

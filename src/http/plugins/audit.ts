@@ -3,6 +3,9 @@
  * (`config.audit`) writes one row when its answer is ready — in `onSend`, before a
  * byte goes out, so that an answered request has its row committed — and every
  * refusal of the bearer check writes an `access.denied` row, on any route.
+ * Refusals of callers not identified (no token, an invalid token, an unknown client)
+ * are audited in aggregate instead: one row per source address, event type and reason
+ * per minute, with a count (`app/refusal-aggregator.ts`); the metrics count each one.
  *
  * Rows hold identifiers and reason codes only: never a body, a header or a token.
  * A client id is recorded only once it is known to exist. Rate-limited requests
@@ -54,8 +57,15 @@ export function installAuditing(app: FastifyInstance, trail: AuditTrail): void {
   });
   app.addHook('onSend', async (request, reply, payload) => {
     const entry = auditEntry(request, reply);
+    if (!entry) return payload;
+    // A caller nobody identified (no token, a bad token, an unknown client) is counted per
+    // address and minute: one row each would let a flood fill the append-only table (issue 9).
+    if (entry.clientId === null && (entry.type === 'access.denied' || entry.type === 'token.denied') && entry.reason !== null) {
+      trail.refused({ type: entry.type, reason: entry.reason, sourceIp: request.ip });
+      return payload;
+    }
     // Never throws and never holds the answer longer than the trail's patience.
-    if (entry) await trail.record(entry);
+    await trail.record(entry);
     return payload;
   });
 }

@@ -1,24 +1,79 @@
 /**
- * Graceful shutdown, the connection side. Once `app.close()` starts, Fastify
- * stops listening and closes idle kept-alive connections (`forceCloseConnections:
- * 'idle'`); requests in flight go on. Here:
- * - a request that still arrives on an open connection is refused with 503 and
- *   `Retry-After`, rendered like every other error of its route (the gateway
- *   envelope, or the OAuth form) — Fastify's own `return503OnClosing` would answer
- *   in neither;
- * - every answer sent while closing says `Connection: close`: a client would
- *   otherwise send its next request on that connection just as the server closes
- *   it, and see a reset. It opens a new connection instead (to another process,
- *   or to this one's successor).
+ * Graceful shutdown, the connection side. Once `app.close()` starts:
+ * - the listening socket closes first: no new connection is accepted;
+ * - a request that still arrives on an open (kept-alive) connection is refused with 503 and
+ *   `Retry-After`, rendered like every other error of its route (the gateway envelope, or
+ *   the OAuth form) — Fastify's own `return503OnClosing` would answer in neither;
+ * - every answer sent while closing says `Connection: close`, and Node closes the connection
+ *   after it: the client opens a new one for its next request (to another process, or to
+ *   this one's successor);
+ * - a kept-alive connection with no request under way is closed only once it has been
+ *   quiet for {@link QUIET_MS}. Closing every idle connection at once (Node's
+ *   `closeIdleConnections()`, Fastify's `forceCloseConnections: 'idle'`) races a client that
+ *   is sending its next request at that moment: it sees a reset (issue 9: 7 resets with 20
+ *   busy keep-alive clients). A busy client's connection is never quiet that long: its
+ *   next request gets the `Connection: close` answer instead.
+ * This wait lasts at most {@link DRAIN_MS}; then Fastify closes whatever is left idle, and
+ * requests in flight go on until they are answered.
  */
+import type { Socket } from 'node:net';
+import { Server as NetServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Unavailable } from '../../domain/errors.js';
 
+/** A connection without a request this long is closed as idle while shutting down. */
+export const QUIET_MS = 250;
+/** The longest the shutdown waits for idle connections to go quiet before closing them anyway. */
+export const DRAIN_MS = 2_000;
+const POLL_MS = 20;
+
+interface Connection {
+  busy: number;
+  lastActive: number;
+}
+
 export function installConnectionDraining(app: FastifyInstance): void {
   let closing = false;
-  app.addHook('preClose', (done) => {
+  const connections = new Map<Socket, Connection>();
+  const track = (socket: Socket) => {
+    const connection: Connection = { busy: 0, lastActive: Date.now() };
+    connections.set(socket, connection);
+    // Bytes of a next request count as activity before Node has parsed them into a request.
+    socket.on('data', () => (connection.lastActive = Date.now()));
+    socket.once('close', () => connections.delete(socket));
+  };
+  // Over TLS the request's socket is the TLS one; the raw TCP one never carries a request.
+  const tls = 'setSecureContext' in app.server;
+  app.server.on(tls ? 'secureConnection' : 'connection', track);
+  app.server.on('request', (request, response) => {
+    const connection = connections.get(request.socket);
+    if (!connection) return;
+    connection.busy += 1;
+    connection.lastActive = Date.now();
+    response.once('close', () => {
+      connection.busy -= 1;
+      connection.lastActive = Date.now();
+    });
+  });
+
+  app.addHook('preClose', async () => {
     closing = true;
-    done();
+    if (!app.server.listening) return;
+    // Stop accepting, but without Node's http close(), which closes every idle connection at
+    // once (Fastify calls it after this hook, and tolerates the server being closed already).
+    NetServer.prototype.close.call(app.server);
+    const deadline = Date.now() + DRAIN_MS;
+    while (Date.now() < deadline) {
+      const now = Date.now();
+      let waiting = false;
+      for (const [socket, connection] of connections) {
+        if (connection.busy > 0) continue;
+        if (now - connection.lastActive >= QUIET_MS) socket.end();
+        else waiting = true;
+      }
+      if (!waiting) return;
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
   });
   // Callback hooks, not async ones: they run on every request.
   app.addHook('onRequest', (_request, _reply, done) => {

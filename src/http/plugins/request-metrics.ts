@@ -2,7 +2,7 @@
  * Request metrics: every answered request by method, route pattern (never the raw
  * URL, which may carry personal data and has no bound) and status, with its
  * latency; and the token endpoint's issues and denials by the OAuth error code
- * sent. The operations endpoints are left out: probes and scrapes are not traffic.
+ * sent, and the bearer check's refusals by reason. The operations endpoints are left out: probes and scrapes are not traffic.
  */
 import type { FastifyInstance } from 'fastify';
 import type { MetricsRecorder } from '../../ports/metrics.js';
@@ -31,6 +31,8 @@ export function installRequestMetrics(app: FastifyInstance, metrics: MetricsReco
       if (reply.statusCode === 200) metrics.tokenIssued();
       else metrics.tokenDenied(oauthErrorCode(payload, reply.statusCode));
     }
+    // Every refusal of the bearer check, one by one: the audit log keeps only per-minute counts of some.
+    if (request.accessDenial) metrics.accessDenied(request.accessDenial.reason);
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => {

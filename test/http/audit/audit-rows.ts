@@ -22,8 +22,9 @@ export type ExpectedRow = Omit<AuditRow, 'id' | 'occurred_at' | 'request_id'>;
 
 const SELECT = 'select id::text as id, occurred_at, event_type, outcome, reason, actor, client_id, platform, customer_id, request_id from audit_log';
 
-/** Every row, in append order. */
+/** Every row, in append order (the refusals counted in the current minute written first). */
 export async function allAuditRows(h: Harness): Promise<AuditRow[]> {
+  await h.services.audit.drain();
   return h.services.database.query<AuditRow>(`${SELECT} order by id`);
 }
 
@@ -55,4 +56,26 @@ export async function assertAudited(h: Harness, response: LightMyRequestResponse
 /** A client's request, as expected in a row. */
 export function byClient(client: { id: string; platform: string } | null) {
   return { actor: 'client', client_id: client?.id ?? null, platform: client?.platform ?? null };
+}
+
+/**
+ * How many refusals of unidentified callers (`type`, `reason`) from `sourceIp` the audit log
+ * holds, summed over its aggregated rows, after writing the minute counted so far.
+ */
+export async function refusalCount(h: Harness, type: string, reason: string, sourceIp = '127.0.0.1'): Promise<number> {
+  await h.services.audit.drain();
+  const [row] = await h.services.database.query<{ total: string | null }>(
+    'select sum(count)::text as total from audit_log where event_type = $1 and reason = $2 and source_ip = $3',
+    [type, reason, sourceIp],
+  );
+  return Number(row?.total ?? 0);
+}
+
+/** Asserts that `response`'s refusal wrote no row of its own and was counted in an aggregated row. */
+export async function assertAggregated(h: Harness, send: () => Promise<LightMyRequestResponse>, type: string, reason: string, why = ''): Promise<LightMyRequestResponse> {
+  const before = await refusalCount(h, type, reason);
+  const response = await send();
+  assert.deepEqual(await rowsOf(h, response), [], `${why}: no row of its own`);
+  assert.equal(await refusalCount(h, type, reason), before + 1, `${why}: counted in an aggregated row`);
+  return response;
 }

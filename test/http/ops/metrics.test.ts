@@ -24,6 +24,7 @@ const DEFINED = {
   coregate_http_request_duration_seconds: 'histogram',
   coregate_oauth_tokens_issued_total: 'counter',
   coregate_oauth_tokens_denied_total: 'counter',
+  coregate_access_denied_total: 'counter',
   coregate_core_requests_total: 'counter',
   coregate_core_request_duration_seconds: 'histogram',
   coregate_core_session_renewals_total: 'counter',

@@ -193,6 +193,17 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 6,
+    name: 'aggregated audit rows of unauthenticated refusals',
+    statements: [
+      // Refusals before authentication (no token, a bad token, an unknown client) are audited
+      // one row per source address, event type and reason per minute, with how many (issue 9):
+      // a flood writes a bounded number of rows. Both columns are null on every other row.
+      `alter table audit_log add column count integer`,
+      `alter table audit_log add column source_ip text`,
+    ],
+  },
+  {
     version: 7,
     name: 'client secret grace period',
     statements: [
