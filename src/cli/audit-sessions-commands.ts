@@ -4,7 +4,7 @@
  * and `sessions.revoke` (use cases `AuditReader`, `AssociationAdmin`).
  * Nothing here ever prints a delegate reference ID, sealed or not.
  */
-import type { AdminClient, AssociationView, AuditEventView } from '../server/admin-operations.js';
+import type { AdminClient, AssociationView } from '../server/admin-operations.js';
 import { UsageError, type CliIo } from './io.js';
 import { parse } from './parse-args.js';
 
@@ -29,24 +29,6 @@ export const SESSIONS_HELP = `Usage:
 list shows a platform's registered customers (default limit 1000), at one institution or at all;
 never a delegate reference ID. revoke works at --institution (default "default").
 revoke deletes the association: the customerId must be registered again (audited as session.revoked).`;
-
-/** One audit event in the CLI's JSON. */
-function auditJson(record: AuditEventView) {
-  return {
-    id: record.id,
-    occurredAt: record.occurredAt,
-    type: record.type,
-    outcome: record.outcome,
-    reason: record.reason,
-    actor: record.actor,
-    clientId: record.clientId,
-    platform: record.platform,
-    institution: record.institution,
-    customerId: record.customerId,
-    requestId: record.requestId,
-    ...(record.count === undefined ? {} : { count: record.count, sourceIp: record.sourceIp ?? null }),
-  };
-}
 
 /** One association in the CLI's JSON: an explicit allow-list of fields. */
 function sessionJson(session: AssociationView) {
@@ -86,7 +68,8 @@ export async function auditCommand(args: string[], admin: AdminClient, io: CliIo
     ...(values.type !== undefined ? { type: values.type as string } : {}),
     ...(values.limit !== undefined ? { limit: values.limit as string } : {}),
   });
-  if (values.json) io.out(JSON.stringify(records.map(auditJson)));
+  // The server's audit view is already the allow-list of fields, in the order printed.
+  if (values.json) io.out(JSON.stringify(records));
   else if (records.length === 0) io.err('no matching audit events');
   else {
     io.out(
