@@ -7,7 +7,11 @@
  *   before client authentication, per client after it;
  * - brute-force protection: failed client authentications are counted per source
  *   address; once that stricter budget is spent, the address's requests are
- *   refused before any secret is checked, and admitted again at the budget's pace.
+ *   refused before any secret is checked, and admitted again at the budget's pace;
+ * - the gateway's refusals before authentication (no bearer token, an invalid one)
+ *   are counted per source address the same way: once that budget is spent, the
+ *   address gets 429 before any token is verified, so a flood of junk tokens costs
+ *   neither signature checks nor audit rows.
  *
  * IPv6 sources count per /64 (one subscriber's prefix), so rotating addresses
  * inside it does not reset the budget. A limit of 0 turns that budget off.
@@ -42,12 +46,14 @@ export interface RateLimitSettings {
   /** Failed client authentications allowed per source address per `authFailureWindowSeconds`. */
   readonly authFailuresPerIp: number;
   readonly authFailureWindowSeconds: number;
+  /** `/core/*` requests refused for a missing or invalid bearer token, per source address per minute. */
+  readonly bearerFailuresPerIpPerMinute: number;
 }
 
 const MINUTE = 60;
 
 /** Which budget refused a request (for metrics). */
-export type RateLimitScope = 'gateway_client' | 'token_client' | 'token_ip' | 'auth_failures_ip';
+export type RateLimitScope = 'gateway_client' | 'token_client' | 'token_ip' | 'auth_failures_ip' | 'bearer_failures_ip';
 
 /**
  * What a caller may still send, for the `RateLimit-Limit/Remaining/Reset` headers (IETF draft
@@ -89,7 +95,13 @@ export class RequestThrottle {
   /** Limiter calls that failed (and admitted their request) since start. */
   limiterFailures = 0;
   /** Requests refused since start, by the budget that refused them. */
-  readonly refused: Record<RateLimitScope, number> = { gateway_client: 0, token_client: 0, token_ip: 0, auth_failures_ip: 0 };
+  readonly refused: Record<RateLimitScope, number> = {
+    gateway_client: 0,
+    token_client: 0,
+    token_ip: 0,
+    auth_failures_ip: 0,
+    bearer_failures_ip: 0,
+  };
 
   constructor(
     private readonly limiter: RateLimiter,
@@ -102,6 +114,18 @@ export class RequestThrottle {
     const limit = this.settings.gatewayPerClientPerMinute;
     if (limit <= 0) return undefined;
     return this.refuseUnless(await this.hit(`gw:client:${clientId}`, limit, MINUTE), 'gateway_client', limit);
+  }
+
+  /** A `/core/*` request from `ip`, before its bearer token is looked at: refused while the address has spent its refusal budget. */
+  async admitGatewayCaller(ip: string): Promise<void> {
+    const limit = this.settings.bearerFailuresPerIpPerMinute;
+    if (limit > 0) this.refuseUnless(await this.peek(`bearer-fail:ip:${sourceKey(ip)}`, limit, MINUTE), 'bearer_failures_ip');
+  }
+
+  /** A `/core/*` request from `ip` refused for a missing or invalid bearer token. */
+  async recordBearerFailure(ip: string): Promise<void> {
+    const limit = this.settings.bearerFailuresPerIpPerMinute;
+    if (limit > 0) await this.hit(`bearer-fail:ip:${sourceKey(ip)}`, limit, MINUTE);
   }
 
   /**
@@ -163,4 +187,5 @@ const REFUSAL_DETAIL: Record<RateLimitScope, string> = {
   token_client: 'too many token requests for this client',
   token_ip: 'too many token requests from this address',
   auth_failures_ip: 'too many failed client authentications from this address',
+  bearer_failures_ip: 'too many requests without a valid access token from this address',
 };

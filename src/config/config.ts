@@ -86,6 +86,7 @@ export interface Config {
     readonly tokenPerIpPerMinute: number;
     readonly authFailuresPerIp: number;
     readonly authFailureWindowSeconds: number;
+    readonly bearerFailuresPerIpPerMinute: number;
   };
   /** Database deadlines and connection settings (PostgreSQL; the embedded database takes `timeoutMs`). */
   readonly database: {
@@ -237,6 +238,7 @@ function toConfig(settings: Settings, cwd: string): Config {
       tokenPerIpPerMinute: settings.COREGATE_RATE_LIMIT_TOKEN_IP_PER_MINUTE,
       authFailuresPerIp: settings.COREGATE_RATE_LIMIT_AUTH_FAILURES,
       authFailureWindowSeconds: settings.COREGATE_RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS,
+      bearerFailuresPerIpPerMinute: settings.COREGATE_RATE_LIMIT_BEARER_FAILURES_PER_MINUTE,
     }),
     database: Object.freeze({
       timeoutMs: settings.COREGATE_DB_TIMEOUT_MS,

@@ -147,6 +147,13 @@ export const ConfigSchema = Type.Object({
     default: 300,
     description: 'the window of `COREGATE_RATE_LIMIT_AUTH_FAILURES`',
   }),
+  COREGATE_RATE_LIMIT_BEARER_FAILURES_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    maximum: RATE_LIMIT_MAX,
+    default: 120,
+    description:
+      '`/core/*` requests refused for a missing or invalid bearer token, per source address (IPv6: per /64) per minute; once spent, that address gets 429 before any token is verified; `0` = no limit',
+  }),
   COREGATE_REDIS_URL: Type.Optional(
     Type.String({
       format: 'redis-url',

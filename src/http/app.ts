@@ -34,7 +34,7 @@ import { opsRoutes, type OpsDeps } from './routes/ops/ops-routes.js';
 // Operations: HTTPS and rate limits.
 import type { RequestThrottle } from '../app/request-throttle.js';
 import { requireHttps } from './plugins/https-only.js';
-import { gatewayRateLimit, tokenEndpointRateLimits } from './plugins/rate-limit.js';
+import { gatewayCallerRateLimit, gatewayRateLimit, tokenEndpointRateLimits } from './plugins/rate-limit.js';
 // Audit log (CONTRACT §6).
 import type { AuditTrail } from '../app/audit-trail.js';
 import { installAuditing } from './plugins/audit.js';
@@ -154,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const gateway = deps.gateway;
   if (gateway) {
     await app.register(async (core) => {
+      if (deps.throttle) gatewayCallerRateLimit(core, deps.throttle);
       core.addHook('onRequest', bearerGuard(deps, DEFAULT_SCOPE));
       if (deps.throttle) core.addHook('onRequest', gatewayRateLimit(deps.throttle));
       await core.register(sessionsRoute, { registrar: gateway.registrar, clock: deps.clock });

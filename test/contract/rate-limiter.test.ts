@@ -187,7 +187,7 @@ describe('RedisRateLimiter', { skip: redisSkip }, () => {
       await assert.rejects(limiter.hit(key(), 1, 60));
       assert.ok(performance.now() - started < 200, 'no waiting for a connection');
       const failures: unknown[] = [];
-      const throttle = new RequestThrottle(limiter, { gatewayPerClientPerMinute: 1, tokenPerClientPerMinute: 1, tokenPerIpPerMinute: 1, authFailuresPerIp: 1, authFailureWindowSeconds: 60 }, (e) => failures.push(e));
+      const throttle = new RequestThrottle(limiter, { gatewayPerClientPerMinute: 1, tokenPerClientPerMinute: 1, tokenPerIpPerMinute: 1, authFailuresPerIp: 1, authFailureWindowSeconds: 60, bearerFailuresPerIpPerMinute: 1 }, (e) => failures.push(e));
       for (let i = 0; i < 3; i += 1) await throttle.admitGatewayRequest('cg_a');
       assert.equal(throttle.limiterFailures, 3);
       assert.deepEqual(changes, ['down'], 'the outage is reported once');

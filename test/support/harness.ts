@@ -59,6 +59,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
     COREGATE_RATE_LIMIT_TOKEN_PER_MINUTE: '1000000',
     COREGATE_RATE_LIMIT_TOKEN_IP_PER_MINUTE: '1000000',
     COREGATE_RATE_LIMIT_AUTH_FAILURES: '1000000',
+    COREGATE_RATE_LIMIT_BEARER_FAILURES_PER_MINUTE: '1000000',
     ...(opened.databaseUrl ? { DATABASE_URL: opened.databaseUrl } : {}),
     ...options.env,
   };

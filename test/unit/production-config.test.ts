@@ -126,10 +126,11 @@ describe('rate-limit settings', () => {
       tokenPerIpPerMinute: DEFAULTS.COREGATE_RATE_LIMIT_TOKEN_IP_PER_MINUTE,
       authFailuresPerIp: DEFAULTS.COREGATE_RATE_LIMIT_AUTH_FAILURES,
       authFailureWindowSeconds: DEFAULTS.COREGATE_RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS,
+      bearerFailuresPerIpPerMinute: DEFAULTS.COREGATE_RATE_LIMIT_BEARER_FAILURES_PER_MINUTE,
     });
     assert.deepEqual(
-      [config.rateLimits.gatewayPerClientPerMinute, config.rateLimits.tokenPerClientPerMinute, config.rateLimits.tokenPerIpPerMinute, config.rateLimits.authFailuresPerIp, config.rateLimits.authFailureWindowSeconds],
-      [6000, 600, 1200, 30, 300],
+      Object.values(config.rateLimits),
+      [6000, 600, 1200, 30, 300, 120],
     );
     assert.equal(config.redisUrl, undefined);
     assert.equal(config.redisKeyPrefix, 'coregate:rl:');
@@ -143,6 +144,7 @@ describe('rate-limit settings', () => {
         COREGATE_RATE_LIMIT_TOKEN_IP_PER_MINUTE: '120',
         COREGATE_RATE_LIMIT_AUTH_FAILURES: '10',
         COREGATE_RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS: '900',
+        COREGATE_RATE_LIMIT_BEARER_FAILURES_PER_MINUTE: '0',
         COREGATE_REDIS_URL: 'rediss://:secret@redis.internal:6380/2',
         COREGATE_REDIS_KEY_PREFIX: 'bank-a:coregate:',
       },
@@ -154,6 +156,7 @@ describe('rate-limit settings', () => {
       tokenPerIpPerMinute: 120,
       authFailuresPerIp: 10,
       authFailureWindowSeconds: 900,
+      bearerFailuresPerIpPerMinute: 0,
     });
     assert.equal(config.redisUrl, 'rediss://:secret@redis.internal:6380/2');
     assert.equal(config.redisKeyPrefix, 'bank-a:coregate:');

@@ -18,6 +18,7 @@ const SETTINGS: RateLimitSettings = {
   tokenPerIpPerMinute: 5,
   authFailuresPerIp: 2,
   authFailureWindowSeconds: 300,
+  bearerFailuresPerIpPerMinute: 4,
 };
 
 function throttle(settings: Partial<RateLimitSettings> = {}) {
@@ -47,6 +48,32 @@ describe('sourceKey', () => {
 });
 
 describe('RequestThrottle', () => {
+  it('refuses a gateway caller before its token is verified once its bearer refusals are spent, and refills', async () => {
+    const { throttle: t, clock } = throttle();
+    for (let i = 0; i < 4; i += 1) {
+      await t.admitGatewayCaller('203.0.113.9');
+      await t.recordBearerFailure('203.0.113.9');
+    }
+    // 4 per minute: one more every 15 s.
+    await assertTooMany(t.admitGatewayCaller('203.0.113.9'), 15);
+    await assertTooMany(t.admitGatewayCaller('203.0.113.9'), 15);
+    assert.equal(t.refused.bearer_failures_ip, 2);
+    // Other addresses, and the other budgets of this one, are untouched.
+    await t.admitGatewayCaller('203.0.113.10');
+    await t.admitTokenRequest('203.0.113.9');
+    // A /64 is one source.
+    for (let i = 0; i < 4; i += 1) await t.recordBearerFailure(`2001:db8:1:2::${i + 1}`);
+    await assertTooMany(t.admitGatewayCaller('2001:db8:1:2::ffff'), 15);
+    clock.advance(15);
+    await t.admitGatewayCaller('203.0.113.9');
+  });
+
+  it('checks no bearer budget when it is 0', async () => {
+    const { throttle: t } = throttle({ bearerFailuresPerIpPerMinute: 0 });
+    for (let i = 0; i < 50; i += 1) await t.recordBearerFailure('203.0.113.9');
+    await t.admitGatewayCaller('203.0.113.9');
+  });
+
   it('gives each client its own gateway budget', async () => {
     const { throttle: t, clock } = throttle();
     for (let i = 0; i < 3; i += 1) await t.admitGatewayRequest('cg_a');

@@ -2,7 +2,7 @@
  * The rate limits' Prometheus series, read from the throttle's counters when
  * scraped (nothing is added to the request path):
  * - `coregate_rate_limited_total{scope}` — requests refused with 429, by budget
- *   (`gateway_client`, `token_client`, `token_ip`, `auth_failures_ip`);
+ *   (`gateway_client`, `token_client`, `token_ip`, `auth_failures_ip`, `bearer_failures_ip`);
  * - `coregate_rate_limiter_failures_total` — limiter checks that failed (Redis
  *   unreachable or slow) and so admitted their request (fail open).
  */
@@ -23,7 +23,7 @@ export interface RateLimitCounters {
 export function registerRateLimitMetrics(registry: Registry, throttle: RateLimitCounters): void {
   new Counter({
     name: 'coregate_rate_limited_total',
-    help: 'Requests refused with 429 by a rate limit, by budget (gateway_client, token_client, token_ip, auth_failures_ip)',
+    help: 'Requests refused with 429 by a rate limit, by budget (gateway_client, token_client, token_ip, auth_failures_ip, bearer_failures_ip)',
     labelNames: ['scope'] as const,
     registers: [registry],
     collect() {

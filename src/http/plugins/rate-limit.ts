@@ -5,7 +5,21 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { rateLimitHeaders, type RequestThrottle } from '../../app/request-throttle.js';
-import { InvalidClient } from '../../domain/errors.js';
+import { InvalidClient, NotAuthenticated } from '../../domain/errors.js';
+
+/**
+ * The gateway's budget of refusals before authentication, as hooks of the scope holding
+ * `/core/*`: an address that has spent it is refused before its token is verified (register
+ * before the bearer check), and every 401 of the bearer check is charged to it.
+ */
+export function gatewayCallerRateLimit(scope: FastifyInstance, throttle: RequestThrottle): void {
+  scope.addHook('onRequest', async function gatewayCallerRateLimit(request: FastifyRequest) {
+    await throttle.admitGatewayCaller(request.ip);
+  });
+  scope.addHook('onError', async function countBearerFailure(request: FastifyRequest, _reply: FastifyReply, error: FastifyError) {
+    if (error instanceof NotAuthenticated && request.accessDenial) await throttle.recordBearerFailure(request.ip);
+  });
+}
 
 /** `onRequest` hook for gateway routes, registered after the bearer check: a budget per client. */
 export function gatewayRateLimit(throttle: RequestThrottle) {

@@ -41,6 +41,7 @@ export function onlyLimits(env: Record<string, string>): Record<string, string> 
     COREGATE_RATE_LIMIT_TOKEN_PER_MINUTE: '0',
     COREGATE_RATE_LIMIT_TOKEN_IP_PER_MINUTE: '0',
     COREGATE_RATE_LIMIT_AUTH_FAILURES: '0',
+    COREGATE_RATE_LIMIT_BEARER_FAILURES_PER_MINUTE: '0',
     ...env,
   };
 }
