@@ -38,6 +38,7 @@ import { gatewayCallerRateLimit, gatewayRateLimit, tokenEndpointRateLimits } fro
 // Audit log (CONTRACT §6).
 import type { AuditTrail } from '../app/audit-trail.js';
 import { installAuditing } from './plugins/audit.js';
+import { installRequestLog } from './plugins/request-log.js';
 
 export interface AppDeps {
   readonly logger: FastifyBaseLogger;
@@ -108,6 +109,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     // While closing, requests are refused by plugins/connection-draining.ts, in our error format.
     return503OnClosing: false,
+    // One line per request instead of Fastify's two (plugins/request-log.ts).
+    disableRequestLogging: true,
     forceCloseConnections: 'idle',
     // A slow client (headers, then a body one byte at a time) cannot hold a connection.
     requestTimeout,
@@ -119,6 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  installRequestLog(app);
   installErrorHandling(app);
   installConnectionDraining(app);
   requireSingleAuthorization(app);

@@ -1,36 +1,11 @@
 /**
- * The process logger. Request bodies are never logged; `redact` is the second
+ * The process logger. Request bodies are never logged; `redactSensitive` is the second
  * line of defence should a secret or a personal field reach a log call anyway.
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 import type { LogLevel } from '../../config/config.js';
-
-const SENSITIVE_FIELDS = [
-  'authorization',
-  'cookie',
-  'client_secret',
-  'clientSecret',
-  'secret',
-  'access_token',
-  'refresh_token',
-  'token',
-  'password',
-  'socialSecurityNumber',
-  'accountNumber',
-  'birthDay',
-  'demographics',
-  'delegateReferenceId',
-];
-
-export const REDACTED_PATHS = [
-  ...SENSITIVE_FIELDS,
-  ...SENSITIVE_FIELDS.map((field) => `*.${field}`),
-  ...SENSITIVE_FIELDS.map((field) => `*.*.${field}`),
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["x-api-key"]',
-];
+import { CENSOR, redactSensitive, SENSITIVE_FIELDS } from './redact.js';
 
 /**
  * Readable lines for a person at a terminal, JSON for everything else (a supervisor, a file,
@@ -48,7 +23,11 @@ export function createLogger(level: LogLevel, destination?: DestinationStream, o
   return pino(
     {
       level,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // Before serializers run: a logged error's own fields are looked at too.
+      formatters: { log: redactSensitive },
+      // Child loggers' bindings skip the log formatter; exact top-level paths cost nothing
+      // unless the field is there (wildcard paths cost every line).
+      redact: { paths: [...SENSITIVE_FIELDS].map((field) => JSON.stringify([field])), censor: CENSOR },
       // The pid tells the processes of one service apart (COREGATE_WORKERS, several hosts' logs merged).
       base: { service: 'coregate', pid: process.pid },
     },

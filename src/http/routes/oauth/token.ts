@@ -105,7 +105,7 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
         scope: form.get('scope'),
         refresh_token: form.get('refresh_token'),
       });
-      request.log.info({ clientId: client.id, scope: tokens.scope }, 'token issued');
+      request.log.debug({ clientId: client.id, scope: tokens.scope }, 'token issued');
       return noStore(reply).type('application/json;charset=UTF-8').send(tokens);
     },
   });
