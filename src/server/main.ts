@@ -93,6 +93,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   logStartupChecks(config, logger, { tls, simulator: services.simulator !== undefined, now: services.clock.now() });
   // Production installations never get a demo client, whatever their database.
   if (embedded && !config.production) await welcomeFirstRun(services, url);
+  // The start lines at once, not with the log buffer's next flush.
+  logger.flush();
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

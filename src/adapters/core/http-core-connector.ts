@@ -16,6 +16,7 @@ import {
   type CoreSession,
 } from '../../ports/core-connector.js';
 import { describeProblems, jsonType, readAccountRecord, type Problem } from './account-record.js';
+import { CallDeadline } from './call-deadline.js';
 import { isPlainObject } from '../../domain/json.js';
 import {
   CUSTOMER_KEY_PATTERN,
@@ -185,16 +186,18 @@ export class HttpCoreConnector implements CoreConnector {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (HEADER_SAFE.test(context.requestId)) headers[PROTOCOL_HEADERS.requestId] = context.requestId;
     if (this.apiKey !== undefined) headers[PROTOCOL_HEADERS.apiKey] = this.apiKey;
-    const deadline = AbortSignal.timeout(timeoutMs);
+    const deadline = new CallDeadline(timeoutMs);
     let answer: Answer;
     try {
-      const response = await this.dispatcher.request({ origin: this.origin, path: `${this.prefix}${PROTOCOL_PATHS.health}`, method: 'GET', headers, signal: deadline });
+      const response = await this.dispatcher.request({ origin: this.origin, path: `${this.prefix}${PROTOCOL_PATHS.health}`, method: 'GET', headers, signal: deadline.signal });
       answer = { status: response.statusCode, text: await this.read(response.body) };
     } catch (error) {
       if (error instanceof TooLarge) throw new CoreProtocolError('the health answer is too large', true);
       const code = errorCode(error);
-      if (deadline.aborted || (code !== undefined && TIMED_OUT.has(code))) throw new CoreUnavailable(`no answer within ${timeoutMs} ms`, true);
+      if (deadline.expired || (code !== undefined && TIMED_OUT.has(code))) throw new CoreUnavailable(`no answer within ${timeoutMs} ms`, true);
       throw new CoreUnavailable(`cannot reach the core (${code ?? (error as Error)?.name ?? 'unknown error'})`, true);
+    } finally {
+      deadline.release();
     }
     if (answer.status >= 500) throw new CoreUnavailable(`the core answered ${answer.status}`, true);
     if (answer.status === 403 && /"api_key_invalid"/.test(answer.text)) {
@@ -217,19 +220,21 @@ export class HttpCoreConnector implements CoreConnector {
     const headers: Record<string, string> = { accept: 'application/json', ...extra };
     if (HEADER_SAFE.test(context.requestId)) headers[PROTOCOL_HEADERS.requestId] = context.requestId;
     if (this.apiKey !== undefined) headers[PROTOCOL_HEADERS.apiKey] = this.apiKey;
-    const deadline = AbortSignal.timeout(this.timeoutMs);
+    const deadline = new CallDeadline(this.timeoutMs);
     try {
-      const response = await this.dispatcher.request({ origin: this.origin, path: `${this.prefix}${path}`, method, headers, body: body ?? null, signal: deadline });
+      const response = await this.dispatcher.request({ origin: this.origin, path: `${this.prefix}${path}`, method, headers, body: body ?? null, signal: deadline.signal });
       const text = await this.read(response.body);
       return { status: response.statusCode, text };
     } catch (error) {
       if (error instanceof TooLarge) throw new CoreProtocolError(`the answer is larger than ${this.maxResponseBytes} bytes`, retrySafe(operation, true));
       const code = errorCode(error);
-      if (deadline.aborted || (code !== undefined && TIMED_OUT.has(code))) {
+      if (deadline.expired || (code !== undefined && TIMED_OUT.has(code))) {
         throw new CoreUnavailable(`no answer within ${this.timeoutMs} ms`, retrySafe(operation, true));
       }
       if (code !== undefined && NOT_SENT.has(code)) throw new CoreUnavailable(`cannot connect to the core (${code})`, retrySafe(operation, false));
       throw new CoreUnavailable(`the call failed (${code ?? (error as Error)?.name ?? 'unknown error'})`, retrySafe(operation, true));
+    } finally {
+      deadline.release();
     }
   }
 

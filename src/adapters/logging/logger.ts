@@ -7,6 +7,28 @@ import pinoPretty from 'pino-pretty';
 import type { LogLevel } from '../../config/config.js';
 import { CENSOR, redactSensitive, SENSITIVE_FIELDS } from './redact.js';
 
+const WARN = 40;
+/** Lines are written in batches of this many bytes at least... */
+const BATCH_BYTES = 4096;
+/** ...or after this long, whichever comes first: a line is never held longer. */
+const FLUSH_EVERY_MS = 1000;
+
+/**
+ * stderr, written in batches: one write per line cost about 12 µs of CPU (the main thread and
+ * libuv's pool), a batch of about 4 KB a fraction of that per line. A line waits at most
+ * {@link FLUSH_EVERY_MS}; warnings and errors go at once (`logMethod` above), and pino flushes
+ * what is left when the process exits. A hard kill (SIGKILL, power loss) can lose the last
+ * second of info lines — never an audit row: the audit log is in the database.
+ */
+function bufferedStderr(): DestinationStream & { flush(): void } {
+  const stream = pino.destination({ fd: 2, sync: false, minLength: BATCH_BYTES });
+  setInterval(() => {
+    // Not after the stream was closed (the process is exiting).
+    if (!(stream as { destroyed?: boolean }).destroyed) stream.flush();
+  }, FLUSH_EVERY_MS).unref();
+  return stream;
+}
+
 /**
  * Readable lines for a person at a terminal, JSON for everything else (a supervisor, a file,
  * a log shipper). Logs go to stderr, so that is the stream asked.
@@ -19,10 +41,17 @@ export function createLogger(level: LogLevel, destination?: DestinationStream, o
   const pretty = options.pretty ?? (destination === undefined && prettyByDefault());
   // pino-pretty as a stream in this process (not a worker transport): redaction has run
   // before it formats, and a crash loses no buffered line.
-  const target = destination ?? (pretty ? undefined : pino.destination({ fd: 2, sync: false }));
+  const target = destination ?? (pretty ? undefined : bufferedStderr());
   return pino(
     {
       level,
+      // A warning or an error is written at once, not after the buffer's next flush.
+      hooks: {
+        logMethod(args, method, levelValue) {
+          method.apply(this, args);
+          if (levelValue >= WARN && target !== undefined && 'flush' in target) (target as { flush(): void }).flush();
+        },
+      },
       // Before serializers run: a logged error's own fields are looked at too.
       formatters: { log: redactSensitive },
       // Child loggers' bindings skip the log formatter; exact top-level paths cost nothing

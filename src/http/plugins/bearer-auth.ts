@@ -100,8 +100,8 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     if (deps.institutions && !(await deps.institutions.isEnabled(client.institution))) {
       throw denied(request, { reason: 'institution_disabled', client: known(client) }, institutionUnavailable(client.institution));
     }
+    // The request's later lines (its access line, a core failure's) name the institution from here
+    // (plugins/request-log.ts, plugins/error-handler.ts): a child logger per request cost more.
     request.principal = { clientId: client.clientId, platform: client.platform, institution: client.institution, scopes };
-    // Every later line of this request (a core failure's 502, say) names the institution.
-    request.log = request.log.child({ institution: client.institution });
   };
 }

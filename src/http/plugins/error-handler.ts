@@ -19,6 +19,7 @@ import {
   Unavailable,
   type FieldProblem,
 } from '../../domain/errors.js';
+import { callerOf } from './request-log.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -146,13 +147,14 @@ export function installErrorHandling(app: FastifyInstance): void {
       return noStore(reply).code(500).type(OAUTH_CONTENT_TYPE).send({ error: 'server_error' });
     }
     const gatewayError = toGatewayError(error);
+    const caller = callerOf(request);
     if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
-      request.log.error({ err: error }, 'unexpected error');
+      request.log.error({ err: error, ...caller }, 'unexpected error');
     } else if (gatewayError.status >= 500) {
       // The core or the database failing is the operator's concern, not the caller's mistake.
-      request.log.warn({ err: { type: gatewayError.name, detail: gatewayError.detail ?? detail } }, 'upstream failure');
+      request.log.warn({ err: { type: gatewayError.name, detail: gatewayError.detail ?? detail }, ...caller }, 'upstream failure');
     } else {
-      request.log.info({ err: { type: gatewayError.name, detail: gatewayError.detail ?? detail } }, 'request refused');
+      request.log.info({ err: { type: gatewayError.name, detail: gatewayError.detail ?? detail }, ...caller }, 'request refused');
     }
     return sendEnvelopeError(reply, gatewayError);
   });
