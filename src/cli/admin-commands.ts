@@ -89,11 +89,11 @@ export function clientsCommand(context: AdminContext): Command {
       )
       .usage('--name NAME [--scope S]... [--platform P] [--allow-ip CIDR]... [--grant refresh_token] [--institution ID] [--json]')
       .option('--name <NAME>', 'a name for people (required)')
-      .option('--scope <S>', 'a scope it may ask for, repeatable (default: core/main)', repeatable)
-      .option('--platform <P>', 'the platform it acts for (default: the client is its own platform)')
-      .option('--allow-ip <CIDR>', 'an address range it may call from, repeatable (default: any)', repeatable)
-      .option('--grant <G>', 'an extra grant, repeatable: refresh_token', repeatable)
-      .option('--institution <ID>', 'the bank it acts for (default: "default"; see coregate institutions)'),
+      .option('--scope <S>', 'a scope it may ask for; repeatable (default: core/main)', repeatable)
+      .option('--platform <P>', 'the platform it acts for (default: its own)')
+      .option('--allow-ip <CIDR>', 'a range it may call from; repeatable (default: any)', repeatable)
+      .option('--grant <G>', 'an extra grant: refresh_token', repeatable)
+      .option('--institution <ID>', 'the institution (bank) it acts for (default: default)'),
   )
     .addHelpText(
       'after',

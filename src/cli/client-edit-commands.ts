@@ -25,13 +25,13 @@ export function addClientEditCommands(clients: Command, context: AdminContext, p
     clients
       .command('update')
       .summary('change a client in place (same ID and secret)')
-      .description('Changes a client in place: same ID, same secret. Gateways apply it within 60 seconds.')
+      .description('Changes a client in place: same ID, same secret. --scope, --grant and --allow-ip replace the whole list. Gateways apply the change within 60 seconds.')
       .usage('ID [--name NAME] [--scope S]... [--grant G]... [--allow-ip CIDR]... [--clear-allow-ips] [--json]')
       .argument('<ID>', 'the client ID (cg_…)')
       .option('--name <NAME>', 'a new name')
-      .option('--scope <S>', 'its scopes from now on, repeatable (replaces them all)', repeatable)
-      .option('--grant <G>', 'its grants from now on, repeatable (replaces them all)', repeatable)
-      .option('--allow-ip <CIDR>', 'its address ranges from now on, repeatable (replaces them all)', repeatable)
+      .option('--scope <S>', 'its scopes from now on; repeatable', repeatable)
+      .option('--grant <G>', 'its grants from now on; repeatable', repeatable)
+      .option('--allow-ip <CIDR>', 'its address ranges from now on; repeatable', repeatable)
       .option('--clear-allow-ips', 'let it call from any address'),
   )
     .addHelpText(

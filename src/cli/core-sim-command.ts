@@ -33,12 +33,12 @@ export function coreSimCommand(context: CommandContext, options: CoreSimOptions 
   return new Command('core-sim')
     .summary('run the core banking simulator as its own server')
     .description(
-      'Runs the core banking simulator: the reference core protocol (docs/core-protocol.md) plus GET /_sim/stats, POST /_sim/sessions/expire and POST /_sim/faults. With COREGATE_CORE_API_KEY set, protocol calls must carry it as X-Api-Key. Stops on SIGTERM or SIGINT.',
+      'Runs the core banking simulator: the reference core protocol (docs/core-protocol.md) plus GET /_sim/stats, POST /_sim/sessions/expire and POST /_sim/faults. Without --data it serves the demo data set; a --data file holds {"customers": [...]}. With COREGATE_CORE_API_KEY set, protocol calls must carry it as X-Api-Key. Stops on SIGTERM or SIGINT.',
     )
     .usage('[--port 8090] [--host 127.0.0.1] [--data FILE] [--session-ttl SECONDS]')
     .option('--port <PORT>', 'listen port (default: 8090; 0 picks a free one)')
     .option('--host <HOST>', 'listen address (default: 127.0.0.1)')
-    .option('--data <FILE>', 'serve exactly the customers of this JSON file ({"customers": [...]}) instead of the demo data set')
+    .option('--data <FILE>', 'serve only the customers in this JSON file')
     .option('--session-ttl <SECONDS>', `lifetime of a delegate reference ID (default: ${DEFAULT_SESSION_TTL_SECONDS})`)
     .addHelpText('after', examples('coregate core-sim --port 0', 'COREGATE_CORE_API_KEY=sim-key coregate core-sim --data customers.json --session-ttl 60'))
     .action(async (flags: CoreSimFlags) => {

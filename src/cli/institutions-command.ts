@@ -19,12 +19,12 @@ function coreOptions(command: Command, adding: boolean): Command {
   const needed = adding ? ' (required)' : '';
   return command
     .option('--name <NAME>', `a name for people${needed}`)
-    .option('--core-url <URL>', `base URL of its core, speaking the reference core protocol${needed}`)
-    .option('--core-api-key-file <FILE>', 'a file holding the core API key on one line (stored sealed, never shown)')
+    .option('--core-url <URL>', `its core's base URL${needed}`)
+    .option('--core-api-key-file <FILE>', 'file with the core API key (stored sealed)')
     .option('--core-ca-file <FILE>', 'CA certificates to trust for the core (PEM)')
-    .option('--core-cert-file <FILE>', 'client certificate for mutual TLS to the core (PEM; with --core-key-file)')
+    .option('--core-cert-file <FILE>', 'client certificate (PEM) for mutual TLS')
     .option('--core-key-file <FILE>', "that certificate's private key (PEM)")
-    .option('--core-timeout-ms <N>', 'how long to wait for the core (default: COREGATE_CORE_TIMEOUT_MS)');
+    .option('--core-timeout-ms <N>', 'core timeout (default: COREGATE_CORE_TIMEOUT_MS)');
 }
 
 interface CoreOptions {
@@ -117,7 +117,7 @@ export function institutionsCommand(context: AdminContext): Command {
       institutions
         .command('add')
         .summary('add a bank and its core')
-        .description('Adds a bank and its core. The API key is read from a file here, stored sealed and never shown again.')
+        .description('Adds a bank and its core, which speaks the reference core protocol (docs/core-protocol.md). The API key file holds the key on one line; the key is stored sealed and never shown again.')
         .usage(
           '--id ID --name NAME --core-url URL [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE --core-key-file FILE] [--core-timeout-ms N] [--json]',
         )
