@@ -18,16 +18,19 @@ print data accept --json. Settings come from the environment: DATABASE_URL,
 COREGATE_DATA_DIR, PORT, ... (coregate serve --help lists them all).`;
 
 function program(context: AdminContext): Command {
+  const version = `${PACKAGE_INFO.name} ${PACKAGE_INFO.version}`;
   const root = new Command('coregate')
     .description('coregate — core banking gateway')
     .usage('<command> [options]')
-    .version(`${PACKAGE_INFO.name} ${PACKAGE_INFO.version}`, '-v, --version', 'print the version')
+    .version(version, '-v, --version', 'print the version')
     .addHelpText('after', FOOTER)
     .addCommand(serveCommand(context))
     .addCommand(coreSimCommand(context, { apiKey: coreApiKeyFromEnv() }));
   for (const command of [clientsCommand, keysCommand, migrateCommand, auditCommand, sessionsCommand, institutionsCommand, webhooksCommand]) {
     root.addCommand(command(context));
   }
+  // `coregate version`, as before commander: kept working, not listed.
+  root.command('version', { hidden: true }).action(() => context.io.out(version));
   return root;
 }
 

@@ -76,7 +76,7 @@ describe('coregate CLI: help and usage mistakes', () => {
   });
 
   it('prints the version', async () => {
-    for (const flag of ['--version', '-v']) {
+    for (const flag of ['--version', '-v', 'version']) {
       const version = await run(flag);
       assert.deepEqual(version, { code: 0, stdout: `coregate ${PACKAGE_INFO.version}\n`, stderr: '' });
     }
@@ -87,6 +87,7 @@ describe('coregate CLI: help and usage mistakes', () => {
       [['clients', 'create', '--jsn'], 'coregate: unknown option --jsn (did you mean --json?)'],
       [['clients', 'create', '--name', 'x', '--platfrom', 'acme'], 'coregate: unknown option --platfrom (did you mean --platform?)'],
       [['institutions', 'add', '--core-ulr', 'https://core.example'], 'coregate: unknown option --core-ulr (did you mean --core-url?)'],
+      [['clinets'], 'coregate: unknown command "clinets" (did you mean clients?)'],
       [['clinets', 'list'], 'coregate: unknown command "clinets" (did you mean clients?)'],
       [['webhooks', 'rotate-secrets', 'wh_x'], 'coregate: unknown command "rotate-secrets" (did you mean rotate-secret?)'],
       [['clients', 'list', '--frobnicate'], 'coregate: unknown option --frobnicate; see coregate clients list --help'],
