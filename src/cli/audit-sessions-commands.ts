@@ -4,31 +4,16 @@
  * and `sessions.revoke` (use cases `AuditReader`, `AssociationAdmin`).
  * Nothing here ever prints a delegate reference ID, sealed or not.
  */
-import type { AdminClient, AssociationView } from '../server/admin-operations.js';
-import { UsageError, type CliIo } from './io.js';
-import { parse } from './parse-args.js';
+import { Command } from 'commander';
+import type { AssociationView } from '../server/admin-operations.js';
+import { examples, required, withJson, type AdminContext } from './program.js';
 
-export const AUDIT_HELP = `Usage:
-  coregate audit list [--platform P] [--customer ID] [--type TYPE] [--since T] [--until T] [--limit N] [--json]
-
-Audit log events, newest first (default limit 100, at most 10000).
---since takes an ISO-8601 date (2026-03-01, midnight UTC) or date-time with a zone
-(2026-03-01T12:00:00Z, 2026-03-01T14:00:00+02:00).
---until is the same, exclusive. --type keeps one event type.
-Events: token.issued, token.denied, access.denied, session.registered, session.renewed,
-session.reregistration_required, session.revoked, accounts.listed, session.read, session.deregistered;
-operator actions (actor operator): client.created, client.updated, client.deleted, client.disabled,
-client.enabled, client.secret_rotated, key.rotated, key.revoked (for keys the kid is in REASON),
-institution.added, institution.updated, institution.disabled, institution.enabled, webhook.added,
-webhook.removed, webhook.secret_rotated (the endpoint id in REASON).`;
-
-export const SESSIONS_HELP = `Usage:
-  coregate sessions list --platform P [--institution ID] [--limit N] [--json]
-  coregate sessions revoke --platform P --customer ID [--institution ID] [--json]
-
-list shows a platform's registered customers (default limit 1000), at one institution or at all;
-never a delegate reference ID. revoke works at --institution (default "default").
-revoke deletes the association: the customerId must be registered again (audited as session.revoked).`;
+const AUDIT_EVENTS = `Event types (--type): token.issued, token.denied, access.denied, session.registered,
+session.renewed, session.reregistration_required, session.revoked, accounts.listed, session.read,
+session.deregistered; operator actions (actor operator): client.created, client.updated,
+client.deleted, client.disabled, client.enabled, client.secret_rotated, key.rotated, key.revoked
+(the kid in REASON), institution.added, institution.updated, institution.disabled,
+institution.enabled, webhook.added, webhook.removed, webhook.secret_rotated (the endpoint id in REASON).`;
 
 /** One association in the CLI's JSON: an explicit allow-list of fields. */
 function sessionJson(session: AssociationView) {
@@ -47,84 +32,117 @@ function table(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<stri
   return [header, ...rows.map((row) => row.map((cell) => cell ?? '-'))].map((row) => row.join('\t')).join('\n');
 }
 
-function isHelp(action: string | undefined): boolean {
-  return action === undefined || action === '--help' || action === 'help';
+interface AuditOptions {
+  platform?: string;
+  customer?: string;
+  type?: string;
+  since?: string;
+  until?: string;
+  limit?: string;
+  json?: boolean;
 }
 
-export async function auditCommand(args: string[], admin: AdminClient, io: CliIo): Promise<number> {
-  const [action, ...rest] = args;
-  if (isHelp(action)) {
-    io.out(AUDIT_HELP);
-    return action === undefined ? 2 : 0;
-  }
-  if (action !== 'list') throw new UsageError(`unknown audit command "${action}"\n${AUDIT_HELP}`);
-  const { values } = parse(rest, { platform: { type: 'string' }, customer: { type: 'string' }, type: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, limit: { type: 'string' } }, 0);
-  if (values.help) return (io.out(AUDIT_HELP), 0);
-  const records = await admin.call('audit.list', {
-    ...(values.platform !== undefined ? { platform: values.platform as string } : {}),
-    ...(values.customer !== undefined ? { customerId: values.customer as string } : {}),
-    ...(values.since !== undefined ? { since: values.since as string } : {}),
-    ...(values.until !== undefined ? { until: values.until as string } : {}),
-    ...(values.type !== undefined ? { type: values.type as string } : {}),
-    ...(values.limit !== undefined ? { limit: values.limit as string } : {}),
-  });
-  // The server's audit view is already the allow-list of fields, in the order printed.
-  if (values.json) io.out(JSON.stringify(records));
-  else if (records.length === 0) io.err('no matching audit events');
-  else {
-    io.out(
-      table(
-        ['OCCURRED_AT', 'TYPE', 'OUTCOME', 'REASON', 'ACTOR', 'CLIENT_ID', 'PLATFORM', 'CUSTOMER_ID', 'REQUEST_ID'],
-        records.map((r) => [r.occurredAt, r.type, r.outcome, r.reason, r.actor, r.clientId, r.platform, r.customerId, r.requestId]),
-      ),
-    );
-  }
-  return 0;
-}
-
-export async function sessionsCommand(args: string[], admin: AdminClient, io: CliIo): Promise<number> {
-  const [action, ...rest] = args;
-  if (isHelp(action)) {
-    io.out(SESSIONS_HELP);
-    return action === undefined ? 2 : 0;
-  }
-  switch (action) {
-    case 'list': {
-      const { values } = parse(rest, { platform: { type: 'string' }, limit: { type: 'string' }, institution: { type: 'string' } }, 0);
-      if (values.help) return (io.out(SESSIONS_HELP), 0);
-      if (typeof values.platform !== 'string') throw new UsageError('--platform is required');
-      const { sessions, truncated } = await admin.call('sessions.list', {
-        platform: values.platform,
-        ...(values.limit !== undefined ? { limit: values.limit as string } : {}),
-        ...(values.institution !== undefined ? { institution: values.institution as string } : {}),
+export function auditCommand(context: AdminContext): Command {
+  const { io } = context;
+  const audit = new Command('audit').summary('the audit log, newest first').description('The audit log: what clients and operators did.').usage('list [options]');
+  withJson(
+    audit
+      .command('list')
+      .summary('audit log events, newest first')
+      .description(
+        'Audit log events, newest first. --since and --until take an ISO-8601 date (2026-03-01, midnight UTC) or a date-time with a zone (2026-03-01T12:00:00Z, 2026-03-01T14:00:00+02:00).',
+      )
+      .usage('[--platform P] [--customer ID] [--type TYPE] [--since T] [--until T] [--limit N] [--json]')
+      .option('--platform <P>', "only this platform's events")
+      .option('--customer <ID>', "only this customerId's events")
+      .option('--type <TYPE>', 'only events of this type (listed below)')
+      .option('--since <T>', 'events at or after T')
+      .option('--until <T>', 'events before T')
+      .option('--limit <N>', 'at most N events (default: 100, at most 10000)'),
+  )
+    .addHelpText('after', `\n${AUDIT_EVENTS}\n${examples('coregate audit list --platform acme --since 2026-03-01 --limit 20', 'coregate audit list --type key.revoked --json')}`)
+    .action(async (options: AuditOptions) => {
+      const records = await (await context.admin()).call('audit.list', {
+        ...(options.platform !== undefined ? { platform: options.platform } : {}),
+        ...(options.customer !== undefined ? { customerId: options.customer } : {}),
+        ...(options.since !== undefined ? { since: options.since } : {}),
+        ...(options.until !== undefined ? { until: options.until } : {}),
+        ...(options.type !== undefined ? { type: options.type } : {}),
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
       });
-      if (values.json) io.out(JSON.stringify(sessions.map(sessionJson)));
-      else if (sessions.length === 0) io.err(`no registered customers on platform "${values.platform}"`);
+      // The server's audit view is already the allow-list of fields, in the order printed.
+      if (options.json) io.out(JSON.stringify(records));
+      else if (records.length === 0) io.err('no matching audit events');
+      else {
+        io.out(
+          table(
+            ['OCCURRED_AT', 'TYPE', 'OUTCOME', 'REASON', 'ACTOR', 'CLIENT_ID', 'PLATFORM', 'CUSTOMER_ID', 'REQUEST_ID'],
+            records.map((r) => [r.occurredAt, r.type, r.outcome, r.reason, r.actor, r.clientId, r.platform, r.customerId, r.requestId]),
+          ),
+        );
+      }
+    });
+  return audit;
+}
+
+export function sessionsCommand(context: AdminContext): Command {
+  const { io } = context;
+  const sessions = new Command('sessions')
+    .summary("a platform's registered customers: list, revoke")
+    .description("A platform's registered customers (associations). Never shows a delegate reference ID.")
+    .usage('<command> [options]');
+
+  withJson(
+    sessions
+      .command('list')
+      .summary("a platform's registered customers")
+      .description("Lists a platform's registered customers, at one institution or at all.")
+      .usage('--platform P [--institution ID] [--limit N] [--json]')
+      .option('--platform <P>', 'the platform (required)')
+      .option('--institution <ID>', 'only customers at this institution')
+      .option('--limit <N>', 'at most N customers (default: 1000)'),
+  )
+    .addHelpText('after', examples('coregate sessions list --platform acme', 'coregate sessions list --platform acme --institution bank-b --json'))
+    .action(async (options: { platform?: string; institution?: string; limit?: string; json?: boolean }) => {
+      const platform = required(options.platform, 'platform');
+      const { sessions: found, truncated } = await (await context.admin()).call('sessions.list', {
+        platform,
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
+        ...(options.institution !== undefined ? { institution: options.institution } : {}),
+      });
+      if (options.json) io.out(JSON.stringify(found.map(sessionJson)));
+      else if (found.length === 0) io.err(`no registered customers on platform "${platform}"`);
       else {
         io.out(
           table(
             ['INSTITUTION', 'CUSTOMER_ID', 'CUSTOMER_KEY', 'EXPIRES_AT', 'NEEDS_REREGISTRATION', 'CREATED_AT', 'UPDATED_AT'],
-            sessions.map((s) => [s.institution, s.customerId, s.customerKey, s.expiresAt, String(s.needsReregistration), s.createdAt, s.updatedAt]),
+            found.map((s) => [s.institution, s.customerId, s.customerKey, s.expiresAt, String(s.needsReregistration), s.createdAt, s.updatedAt]),
           ),
         );
       }
-      if (truncated) io.err(`only the first ${sessions.length} shown: raise --limit to see more`);
-      return 0;
-    }
-    case 'revoke': {
-      const { values } = parse(rest, { platform: { type: 'string' }, customer: { type: 'string' }, institution: { type: 'string' } }, 0);
-      if (values.help) return (io.out(SESSIONS_HELP), 0);
-      if (typeof values.platform !== 'string') throw new UsageError('--platform is required');
-      if (typeof values.customer !== 'string') throw new UsageError('--customer is required');
-      const result = await admin.call('sessions.revoke', {
-        platform: values.platform,
-        customerId: values.customer,
-        ...(values.institution !== undefined ? { institution: values.institution as string } : {}),
+      if (truncated) io.err(`only the first ${found.length} shown: raise --limit to see more`);
+    });
+
+  withJson(
+    sessions
+      .command('revoke')
+      .summary('delete a registration: the customer must register again')
+      .description('Deletes the association: the customerId must be registered again (audited as session.revoked).')
+      .usage('--platform P --customer ID [--institution ID] [--json]')
+      .option('--platform <P>', 'the platform (required)')
+      .option('--customer <ID>', 'the customerId (required)')
+      .option('--institution <ID>', 'where it is registered (default: "default")'),
+  )
+    .addHelpText('after', examples('coregate sessions revoke --platform acme --customer ada'))
+    .action(async (options: { platform?: string; customer?: string; institution?: string; json?: boolean }) => {
+      const platform = required(options.platform, 'platform');
+      const customerId = required(options.customer, 'customer');
+      const result = await (await context.admin()).call('sessions.revoke', {
+        platform,
+        customerId,
+        ...(options.institution !== undefined ? { institution: options.institution } : {}),
       });
-      io.out(values.json ? JSON.stringify(result) : `revoked: customer "${values.customer}" of platform "${values.platform}" must be registered again`);
-      return 0;
-    }
-    default:
-      throw new UsageError(`unknown sessions command "${action}"\n${SESSIONS_HELP}`);
-  }
+      io.out(options.json ? JSON.stringify(result) : `revoked: customer "${customerId}" of platform "${platform}" must be registered again`);
+    });
+  return sessions;
 }

@@ -2,51 +2,70 @@
  * `coregate clients update ID …` and `coregate clients delete ID` (issue 14), through the admin
  * operations `clients.update` and `clients.delete`. Both are audited by the operation itself.
  */
-import type { AdminClient, ClientView } from '../server/admin-operations.js';
-import { UsageError, type CliIo } from './io.js';
-import { parse } from './parse-args.js';
+import type { Command } from 'commander';
+import type { ClientView } from '../server/admin-operations.js';
+import { examples, repeatable, withJson, type AdminContext } from './program.js';
 
-export const CLIENT_EDIT_ACTIONS = new Set(['update', 'delete']);
+/** Prints one client as text or, with --json, as one JSON document. */
+export type PrintClient = (client: ClientView, json: boolean) => void;
 
-export const CLIENT_EDIT_HELP = `  coregate clients update ID [--name NAME] [--scope S]... [--grant G]... [--allow-ip CIDR]... [--clear-allow-ips] [--json]
-  coregate clients delete ID [--json]`;
+interface UpdateOptions {
+  name?: string;
+  scope?: string[];
+  grant?: string[];
+  allowIp?: string[];
+  clearAllowIps?: boolean;
+  json?: boolean;
+}
 
-export async function clientEditCommand(
-  action: string,
-  args: string[],
-  admin: AdminClient,
-  io: CliIo,
-  print: (client: ClientView, json: boolean) => void,
-  help: string,
-): Promise<number> {
-  if (action === 'update') {
-    const { values, positionals } = parse(args, {
-      name: { type: 'string' },
-      scope: { type: 'string', multiple: true },
-      grant: { type: 'string', multiple: true },
-      'allow-ip': { type: 'string', multiple: true },
-      'clear-allow-ips': { type: 'boolean' },
-    }, 1);
-    if (values.help) return (io.out(help), 0);
-    const client = await admin.call('clients.update', {
-      id: positionals[0]!,
-      ...(typeof values.name === 'string' ? { name: values.name } : {}),
-      ...(values.scope !== undefined ? { scopes: values.scope as string[] } : {}),
-      ...(values.grant !== undefined ? { grants: values.grant as string[] } : {}),
-      ...(values['allow-ip'] !== undefined ? { allowedIps: values['allow-ip'] as string[] } : {}),
-      ...(values['clear-allow-ips'] === true ? { clearAllowedIps: true } : {}),
+/** Adds `update` and `delete` to the `clients` command. */
+export function addClientEditCommands(clients: Command, context: AdminContext, print: PrintClient): void {
+  const { io } = context;
+  withJson(
+    clients
+      .command('update')
+      .summary('change a client in place (same ID and secret)')
+      .description('Changes a client in place: same ID, same secret. --scope, --grant and --allow-ip replace the whole list. Gateways apply the change within 60 seconds.')
+      .usage('ID [--name NAME] [--scope S]... [--grant G]... [--allow-ip CIDR]... [--clear-allow-ips] [--json]')
+      .argument('<ID>', 'the client ID (cg_…)')
+      .option('--name <NAME>', 'a new name')
+      .option('--scope <S>', 'its scopes from now on; repeatable', repeatable)
+      .option('--grant <G>', 'its grants from now on; repeatable', repeatable)
+      .option('--allow-ip <CIDR>', 'its address ranges from now on; repeatable', repeatable)
+      .option('--clear-allow-ips', 'let it call from any address'),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        'coregate clients update cg_4fJq0nXbZl2mYtR8pW1s --allow-ip 203.0.113.0/24 --allow-ip 198.51.100.7/32',
+        'coregate clients update cg_4fJq0nXbZl2mYtR8pW1s --name "Acme web (EU)" --clear-allow-ips',
+      ),
+    )
+    .action(async (id: string, options: UpdateOptions) => {
+      const client = await (await context.admin()).call('clients.update', {
+        id,
+        ...(options.name !== undefined ? { name: options.name } : {}),
+        ...(options.scope !== undefined ? { scopes: options.scope } : {}),
+        ...(options.grant !== undefined ? { grants: options.grant } : {}),
+        ...(options.allowIp !== undefined ? { allowedIps: options.allowIp } : {}),
+        ...(options.clearAllowIps === true ? { clearAllowedIps: true } : {}),
+      });
+      print(client, options.json === true);
+      io.err('gateways apply the change within their client cache time (60 seconds by default)');
     });
-    print(client, values.json === true);
-    io.err('gateways apply the change within their client cache time (60 seconds by default)');
-    return 0;
-  }
-  if (action === 'delete') {
-    const { values, positionals } = parse(args, {}, 1);
-    if (values.help) return (io.out(help), 0);
-    const result = await admin.call('clients.delete', { id: positionals[0]! });
-    io.out(values.json ? JSON.stringify(result) : `deleted client ${result.client_id}`);
-    io.err('its refresh tokens are gone; its access tokens stop working within the client cache time (60 seconds by default)');
-    return 0;
-  }
-  throw new UsageError(`unknown clients command "${action}"`);
+
+  withJson(
+    clients
+      .command('delete')
+      .summary('delete a client and its refresh tokens')
+      .description('Deletes a client and its refresh tokens; its access tokens stop working within 60 seconds.')
+      .usage('ID [--json]')
+      .argument('<ID>', 'the client ID (cg_…)'),
+  )
+    .addHelpText('after', examples('coregate clients delete cg_4fJq0nXbZl2mYtR8pW1s'))
+    .action(async (id: string, options: { json?: boolean }) => {
+      const result = await (await context.admin()).call('clients.delete', { id });
+      io.out(options.json ? JSON.stringify(result) : `deleted client ${result.client_id}`);
+      io.err('its refresh tokens are gone; its access tokens stop working within the client cache time (60 seconds by default)');
+    });
 }

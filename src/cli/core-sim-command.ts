@@ -2,25 +2,10 @@
  * `coregate core-sim`: the core banking simulator as its own server (CONTRACT §5),
  * speaking the reference core protocol (docs/core-protocol.md).
  */
-import { parseArgs } from 'node:util';
+import { Command } from 'commander';
 import { DEFAULT_SESSION_TTL_SECONDS, FixtureError, loadCoreSimCustomers, startCoreSim, type RunningCoreSim } from '../server/core-sim.js';
-import type { CliIo } from './io.js';
-
-export const CORE_SIM_HELP = `Usage: coregate core-sim [--port 8090] [--host 127.0.0.1] [--data FILE] [--session-ttl SECONDS]
-
-Runs the core banking simulator: the reference core protocol (docs/core-protocol.md)
-plus GET /_sim/stats, POST /_sim/sessions/expire and POST /_sim/faults.
-
-Options:
-  --port PORT              listen port (default 8090; 0 picks a free one)
-  --host HOST              listen address (default 127.0.0.1)
-  --data FILE              serve exactly the customers of this JSON file
-                           ({"customers": [...]}); default: the demo data set
-  --session-ttl SECONDS    lifetime of a delegate reference ID (default ${DEFAULT_SESSION_TTL_SECONDS})
-  --help                   this text
-
-With COREGATE_CORE_API_KEY set, protocol calls must carry it as X-Api-Key.
-Stops on SIGTERM or SIGINT.`;
+import { UsageError, type CliIo } from './io.js';
+import { examples, runProgram, type CommandContext } from './program.js';
 
 export interface CoreSimOptions {
   /** Institution API key the simulator requires as `X-Api-Key` (the caller reads COREGATE_CORE_API_KEY). */
@@ -32,43 +17,51 @@ export interface CoreSimOptions {
 }
 
 function wholeNumber(value: string, flag: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new Error(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`);
   return Number(value);
 }
 
-/** Runs until SIGTERM/SIGINT (or `options.signal`); 0 after a clean stop, 2 for bad usage or data. */
+interface CoreSimFlags {
+  port?: string;
+  host?: string;
+  data?: string;
+  sessionTtl?: string;
+}
+
+/** `core-sim` as a command of `coregate`; its action leaves its exit status in `context`. */
+export function coreSimCommand(context: CommandContext, options: CoreSimOptions = {}): Command {
+  return new Command('core-sim')
+    .summary('run the core banking simulator as its own server')
+    .description(
+      'Runs the core banking simulator: the reference core protocol (docs/core-protocol.md) plus GET /_sim/stats, POST /_sim/sessions/expire and POST /_sim/faults. Without --data it serves the demo data set; a --data file holds {"customers": [...]}. With COREGATE_CORE_API_KEY set, protocol calls must carry it as X-Api-Key. Stops on SIGTERM or SIGINT.',
+    )
+    .usage('[--port 8090] [--host 127.0.0.1] [--data FILE] [--session-ttl SECONDS]')
+    .option('--port <PORT>', 'listen port (default: 8090; 0 picks a free one)')
+    .option('--host <HOST>', 'listen address (default: 127.0.0.1)')
+    .option('--data <FILE>', 'serve only the customers in this JSON file')
+    .option('--session-ttl <SECONDS>', `lifetime of a delegate reference ID (default: ${DEFAULT_SESSION_TTL_SECONDS})`)
+    .addHelpText('after', examples('coregate core-sim --port 0', 'COREGATE_CORE_API_KEY=sim-key coregate core-sim --data customers.json --session-ttl 60'))
+    .action(async (flags: CoreSimFlags) => {
+      context.exitCode = await serveCoreSim(flags, context.io, options);
+    });
+}
+
+/** Runs `coregate core-sim` with `argv` (its flags, optionally after the word core-sim) until SIGTERM/SIGINT or `options.signal`. */
 export async function runCoreSim(argv: string[], io: CliIo, options: CoreSimOptions = {}): Promise<number> {
   const args = argv[0] === 'core-sim' ? argv.slice(1) : argv;
-  let port: number;
-  let host: string;
-  let ttl: number;
-  let dataFile: string | undefined;
-  try {
-    const { values } = parseArgs({
-      args,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        data: { type: 'string' },
-        'session-ttl': { type: 'string' },
-        help: { type: 'boolean' },
-      },
-      allowPositionals: false,
-      strict: true,
-    });
-    if (values.help) {
-      io.out(CORE_SIM_HELP);
-      return 0;
-    }
-    port = wholeNumber(values.port ?? '8090', '--port', 0, 65_535);
-    host = values.host ?? '127.0.0.1';
-    if (host === '') throw new Error('--host must not be empty');
-    ttl = wholeNumber(values['session-ttl'] ?? String(DEFAULT_SESSION_TTL_SECONDS), '--session-ttl', 1, 31_536_000);
-    dataFile = values.data;
-  } catch (error) {
-    io.err(`coregate core-sim: ${(error as Error).message}\n\n${CORE_SIM_HELP}`);
-    return 2;
-  }
+  const context: CommandContext = { io, exitCode: 0 };
+  // Under a `coregate` parent, so that its help and errors name it as `coregate core-sim`.
+  const program = new Command('coregate').addCommand(coreSimCommand(context, options));
+  return runProgram(program, ['core-sim', ...args], context);
+}
+
+/** 0 after a clean stop, 1 when it cannot listen, 2 for bad data; bad flags throw UsageError. */
+async function serveCoreSim(flags: CoreSimFlags, io: CliIo, options: CoreSimOptions): Promise<number> {
+  const port = wholeNumber(flags.port ?? '8090', '--port', 0, 65_535);
+  const host = flags.host ?? '127.0.0.1';
+  if (host === '') throw new UsageError('--host must not be empty');
+  const ttl = wholeNumber(flags.sessionTtl ?? String(DEFAULT_SESSION_TTL_SECONDS), '--session-ttl', 1, 31_536_000);
+  const dataFile = flags.data;
 
   let customers: Awaited<ReturnType<typeof loadCoreSimCustomers>> | undefined;
   if (dataFile !== undefined) {

@@ -5,36 +5,38 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { AdminClient } from '../server/admin-operations.js';
+import { Command } from 'commander';
 import type { InstitutionArgs, InstitutionView } from '../server/institution-operations.js';
-import { UsageError, type CliIo } from './io.js';
-import { parse, type OptionSpec } from './parse-args.js';
+import { UsageError } from './io.js';
+import { examples, required, withJson, type AdminContext } from './program.js';
 
-export const INSTITUTIONS_HELP = `Usage:
-  coregate institutions add --id ID --name NAME --core-url URL [--core-api-key-file FILE]
-        [--core-ca-file FILE] [--core-cert-file FILE --core-key-file FILE] [--core-timeout-ms N] [--json]
-  coregate institutions update ID [--name NAME] [--core-url URL] [--core-api-key-file FILE]
-        [--core-ca-file FILE] [--core-cert-file FILE] [--core-key-file FILE] [--core-timeout-ms N] [--json]
-  coregate institutions list [--json]
-  coregate institutions show ID [--json]
-  coregate institutions disable ID [--json]
-  coregate institutions enable ID [--json]
+const DEFAULT_INSTITUTION = `"default" always exists and takes its core from CORE_URL, COREGATE_CORE_API_KEY and
+COREGATE_CORE_TIMEOUT_MS. Changes reach every running server within COREGATE_INSTITUTION_CACHE_SECONDS
+(10 s by default).`;
 
-An institution is one bank and its core. "default" always exists and takes its core from
-CORE_URL, COREGATE_CORE_API_KEY and COREGATE_CORE_TIMEOUT_MS. The API key file holds the key
-on one line; it is stored sealed and never shown again. Changes reach every running server
-within COREGATE_INSTITUTION_CACHE_SECONDS (10 s by default). A disabled institution's clients
-get 503 on /core/* and invalid_client at the token endpoint.`;
+/** The flags that describe an institution's core, shared by `add` (where the first two are required) and `update`. */
+function coreOptions(command: Command, adding: boolean): Command {
+  const needed = adding ? ' (required)' : '';
+  return command
+    .option('--name <NAME>', `a name for people${needed}`)
+    .option('--core-url <URL>', `its core's base URL${needed}`)
+    .option('--core-api-key-file <FILE>', 'file with the core API key (stored sealed)')
+    .option('--core-ca-file <FILE>', 'CA certificates to trust for the core (PEM)')
+    .option('--core-cert-file <FILE>', 'client certificate (PEM) for mutual TLS')
+    .option('--core-key-file <FILE>', "that certificate's private key (PEM)")
+    .option('--core-timeout-ms <N>', 'core timeout (default: COREGATE_CORE_TIMEOUT_MS)');
+}
 
-const CORE_OPTIONS: OptionSpec = {
-  name: { type: 'string' },
-  'core-url': { type: 'string' },
-  'core-api-key-file': { type: 'string' },
-  'core-ca-file': { type: 'string' },
-  'core-cert-file': { type: 'string' },
-  'core-key-file': { type: 'string' },
-  'core-timeout-ms': { type: 'string' },
-};
+interface CoreOptions {
+  name?: string;
+  coreUrl?: string;
+  coreApiKeyFile?: string;
+  coreCaFile?: string;
+  coreCertFile?: string;
+  coreKeyFile?: string;
+  coreTimeoutMs?: string;
+  json?: boolean;
+}
 
 /** The CLI's JSON of an institution (CONTRACT §8 keys first); never the key itself. */
 function institutionJson(institution: InstitutionView) {
@@ -87,70 +89,101 @@ function apiKeyFrom(path: string): string {
   return readFileSync(absolute, 'utf8').trim();
 }
 
-function coreArgs(values: Record<string, unknown>): Omit<InstitutionArgs, 'id'> {
-  const text = (flag: string) => (typeof values[flag] === 'string' ? (values[flag] as string) : undefined);
-  const timeout = text('core-timeout-ms');
+function coreArgs(options: CoreOptions): Omit<InstitutionArgs, 'id'> {
+  const timeout = options.coreTimeoutMs;
   if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new UsageError('--core-timeout-ms: must be a whole number of milliseconds');
   const args: { -readonly [K in keyof Omit<InstitutionArgs, 'id'>]: Omit<InstitutionArgs, 'id'>[K] } = {};
-  if (text('name') !== undefined) args.name = text('name')!;
-  if (text('core-url') !== undefined) args.coreUrl = text('core-url')!;
-  if (text('core-api-key-file') !== undefined) args.coreApiKey = apiKeyFrom(text('core-api-key-file')!);
-  if (text('core-ca-file') !== undefined) args.coreCaFile = existingFile('core-ca-file', text('core-ca-file')!);
-  if (text('core-cert-file') !== undefined) args.coreCertFile = existingFile('core-cert-file', text('core-cert-file')!);
-  if (text('core-key-file') !== undefined) args.coreKeyFile = existingFile('core-key-file', text('core-key-file')!);
+  if (options.name !== undefined) args.name = options.name;
+  if (options.coreUrl !== undefined) args.coreUrl = options.coreUrl;
+  if (options.coreApiKeyFile !== undefined) args.coreApiKey = apiKeyFrom(options.coreApiKeyFile);
+  if (options.coreCaFile !== undefined) args.coreCaFile = existingFile('core-ca-file', options.coreCaFile);
+  if (options.coreCertFile !== undefined) args.coreCertFile = existingFile('core-cert-file', options.coreCertFile);
+  if (options.coreKeyFile !== undefined) args.coreKeyFile = existingFile('core-key-file', options.coreKeyFile);
   if (timeout !== undefined) args.coreTimeoutMs = Number(timeout);
   return args;
 }
 
-export async function institutionsCommand(args: string[], admin: AdminClient, io: CliIo): Promise<number> {
-  const [action, ...rest] = args;
-  if (action === undefined || action === '--help' || action === 'help') {
-    io.out(INSTITUTIONS_HELP);
-    return action === undefined ? 2 : 0;
-  }
+export function institutionsCommand(context: AdminContext): Command {
+  const { io } = context;
   const print = (institution: InstitutionView, json: boolean) => io.out(json ? JSON.stringify(institutionJson(institution)) : institutionText(institution));
-  switch (action) {
-    case 'add': {
-      const { values } = parse(rest, { id: { type: 'string' }, ...CORE_OPTIONS }, 0);
-      if (values.help) return (io.out(INSTITUTIONS_HELP), 0);
-      if (typeof values.id !== 'string') throw new UsageError('--id is required');
-      if (typeof values.name !== 'string') throw new UsageError('--name is required');
-      if (typeof values['core-url'] !== 'string') throw new UsageError('--core-url is required');
-      print(await admin.call('institutions.add', { id: values.id, ...coreArgs(values) }), values.json === true);
-      return 0;
-    }
-    case 'update': {
-      const { values, positionals } = parse(rest, CORE_OPTIONS, 1);
-      if (values.help) return (io.out(INSTITUTIONS_HELP), 0);
-      print(await admin.call('institutions.update', { id: positionals[0]!, ...coreArgs(values) }), values.json === true);
-      return 0;
-    }
-    case 'list': {
-      const { values } = parse(rest, {}, 0);
-      if (values.help) return (io.out(INSTITUTIONS_HELP), 0);
-      const all = await admin.call('institutions.list', {});
-      if (values.json) io.out(JSON.stringify(all.map(institutionJson)));
+  const institutions = new Command('institutions')
+    .summary('banks and their cores: add, update, list, show, disable, enable')
+    .description('An institution is one bank and its core; coregate serves several from one deployment.')
+    .usage('<command> [options]')
+    .addHelpText('after', `\n${DEFAULT_INSTITUTION}`);
+
+  withJson(
+    coreOptions(
+      institutions
+        .command('add')
+        .summary('add a bank and its core')
+        .description('Adds a bank and its core, which speaks the reference core protocol (docs/core-protocol.md). The API key file holds the key on one line; the key is stored sealed and never shown again.')
+        .usage(
+          '--id ID --name NAME --core-url URL [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE --core-key-file FILE] [--core-timeout-ms N] [--json]',
+        )
+        .option('--id <ID>', 'its ID: 1-64 of a-z, 0-9 and - (required)'),
+      true,
+    ),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        'coregate institutions add --id bank-b --name "Bank B" --core-url https://core.bank-b.example/coregate --core-api-key-file bank-b.key',
+        'coregate institutions add --id bank-c --name "Bank C" --core-url https://core.bank-c.example --core-cert-file client.pem --core-key-file client.key',
+      ),
+    )
+    .action(async (options: CoreOptions & { id?: string }) => {
+      const id = required(options.id, 'id');
+      required(options.name, 'name');
+      required(options.coreUrl, 'core-url');
+      const args = coreArgs(options);
+      print(await (await context.admin()).call('institutions.add', { id, ...args }), options.json === true);
+    });
+
+  withJson(
+    coreOptions(
+      institutions
+        .command('update')
+        .summary("change a bank's name or core")
+        .description("Changes a bank's name or core; flags not given stay as they are.")
+        .usage('ID [--name NAME] [--core-url URL] [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE] [--core-key-file FILE] [--core-timeout-ms N] [--json]')
+        .argument('<ID>', 'the institution ID'),
+      false,
+    ),
+  )
+    .addHelpText('after', examples('coregate institutions update bank-b --core-api-key-file bank-b-2026.key', 'coregate institutions update bank-b --core-timeout-ms 5000'))
+    .action(async (id: string, options: CoreOptions) => {
+      const args = coreArgs(options);
+      print(await (await context.admin()).call('institutions.update', { id, ...args }), options.json === true);
+    });
+
+  withJson(institutions.command('list').summary('the institutions').description('Lists the institutions (never an API key).').usage('[--json]'))
+    .addHelpText('after', examples('coregate institutions list --json'))
+    .action(async (options: { json?: boolean }) => {
+      const all = await (await context.admin()).call('institutions.list', {});
+      if (options.json) io.out(JSON.stringify(all.map(institutionJson)));
       else {
         const rows = all.map((i) => [i.id, String(i.enabled), i.coreUrl ?? '(built-in simulator)', String(i.hasApiKey), i.name].join('\t'));
         io.out(['ID\tENABLED\tCORE_URL\tHAS_API_KEY\tNAME', ...rows].join('\n'));
       }
-      return 0;
-    }
-    case 'show':
-    case 'disable':
-    case 'enable': {
-      const { values, positionals } = parse(rest, {}, 1);
-      if (values.help) return (io.out(INSTITUTIONS_HELP), 0);
-      const id = positionals[0]!;
-      const json = values.json === true;
-      if (action === 'show') print(await admin.call('institutions.show', { id }), json);
-      else {
-        print(await admin.call('institutions.set-enabled', { id, enabled: action === 'enable' }), json);
-        io.err(`running servers apply this within COREGATE_INSTITUTION_CACHE_SECONDS (10 s by default)`);
-      }
-      return 0;
-    }
-    default:
-      throw new UsageError(`unknown institutions command "${action}"\n${INSTITUTIONS_HELP}`);
+    });
+
+  withJson(institutions.command('show').summary('one institution').description('Shows one institution (never its API key).').usage('ID [--json]').argument('<ID>', 'the institution ID'))
+    .addHelpText('after', examples('coregate institutions show bank-b'))
+    .action(async (id: string, options: { json?: boolean }) => {
+      print(await (await context.admin()).call('institutions.show', { id }), options.json === true);
+    });
+
+  for (const [action, summary] of [
+    ['disable', "stop a bank: its clients get 503 on /core/* and invalid_client for tokens"],
+    ['enable', 'serve a disabled bank again'],
+  ] as const) {
+    withJson(institutions.command(action).summary(summary).description(`${summary[0]!.toUpperCase()}${summary.slice(1)}.`).usage('ID [--json]').argument('<ID>', 'the institution ID'))
+      .addHelpText('after', examples(`coregate institutions ${action} bank-b`))
+      .action(async (id: string, options: { json?: boolean }) => {
+        print(await (await context.admin()).call('institutions.set-enabled', { id, enabled: action === 'enable' }), options.json === true);
+        io.err('running servers apply this within COREGATE_INSTITUTION_CACHE_SECONDS (10 s by default)');
+      });
   }
+  return institutions;
 }

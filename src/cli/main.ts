@@ -1,55 +1,58 @@
-/** `bin/coregate`: the operator CLI (CONTRACT §1). */
-import { ConfigError, coreApiKeyFromEnv, loadConfig, type Config } from '../config/config.js';
+/** `bin/coregate`: the operator CLI (CONTRACT §1), its commands defined with commander. */
+import { Command } from 'commander';
+import { ConfigError, coreApiKeyFromEnv, loadConfig } from '../config/config.js';
 import { PACKAGE_INFO } from '../config/package-info.js';
-import { settingsHelp } from '../config/settings-table.js';
-import { openAdminClient } from '../server/admin-client.js';
-import type { AdminClient } from '../server/admin-operations.js';
-import { serve } from '../server/main.js';
-import { DataDirBusy } from '../server/services.js';
-import { ADMIN_COMMANDS, runAdminCommand } from './admin-commands.js';
-import { CORE_SIM_HELP, runCoreSim } from './core-sim-command.js';
-import { processIo, UsageError, type CliIo } from './io.js';
-import { parse, suggestFlag } from './parse-args.js';
+import { AdminOperationFailed, type AdminClient } from '../server/admin-operations.js';
+import { clientsCommand, keysCommand, migrateCommand } from './admin-commands.js';
+import { auditCommand, sessionsCommand } from './audit-sessions-commands.js';
+import { coreSimCommand } from './core-sim-command.js';
+import { institutionsCommand } from './institutions-command.js';
+import { processIo, type CliIo } from './io.js';
+import { runProgram, type AdminContext } from './program.js';
+import { serveCommand } from './serve-command.js';
+import { webhooksCommand } from './webhooks-commands.js';
 
-const HELP = `coregate — core banking gateway
+const FOOTER = `
+Run coregate <command> --help for a command's flags and examples. Commands that
+print data accept --json. Settings come from the environment: DATABASE_URL,
+COREGATE_DATA_DIR, PORT, ... (coregate serve --help lists them all).`;
 
-Usage: coregate <command> [options]
-
-Commands:
-  serve                     run the service (npm start)
-  core-sim                  run the core banking simulator as its own server
-  clients <action>          manage platform clients: create, list, show, disable, enable, rotate-secret
-  keys <action>             manage token signing keys: rotate, list
-  migrate                   apply pending database migrations
-  audit list                the audit log, newest first (filters: --platform, --customer, --since, --limit)
-  sessions <action>         registered customers of a platform: list, revoke
-  institutions <action>     banks and their cores: add, update, list, show, disable, enable
-  webhooks <action>         a platform's webhook receivers: add, list, remove, rotate-secret, deliveries
-
-Every command accepts --help; commands that print data accept --json. coregate --version prints the version.
-Configuration comes from the environment (see README, .env.example, coregate serve --help): DATABASE_URL, COREGATE_DATA_DIR, PORT, ...`;
-
-const SERVE_HELP = `Usage: coregate serve [--port PORT] [--host ADDRESS]
-
-Runs the service (npm start). --port and --host override PORT and HOST.
-Under a supervisor run \`node bin/coregate serve\` itself, not npm start (docs/operations.md).
-
-Settings (environment variables; .env.example lists them all):
-`;
-
-/** `serve`'s own flags: --port/--host stand for PORT/HOST and are validated like them. */
-function serveConfig(args: string[], io: CliIo): Config | undefined {
-  const { values } = parse(args, { port: { type: 'string' }, host: { type: 'string' } }, 0);
-  if (values.help) {
-    io.out(SERVE_HELP + settingsHelp());
-    return undefined;
+function program(context: AdminContext): Command {
+  const version = `${PACKAGE_INFO.name} ${PACKAGE_INFO.version}`;
+  const root = new Command('coregate')
+    .description('coregate — core banking gateway')
+    .usage('<command> [options]')
+    .version(version, '-v, --version', 'print the version')
+    .addHelpText('after', FOOTER)
+    .addCommand(serveCommand(context))
+    .addCommand(coreSimCommand(context, { apiKey: coreApiKeyFromEnv() }));
+  for (const command of [clientsCommand, keysCommand, migrateCommand, auditCommand, sessionsCommand, institutionsCommand, webhooksCommand]) {
+    root.addCommand(command(context));
   }
-  if (values.json) throw new UsageError('serve prints no data: --json does not apply');
-  return loadConfig({
-    ...process.env,
-    ...(typeof values.port === 'string' ? { PORT: values.port } : {}),
-    ...(typeof values.host === 'string' ? { HOST: values.host } : {}),
-  });
+  // `coregate version`, as before commander: kept working, not listed.
+  root.command('version', { hidden: true }).action(() => context.io.out(version));
+  return root;
+}
+
+/**
+ * The admin client, opened when a command first needs it (after its options were checked).
+ * The server's modules load only then: help and usage mistakes answer without them, in a
+ * fraction of the time.
+ */
+function lazyAdmin(io: CliIo): { get(): Promise<AdminClient>; close(): Promise<void> } {
+  let opened: Promise<AdminClient> | undefined;
+  const open = async () => {
+    const config = loadConfig();
+    const { openAdminClient } = await import('../server/admin-client.js');
+    return openAdminClient(config, { onDatabase: (where) => io.err(`using ${where}`) });
+  };
+  return {
+    get: () => (opened ??= open()),
+    close: async () => {
+      const admin = await opened?.catch(() => undefined);
+      await admin?.close();
+    },
+  };
 }
 
 /** A system error in one line naming the setting and the fix; `undefined` for anything else. */
@@ -62,68 +65,25 @@ function friendlySystemError(error: unknown): string | undefined {
   return undefined;
 }
 
-const PROBE_REACHED = Symbol('the command parsed and reached its admin operation');
-const probeAdmin: AdminClient = {
-  call: () => Promise.reject(PROBE_REACHED),
-  close: async () => {},
-};
-
-/** Runs an admin command against the configured database, through the server if it holds the embedded one. */
-async function runDatabaseCommand(argv: string[], io: CliIo): Promise<number> {
-  if (argv.includes('--help')) {
-    // Help needs no database.
-    return runAdminCommand(argv, undefined as never, io);
-  }
-  // Usage mistakes (an unknown flag, a missing --name) are told before any database is opened:
-  // a dry run whose admin client stops at the first operation.
-  const dryRun = await runAdminCommand(argv, probeAdmin, io).catch((error: unknown) => {
-    if (error === PROBE_REACHED) return undefined;
-    throw error;
-  });
-  if (dryRun !== undefined) return dryRun;
-  const admin = await openAdminClient(loadConfig(), { onDatabase: (where) => io.err(`using ${where}`) });
-  try {
-    return await runAdminCommand(argv, admin, io);
-  } finally {
-    await admin.close();
-  }
-}
-
+/** Runs the command line `argv` (without the program name); returns the exit status, never exits. */
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
-  const [command] = argv;
+  const admin = lazyAdmin(io);
+  const context: AdminContext = { io, exitCode: 0, admin: admin.get };
   try {
-    if (command === undefined || command === '--help' || command === 'help' || command === '-h') {
-      io.out(HELP);
-      return command === undefined ? 2 : 0;
-    }
-    if (command === '--version' || command === '-v' || command === 'version') {
-      io.out(`${PACKAGE_INFO.name} ${PACKAGE_INFO.version}`);
-      return 0;
-    }
-    if (command === 'serve') {
-      const config = serveConfig(argv.slice(1), io);
-      return config ? await serve(config) : 0;
-    }
-    if (command === 'core-sim') {
-      if (argv.includes('--help')) return (io.out(CORE_SIM_HELP), 0);
-      return await runCoreSim(argv.slice(1), io, { apiKey: coreApiKeyFromEnv() });
-    }
-    if (ADMIN_COMMANDS.has(command)) return await runDatabaseCommand(argv, io);
-    const known = ['serve', 'core-sim', ...ADMIN_COMMANDS];
-    const suggestion = command.startsWith('-') ? suggestFlag(command.replace(/^-+/, ''), ['help', 'version']) : suggestFlag(command, known);
-    io.err(`coregate: unknown ${command.startsWith('-') ? 'option' : 'command'} "${command}"${suggestion ? ` (did you mean ${command.startsWith('-') ? '--' : ''}${suggestion}?)` : ''}; see coregate --help`);
-    return 2;
+    return await runProgram(program(context), argv, context);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof DataDirBusy || error instanceof UsageError) {
+    // DataDirBusy's module is loaded already whenever a data dir could have been busy (lazyAdmin, serve).
+    if (error instanceof ConfigError || error instanceof (await import('../server/services.js')).DataDirBusy) {
       io.err(`coregate: ${error.message}`);
       return 2;
     }
-    const friendly = friendlySystemError(error);
-    if (friendly) {
-      io.err(`coregate: ${friendly}`);
+    if (error instanceof AdminOperationFailed) {
+      io.err(`coregate: ${error.message}${error.problems.map((p) => `\n  --${p.path}: ${p.message}`).join('')}`);
       return 1;
     }
-    io.err(`coregate: ${(error as Error).message}`);
+    io.err(`coregate: ${friendlySystemError(error) ?? (error as Error).message}`);
     return 1;
+  } finally {
+    await admin.close();
   }
 }

@@ -3,55 +3,62 @@
  * through the admin operations `webhooks.*` (use case `WebhookAdmin`). A secret
  * is printed once, by `add` and `rotate-secret`; nothing else ever shows it.
  */
-import type { AdminClient } from '../server/admin-operations.js';
-import { UsageError, type CliIo } from './io.js';
-import { parse } from './parse-args.js';
+import { Command } from 'commander';
+import { examples, repeatable, required, withJson, type AdminContext } from './program.js';
 
-export const WEBHOOKS_HELP = `Usage:
-  coregate webhooks add --platform P --url URL [--event TYPE]... [--json]
-  coregate webhooks list --platform P [--json]
-  coregate webhooks remove ID [--json]
-  coregate webhooks rotate-secret ID [--json]
-  coregate webhooks deliveries --platform P [--limit N] [--json]
-
-add prints the endpoint's signing secret once (whsec_…); without --event every event type is sent:
-customer.registered, customer.reregistration_required, customer.deregistered.
-rotate-secret prints the new secret once; deliveries are signed with both secrets for 24 hours.
-deliveries lists the newest first (default 50): status pending, delivered or failed.`;
+const EVENT_TYPES = 'customer.registered, customer.reregistration_required, customer.deregistered';
 
 function table(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | null>>): string {
   return [header, ...rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell))))].map((row) => row.join('\t')).join('\n');
 }
 
-export async function webhooksCommand(args: string[], admin: AdminClient, io: CliIo): Promise<number> {
-  const [action, ...rest] = args;
-  if (action === undefined || action === '--help' || action === 'help') {
-    io.out(WEBHOOKS_HELP);
-    return action === undefined ? 2 : 0;
-  }
-  switch (action) {
-    case 'add': {
-      const { values } = parse(rest, { platform: { type: 'string' }, url: { type: 'string' }, event: { type: 'string', multiple: true } }, 0);
-      if (values.help) return (io.out(WEBHOOKS_HELP), 0);
-      if (typeof values.platform !== 'string') throw new UsageError('--platform is required');
-      if (typeof values.url !== 'string') throw new UsageError('--url is required');
-      const added = await admin.call('webhooks.add', {
-        platform: values.platform,
-        url: values.url,
-        ...(values.event !== undefined ? { events: values.event as string[] } : {}),
-      });
+export function webhooksCommand(context: AdminContext): Command {
+  const { io } = context;
+  const webhooks = new Command('webhooks')
+    .summary("a platform's webhook receivers: add, list, remove, rotate-secret, deliveries")
+    .description("A platform's webhook receivers (Standard Webhooks signatures).")
+    .usage('<command> [options]');
+
+  withJson(
+    webhooks
+      .command('add')
+      .summary('add a receiver and print its signing secret once')
+      .description(`Adds a receiver and prints its signing secret (whsec_…) once.\nEvent types: ${EVENT_TYPES}.`)
+      .usage('--platform P --url URL [--event TYPE]... [--json]')
+      .option('--platform <P>', 'the platform whose events it receives (required)')
+      .option('--url <URL>', 'where deliveries are POSTed (required; https:// in production)')
+      .option('--event <TYPE>', 'an event type to send, repeatable (default: every type)', repeatable),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        'coregate webhooks add --platform acme --url https://hooks.acme.example/coregate',
+        'coregate webhooks add --platform acme --url https://hooks.acme.example/coregate --event customer.deregistered --json',
+      ),
+    )
+    .action(async (options: { platform?: string; url?: string; event?: string[]; json?: boolean }) => {
+      const platform = required(options.platform, 'platform');
+      const url = required(options.url, 'url');
+      const added = await (await context.admin()).call('webhooks.add', { platform, url, ...(options.event !== undefined ? { events: options.event } : {}) });
       const document = { id: added.id, platform: added.platform, url: added.url, events: added.events, secret: added.secret };
-      io.out(values.json ? JSON.stringify(document) : JSON.stringify(document, null, 2));
-      if (!values.json) io.err('Store the secret now: receivers verify deliveries with it, and coregate cannot show it again.');
-      return 0;
-    }
-    case 'list': {
-      const { values } = parse(rest, { platform: { type: 'string' } }, 0);
-      if (values.help) return (io.out(WEBHOOKS_HELP), 0);
-      if (typeof values.platform !== 'string') throw new UsageError('--platform is required');
-      const endpoints = await admin.call('webhooks.list', { platform: values.platform });
-      if (values.json) io.out(JSON.stringify(endpoints));
-      else if (endpoints.length === 0) io.err(`no webhook endpoints on platform "${values.platform}"`);
+      io.out(options.json ? JSON.stringify(document) : JSON.stringify(document, null, 2));
+      if (!options.json) io.err('Store the secret now: receivers verify deliveries with it, and coregate cannot show it again.');
+    });
+
+  withJson(
+    webhooks
+      .command('list')
+      .summary("a platform's receivers")
+      .description("Lists a platform's receivers (never their secrets).")
+      .usage('--platform P [--json]')
+      .option('--platform <P>', 'the platform (required)'),
+  )
+    .addHelpText('after', examples('coregate webhooks list --platform acme'))
+    .action(async (options: { platform?: string; json?: boolean }) => {
+      const platform = required(options.platform, 'platform');
+      const endpoints = await (await context.admin()).call('webhooks.list', { platform });
+      if (options.json) io.out(JSON.stringify(endpoints));
+      else if (endpoints.length === 0) io.err(`no webhook endpoints on platform "${platform}"`);
       else {
         io.out(
           table(
@@ -60,30 +67,45 @@ export async function webhooksCommand(args: string[], admin: AdminClient, io: Cl
           ),
         );
       }
-      return 0;
-    }
-    case 'remove':
-    case 'rotate-secret': {
-      const { values, positionals } = parse(rest, {}, 1);
-      if (values.help) return (io.out(WEBHOOKS_HELP), 0);
-      const id = positionals[0]!;
-      if (action === 'remove') {
-        const result = await admin.call('webhooks.remove', { id });
-        io.out(values.json ? JSON.stringify(result) : `removed webhook endpoint ${id} and its deliveries`);
-      } else {
-        const rotated = await admin.call('webhooks.rotate-secret', { id });
-        io.out(values.json ? JSON.stringify(rotated) : JSON.stringify(rotated, null, 2));
-        if (!values.json) io.err(`Store the new secret now; deliveries are signed with the old one too until ${rotated.previousSecretValidUntil}.`);
-      }
-      return 0;
-    }
-    case 'deliveries': {
-      const { values } = parse(rest, { platform: { type: 'string' }, limit: { type: 'string' } }, 0);
-      if (values.help) return (io.out(WEBHOOKS_HELP), 0);
-      if (typeof values.platform !== 'string') throw new UsageError('--platform is required');
-      const deliveries = await admin.call('webhooks.deliveries', { platform: values.platform, ...(values.limit !== undefined ? { limit: values.limit as string } : {}) });
-      if (values.json) io.out(JSON.stringify(deliveries));
-      else if (deliveries.length === 0) io.err(`no webhook deliveries on platform "${values.platform}"`);
+    });
+
+  withJson(webhooks.command('remove').summary('remove a receiver and its deliveries').description('Removes a receiver and its deliveries.').usage('ID [--json]').argument('<ID>', 'the endpoint ID, as webhooks list shows it'))
+    .addHelpText('after', examples('coregate webhooks remove wh_Q2x8bVd0TnJ5a0lp'))
+    .action(async (id: string, options: { json?: boolean }) => {
+      const result = await (await context.admin()).call('webhooks.remove', { id });
+      io.out(options.json ? JSON.stringify(result) : `removed webhook endpoint ${id} and its deliveries`);
+    });
+
+  withJson(
+    webhooks
+      .command('rotate-secret')
+      .summary("a new signing secret, printed once")
+      .description('Prints a new signing secret once; deliveries are signed with both secrets for 24 hours.')
+      .usage('ID [--json]')
+      .argument('<ID>', 'the endpoint ID, as webhooks list shows it'),
+  )
+    .addHelpText('after', examples('coregate webhooks rotate-secret wh_Q2x8bVd0TnJ5a0lp'))
+    .action(async (id: string, options: { json?: boolean }) => {
+      const rotated = await (await context.admin()).call('webhooks.rotate-secret', { id });
+      io.out(options.json ? JSON.stringify(rotated) : JSON.stringify(rotated, null, 2));
+      if (!options.json) io.err(`Store the new secret now; deliveries are signed with the old one too until ${rotated.previousSecretValidUntil}.`);
+    });
+
+  withJson(
+    webhooks
+      .command('deliveries')
+      .summary("a platform's deliveries, newest first")
+      .description("A platform's deliveries, newest first: status pending, delivered or failed, attempts, next attempt.")
+      .usage('--platform P [--limit N] [--json]')
+      .option('--platform <P>', 'the platform (required)')
+      .option('--limit <N>', 'at most N deliveries (default: 50)'),
+  )
+    .addHelpText('after', examples('coregate webhooks deliveries --platform acme --limit 10'))
+    .action(async (options: { platform?: string; limit?: string; json?: boolean }) => {
+      const platform = required(options.platform, 'platform');
+      const deliveries = await (await context.admin()).call('webhooks.deliveries', { platform, ...(options.limit !== undefined ? { limit: options.limit } : {}) });
+      if (options.json) io.out(JSON.stringify(deliveries));
+      else if (deliveries.length === 0) io.err(`no webhook deliveries on platform "${platform}"`);
       else {
         io.out(
           table(
@@ -92,9 +114,6 @@ export async function webhooksCommand(args: string[], admin: AdminClient, io: Cl
           ),
         );
       }
-      return 0;
-    }
-    default:
-      throw new UsageError(`unknown webhooks command "${action}"\n${WEBHOOKS_HELP}`);
-  }
+    });
+  return webhooks;
 }

@@ -99,7 +99,7 @@ describe('coregate core-sim', () => {
       [['--port', 'eighty'], /--port must be a whole number from 0 to 65535, got "eighty"/],
       [['--port', '70000'], /--port must be a whole number/],
       [['--session-ttl', '0'], /--session-ttl must be a whole number from 1/],
-      [['--verbose'], /Unknown option '--verbose'/],
+      [['--verbose'], /^coregate: unknown option --verbose; see coregate core-sim --help\n$/],
     ] as const) {
       const io = bufferedIo();
       assert.equal(await runCoreSim([...args], io), 2);
