@@ -74,6 +74,11 @@ export function createResults() {
         status: failed ? 'failed' : 'ok',
         notes: [...notes],
       };
+      if (!m.responses) {
+        // Nothing was answered within the run (a machine far too busy): there is no latency to show.
+        for (const key of ['p50Ms', 'p99Ms', 'p999Ms', 'maxMs']) row[key] = undefined;
+        row.notes.push('no request was answered within the measured run: no figure');
+      }
       if (row.settings) row.notes.push(`settings beyond the deployed configuration: ${Object.entries(row.settings).map(([key, value]) => `${key}=${value}`).join(', ')}`);
       if (isDisturbed(m)) {
         row.notes.push(`other processes used ${Math.round(m.otherCpuShare * 100)}% of a CPU meanwhile (best of ${m.attempts} attempts): figure disturbed, run again on a quiet machine`);
@@ -125,7 +130,10 @@ export function createResults() {
         const value = row.vs[metric];
         const check = { required: requirement(goal), pass: meets(value, goal) };
         (row.vs.targets ??= {})[metric] = check;
-        const measured = metric === 'p99' ? `${value}× (${row.p99Ms} vs ${baselineRow.p99Ms} ms)` : `${value}× (${row.requestsPerSecond} vs ${baselineRow.requestsPerSecond} req/s)`;
+        let measured = 'not measured';
+        if (value !== undefined) {
+          measured = metric === 'p99' ? `${value}× (${row.p99Ms} vs ${baselineRow.p99Ms} ms)` : `${value}× (${row.requestsPerSecond} vs ${baselineRow.requestsPerSecond} req/s)`;
+        }
         addTarget({ scenario: row.scenario, name: goal.name, measured, ...check });
       }
       return row.vs;
