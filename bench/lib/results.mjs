@@ -152,7 +152,7 @@ export function createResults() {
         scenario: row.scenario,
         name,
         required: 'reported (no target)',
-        measured: `p50 +${row.vs.addedP50Ms} ms (${row.p50Ms} vs ${baselineRow.p50Ms}), p99 +${row.vs.addedP99Ms} ms (${row.p99Ms} vs ${baselineRow.p99Ms})`,
+        measured: `p50 ${signed(row.vs.addedP50Ms)} ms (${row.p50Ms} vs ${baselineRow.p50Ms}), p99 ${signed(row.vs.addedP99Ms)} ms (${row.p99Ms} vs ${baselineRow.p99Ms})`,
         pass: undefined,
       });
       return row.vs;
@@ -173,6 +173,11 @@ export function round(value, digits) {
   if (value === undefined || value === null || Number.isNaN(value)) return undefined;
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+/** "+1.5", "-0.2": a difference with its sign. */
+function signed(value) {
+  return value === undefined ? 'not measured' : `${value >= 0 ? '+' : ''}${value}`;
 }
 
 function difference(a, b) {
