@@ -22,10 +22,14 @@ function git(...args) {
 
 export async function describeEnvironment(ctx) {
   let postgres;
+  let postgresMaxConnections;
   if (ctx.storages.includes('postgres')) {
-    postgres = await ctx.pg
-      .with(new URL(ctx.pg.adminUrl).toString(), async (client) => (await client.query('show server_version')).rows[0].server_version)
-      .catch(() => undefined);
+    ({ postgres, postgresMaxConnections } = await ctx.pg
+      .with(new URL(ctx.pg.adminUrl).toString(), async (client) => ({
+        postgres: (await client.query('show server_version')).rows[0].server_version,
+        postgresMaxConnections: Number((await client.query('show max_connections')).rows[0].max_connections),
+      }))
+      .catch(() => ({})));
   }
   const commit = git('rev-parse', '--short', 'HEAD');
   const dirty = git('status', '--porcelain', '--untracked-files=no', '--', 'src');
@@ -36,6 +40,7 @@ export async function describeEnvironment(ctx) {
     kernel: `${process.platform} ${release()}`,
     node: process.version,
     postgres,
+    postgresMaxConnections,
     autocannon: packageVersion('autocannon'),
     oidcProvider: packageVersion('oidc-provider'),
     loadAverageAtStart: loadavg().map((value) => Math.round(value * 100) / 100),

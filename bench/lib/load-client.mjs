@@ -37,7 +37,7 @@ export async function startLoadGenerator(plan) {
     });
   return {
     pid: entry.pid,
-    /** autocannon for `spec.seconds`: `{origin, path, method, headers, body | generator, connections, seconds}`. */
+    /** autocannon for `spec.seconds`: `{origin, path, method, headers, body | generator, connections, seconds}`; with `rate` (req/s), paced open loop instead. */
     load: (spec) => call('load', spec),
     stormPrepare: (spec) => call('stormPrepare', spec),
     storm: (spec) => call('storm', spec),

@@ -1,9 +1,11 @@
 /**
  * The load generator: a child process of the suite, pinned to the load CPU,
- * taking commands over IPC. `load` runs autocannon for a while and reports
+ * taking commands over IPC. `load` runs autocannon for a while (closed loop:
+ * each connection sends its next request when the answer came) and reports
  * throughput, latency percentiles (recorded here in microseconds: autocannon's
- * own histogram has whole-millisecond resolution) and status codes. `storm`
- * fires many requests at once on connections opened beforehand.
+ * own histogram has whole-millisecond resolution) and status codes; given a
+ * `rate`, it runs the paced open loop below instead. `storm` fires many
+ * requests at once on connections opened beforehand.
  */
 import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -79,6 +81,100 @@ function load(spec) {
   });
 }
 
+/** Pool connections of a paced run: enough that a request never waits for one unless the server has stalled. */
+const PACED_CONNECTIONS = 64;
+const PACED_TIMEOUT_MS = 10_000;
+
+/**
+ * Open loop at a fixed rate: request i starts at i / rate seconds, whether the
+ * earlier ones have been answered or not, on a free connection of an undici Pool
+ * (a request that finds every connection busy waits for one, and that wait is in
+ * its latency). A slow answer never delays the next request (no coordinated
+ * omission). Latency counts from the moment the request is handed to the pool;
+ * how late this process's timer fired against the schedule (about a
+ * millisecond normally: timers tick by the millisecond) is reported beside it,
+ * so that a load generator that could not keep the pace is seen.
+ *
+ * Not autocannon's `overallRate`: it lets each connection send its share of a
+ * second back to back and then wait for the next second, so "1,000 req/s" on 50
+ * connections arrives as bursts of 50 concurrent requests in the first half of
+ * every second — closed-loop latency, not what a user at that rate sees.
+ */
+async function paced(spec) {
+  const pool = new Pool(spec.origin, { connections: PACED_CONNECTIONS, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: PACED_TIMEOUT_MS, bodyTimeout: PACED_TIMEOUT_MS });
+  const histogram = createHistogram();
+  const lag = createHistogram();
+  const statusCodes = {};
+  const generator = spec.generator ? generatorFor(spec.generator) : undefined;
+  let responses = 0;
+  let errors = 0;
+  let timeouts = 0;
+  const intervalNs = 1e9 / spec.rate;
+  const total = Math.round(spec.rate * spec.seconds);
+  const started = process.hrtime.bigint();
+  const pending = new Set();
+  let abandoned = false;
+  const fire = () => {
+    const sentAt = process.hrtime.bigint();
+    const request = pool
+      .request({ path: spec.path, method: spec.method ?? 'GET', headers: spec.headers, body: generator ? generator() : spec.body })
+      .then(async ({ statusCode, body }) => {
+        await body.dump();
+        responses += 1;
+        statusCodes[statusCode] = (statusCodes[statusCode] ?? 0) + 1;
+        histogram.record(Math.max(1, Math.round(Number(process.hrtime.bigint() - sentAt) / 1000)));
+      })
+      .catch((error) => {
+        if (abandoned) return;
+        if (error.code === 'UND_ERR_HEADERS_TIMEOUT' || error.code === 'UND_ERR_BODY_TIMEOUT') timeouts += 1;
+        else errors += 1;
+      })
+      .finally(() => pending.delete(request));
+    pending.add(request);
+  };
+  let sent = 0;
+  await new Promise((resolve) => {
+    const tick = () => {
+      const now = Number(process.hrtime.bigint() - started);
+      while (sent < total && sent * intervalNs <= now) {
+        const scheduled = sent * intervalNs;
+        lag.record(Math.max(1, Math.round((now - scheduled) / 1000)));
+        fire();
+        sent += 1;
+      }
+      if (sent >= total) resolve();
+      else setTimeout(tick, 1);
+    };
+    tick();
+  });
+  // A server that did not keep up has a queue: it gets this long to work through it, no longer,
+  // so that one slow figure does not hold the run for minutes. What is left is reported as unanswered.
+  const graceMs = Math.min(PACED_TIMEOUT_MS, Math.max(2000, spec.seconds * 1000));
+  let graceTimer;
+  await Promise.race([Promise.all([...pending]), new Promise((resolve) => (graceTimer = setTimeout(resolve, graceMs)))]);
+  clearTimeout(graceTimer);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const unanswered = pending.size;
+  abandoned = true;
+  await pool.destroy();
+  await Promise.all([...pending]);
+  let non2xx = 0;
+  for (const [code, count] of Object.entries(statusCodes)) if (code < 200 || code >= 300) non2xx += count;
+  return {
+    responses,
+    seconds,
+    requestsPerSecond: responses / seconds,
+    latencyMs: percentiles(histogram),
+    statusCodes,
+    non2xx,
+    errors,
+    timeouts,
+    resets: 0,
+    unanswered,
+    schedulerLagMs: { p50: lag.percentile(50) / 1000, p99: lag.percentile(99) / 1000, max: lag.max / 1000 },
+  };
+}
+
 let stormPool;
 
 async function oneRequest(pool, spec) {
@@ -114,7 +210,7 @@ async function storm(spec) {
   };
 }
 
-const commands = { load, stormPrepare, storm };
+const commands = { load: (spec) => (spec.rate ? paced(spec) : load(spec)), stormPrepare, storm };
 
 process.on('message', async (message) => {
   if (message.cmd === 'exit') {

@@ -1,27 +1,47 @@
 /**
  * One measurement: a warm-up, then the measured run, with the CPU time of the
- * server under test (and of the processes on the load CPU) read from /proc
- * before and after, and its RSS sampled during the run.
+ * server under test (its whole process tree: a supervisor and its workers) and
+ * of the processes on the load CPU read from /proc before and after, and its RSS
+ * sampled during the run.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cpuSeconds, machineBusySeconds, sampleRss } from './proc-stat.mjs';
+import { cpuSeconds, machineBusySeconds, sampleRss, treeCpuDelta, treeCpuSnapshot } from './proc-stat.mjs';
 
 const delta = (before, after) => (before === undefined || after === undefined ? undefined : after - before);
 
 /**
  * `server` is `{pid}`; `peers` the other processes whose CPU share is reported
- * (the load generator, the simulator); `spec` what the load generator sends.
+ * (the load generator, the simulator); `spec` what the load generator sends
+ * (with `rate`: paced, open loop); `database` the URL of the server's
+ * PostgreSQL database, to count what it costs there (see `databaseSnapshot`).
  */
 export async function measure(ctx, options) {
   let best;
   for (let attempt = 1; ; attempt += 1) {
+    const started = Date.now();
     const measurement = await measureOnce(ctx, options);
     measurement.attempts = attempt;
     if (!best || (measurement.otherCpuShare ?? 0) < (best.otherCpuShare ?? 0)) best = { ...measurement };
     best.attempts = attempt;
-    if (!isDisturbed(measurement) || attempt > (ctx.retriesWhenDisturbed ?? 0)) return best;
+    if (attempt > 1) spendPatience(ctx, Date.now() - started);
+    if (!isDisturbed(measurement) || attempt > (ctx.retriesWhenDisturbed ?? 0) || !hasPatience(ctx)) return best;
     ctx.log(`other processes used ${Math.round(measurement.otherCpuShare * 100)}% of a CPU during the measurement: measuring again`);
   }
+}
+
+/**
+ * Waiting for a quiet machine and measuring again draw on one budget for the
+ * whole run (`ctx.patienceMs`), so that a machine that stays busy makes a run
+ * longer by that much at most, not by a multiple of its length.
+ */
+function hasPatience(ctx) {
+  return ctx.patienceMs === undefined || ctx.patienceMs > 0;
+}
+
+function spendPatience(ctx, ms) {
+  if (ctx.patienceMs === undefined || ctx.patienceMs <= 0) return;
+  ctx.patienceMs -= ms;
+  if (ctx.patienceMs <= 0) ctx.log('the machine stayed busy: the run waits and measures again no more (figures disturbed meanwhile are marked)');
 }
 
 /** Other processes (PostgreSQL included: it normally uses 20–45% here) used this much of a CPU: the figure is not to be trusted. */
@@ -31,11 +51,61 @@ export function isDisturbed(measurement) {
   return measurement.otherCpuShare !== undefined && measurement.otherCpuShare >= DISTURBED_OTHER_CPU_SHARE;
 }
 
-async function measureOnce(ctx, { server, peers = [], spec }) {
+/** PostgreSQL's statistics reach pg_stat_database at most once a second per backend. */
+const STATS_FLUSH_MS = 1100;
+
+/**
+ * What coregate's database has done so far: CPU seconds of each server process
+ * (backend) connected to it, by pid, and its transactions (committed and rolled
+ * back; every statement outside a transaction is one). `undefined` when the
+ * statistics cannot be read.
+ */
+async function databaseSnapshot(ctx, url) {
+  try {
+    const { rows } = await ctx.pg.with(url, (client) =>
+      client.query(
+        `select (select coalesce(array_agg(pid), '{}') from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()) as pids,
+                (select xact_commit + xact_rollback from pg_stat_database where datname = current_database()) as transactions`,
+      ),
+    );
+    const cpu = new Map();
+    for (const pid of rows[0].pids) {
+      const seconds = cpuSeconds(pid);
+      if (seconds !== undefined) cpu.set(pid, seconds);
+    }
+    return { cpu, transactions: Number(rows[0].transactions) };
+  } catch {
+    return undefined;
+  }
+}
+
+function databaseCost(before, after, responses, { countTransactions }) {
+  if (!before || !after || responses === 0) return undefined;
+  let cpu = 0;
+  // Backends that closed meanwhile are lost; new ones count from zero.
+  for (const [pid, seconds] of after.cpu) cpu += seconds - (before.cpu.get(pid) ?? 0);
+  return {
+    connections: after.cpu.size,
+    cpuMicrosPerRequest: (cpu * 1e6) / responses,
+    // The suite's own two reads add one transaction each: negligible beside thousands of requests.
+    transactionsPerRequest: countTransactions ? Math.max(0, after.transactions - before.transactions - 1) / responses : undefined,
+  };
+}
+
+async function measureOnce(ctx, { server, peers = [], spec, database }) {
   await waitForQuiet(ctx);
   const warmup = await ctx.load.load({ ...spec, seconds: ctx.durations.warmup });
+  // Transactions are counted in full runs only: a smoke run's second is too short beside PostgreSQL's
+  // one-second publication, and waiting for it would double the run.
+  const countTransactions = !ctx.quick;
+  let databaseBefore;
+  if (database) {
+    // So that the warm-up's transactions are counted before the measured run starts.
+    if (countTransactions) await sleep(STATS_FLUSH_MS);
+    databaseBefore = await databaseSnapshot(ctx, database);
+  }
   const loadSide = [{ name: 'load generator', pid: ctx.load.pid }, ...peers];
-  const cpuBefore = cpuSeconds(server.pid);
+  const cpuBefore = treeCpuSnapshot(server.pid);
   const peersBefore = loadSide.map((peer) => cpuSeconds(peer.pid));
   const rss = sampleRss(server.pid);
   const machineBefore = machineBusySeconds();
@@ -44,8 +114,13 @@ async function measureOnce(ctx, { server, peers = [], spec }) {
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
   const machineBusy = delta(machineBefore, machineBusySeconds());
   const rssMax = rss.stop();
-  const serverCpu = delta(cpuBefore, cpuSeconds(server.pid));
+  const serverCpu = treeCpuDelta(cpuBefore, treeCpuSnapshot(server.pid));
   const peerCpu = loadSide.map((peer, index) => ({ name: peer.name, seconds: delta(peersBefore[index], cpuSeconds(peer.pid)) }));
+  let databaseAfter;
+  if (database) {
+    if (countTransactions) await sleep(STATS_FLUSH_MS);
+    databaseAfter = await databaseSnapshot(ctx, database);
+  }
   const loadCpu = peerCpu.every((peer) => peer.seconds !== undefined) ? peerCpu.reduce((sum, peer) => sum + peer.seconds, 0) : undefined;
   return {
     requestsPerSecond: run.requestsPerSecond,
@@ -61,6 +136,9 @@ async function measureOnce(ctx, { server, peers = [], spec }) {
     otherCpuShare: machineBusy === undefined || serverCpu === undefined || loadCpu === undefined ? undefined : Math.max(0, machineBusy - serverCpu - loadCpu) / elapsed,
     peerCpu: peerCpu.map((peer) => ({ name: peer.name, share: peer.seconds === undefined ? undefined : peer.seconds / elapsed })),
     rssBytes: rssMax,
+    database: databaseCost(databaseBefore, databaseAfter, run.responses, { countTransactions }),
+    /** Paced runs: the rate asked for, and how late the load generator's own timer was. */
+    ...(spec.rate ? { targetRate: spec.rate, schedulerLagMs: run.schedulerLagMs, unanswered: run.unanswered } : {}),
     statusCodes: run.statusCodes,
     non2xx: run.non2xx + warmup.non2xx,
     errors: run.errors + run.timeouts + warmup.errors + warmup.timeouts,
@@ -72,19 +150,25 @@ async function measureOnce(ctx, { server, peers = [], spec }) {
  * Waits, up to `ctx.quietWaitMs`, until the machine is nearly idle (less than a
  * fifth of a CPU busy over half a second), so that other work on a shared
  * machine disturbs the figures as little as possible. Says so when it gives up.
+ * Draws on the run's patience.
  */
 export async function waitForQuiet(ctx) {
-  if (!ctx.quietWaitMs) return;
-  const deadline = Date.now() + (ctx.quietWaitMs ?? 0);
-  for (;;) {
-    const before = machineBusySeconds();
-    if (before === undefined) return;
-    await sleep(500);
-    const busy = (machineBusySeconds() - before) / 0.5;
-    if (busy < 0.2) return;
-    if (Date.now() >= deadline) {
-      ctx.log(`the machine is busy (${busy.toFixed(2)} CPUs used by other processes); measuring anyway`);
-      return;
+  if (!ctx.quietWaitMs || !hasPatience(ctx)) return;
+  const started = Date.now();
+  const deadline = started + (ctx.quietWaitMs ?? 0);
+  try {
+    for (;;) {
+      const before = machineBusySeconds();
+      if (before === undefined) return;
+      await sleep(500);
+      const busy = (machineBusySeconds() - before) / 0.5;
+      if (busy < 0.2) return;
+      if (Date.now() >= deadline) {
+        ctx.log(`the machine is busy (${busy.toFixed(2)} CPUs used by other processes); measuring anyway`);
+        return;
+      }
     }
+  } finally {
+    spendPatience(ctx, Date.now() - started);
   }
 }

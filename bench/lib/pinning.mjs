@@ -25,7 +25,8 @@ export function cpuPlan() {
   if (!hasTaskset()) return { pinned: false, reason: 'taskset not found', cpus };
   // With more than two CPUs the load side gets every CPU but the server's.
   const load = cpus === 2 ? '1' : `1-${cpus - 1}`;
-  return { pinned: true, server: '0', load, cpus };
+  // `all`: a server allowed on every CPU (several workers), beside the load side.
+  return { pinned: true, server: '0', load, all: `0-${cpus - 1}`, cpus };
 }
 
 /** The command line that runs `command args` on `cpus` (unchanged when `cpus` is undefined). */

@@ -1,9 +1,11 @@
 /**
  * CPU time and memory of a process from /proc (Linux). CPU time is
- * utime + stime of every thread of the process, in clock ticks.
+ * utime + stime of every thread of the process, in clock ticks. The `tree`
+ * functions count a process and its descendants: coregate with
+ * COREGATE_WORKERS > 1 is a supervisor and the workers it forks.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond;
 
@@ -21,20 +23,69 @@ export function clockTicksPerSecond() {
 
 export const procAvailable = process.platform === 'linux';
 
+/** The fields of /proc/PID/stat after the command name; `fields[0]` is field 3 of stat(5). */
+function statFields(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name may hold spaces and parentheses: fields count from the last ')'.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** CPU seconds (user + system) the process has used so far; `undefined` without /proc. */
 export function cpuSeconds(pid) {
   if (!procAvailable || pid === undefined) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name may hold spaces and parentheses: fields count from the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14 and 15 of stat(5); fields[0] here is field 3.
-    const utime = Number(fields[11]);
-    const stime = Number(fields[12]);
-    return (utime + stime) / clockTicksPerSecond();
+    const fields = statFields(pid);
+    // Fields 14 and 15 of stat(5).
+    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond();
   } catch {
     return undefined;
   }
+}
+
+/** `pid` and every process descended from it (one pass over /proc); `[]` without /proc. */
+export function processTree(pid) {
+  if (!procAvailable || pid === undefined) return [];
+  const children = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const parent = Number(statFields(name)[1]);
+      if (!children.has(parent)) children.set(parent, []);
+      children.get(parent).push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = [];
+  const queue = [pid];
+  while (queue.length) {
+    const next = queue.shift();
+    tree.push(next);
+    queue.push(...(children.get(next) ?? []));
+  }
+  return tree;
+}
+
+/**
+ * CPU seconds of every process of the tree, by pid: take it before and after a
+ * run and give both to `treeCpuDelta`. `undefined` without /proc.
+ */
+export function treeCpuSnapshot(pid) {
+  if (!procAvailable || pid === undefined) return undefined;
+  const snapshot = new Map();
+  for (const member of processTree(pid)) {
+    const seconds = cpuSeconds(member);
+    if (seconds !== undefined) snapshot.set(member, seconds);
+  }
+  return snapshot.size ? snapshot : undefined;
+}
+
+/** CPU seconds the tree used between two snapshots (a process born meanwhile counts from zero). */
+export function treeCpuDelta(before, after) {
+  if (before === undefined || after === undefined) return undefined;
+  let total = 0;
+  for (const [member, seconds] of after) total += seconds - (before.get(member) ?? 0);
+  return total;
 }
 
 /** Resident set size in bytes (VmRSS); `undefined` without /proc. */
@@ -49,17 +100,33 @@ export function rssBytes(pid) {
   }
 }
 
-/** Samples the RSS of `pid` every `intervalMs` until stopped; `stop()` returns the largest seen. */
+/**
+ * Samples the RSS of `pid` and its descendants, summed, every `intervalMs` until
+ * stopped; `stop()` returns the largest sum seen. (Pages that a cluster's processes
+ * share count once per process, as in `ps`.)
+ */
 export function sampleRss(pid, intervalMs = 200) {
-  let max = rssBytes(pid);
+  // The tree is looked up again now and then: a supervisor's workers may still be starting.
+  let members = processTree(pid);
+  let samples = 0;
+  const sum = () => {
+    if ((samples += 1) % 10 === 0) members = processTree(pid);
+    let total;
+    for (const member of members) {
+      const rss = rssBytes(member);
+      if (rss !== undefined) total = (total ?? 0) + rss;
+    }
+    return total;
+  };
+  let max = sum();
   const timer = setInterval(() => {
-    const now = rssBytes(pid);
+    const now = sum();
     if (now !== undefined && (max === undefined || now > max)) max = now;
   }, intervalMs);
   return {
     stop() {
       clearInterval(timer);
-      const now = rssBytes(pid);
+      const now = sum();
       if (now !== undefined && (max === undefined || now > max)) max = now;
       return max;
     },

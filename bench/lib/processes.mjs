@@ -5,6 +5,7 @@
  * Ctrl-C — is stopped by the registry below.
  */
 import { spawn } from 'node:child_process';
+import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pinnedCommand } from './pinning.mjs';
 
@@ -51,20 +52,81 @@ export async function stopAll() {
   await Promise.all([...running].map((entry) => entry.stop()));
 }
 
+/** The last `TAIL_LINES` lines of a file (its last 64 KiB at most): what a log file says when its process failed. */
+function fileTail(file) {
+  let fd;
+  try {
+    fd = openSync(file, 'r');
+    const size = statSync(file).size;
+    const length = Math.min(size, 64 * 1024);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    return buffer.toString('utf8').split('\n').filter(Boolean).slice(-TAIL_LINES);
+  } catch {
+    return [];
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Calls `onLine` for every line appended to `file`, polling; returns a function that stops it. */
+function followFile(file, onLine) {
+  let offset = 0;
+  let partial = '';
+  const timer = setInterval(() => {
+    let fd;
+    try {
+      fd = openSync(file, 'r');
+      const size = statSync(file).size;
+      if (size <= offset) return;
+      const buffer = Buffer.alloc(size - offset);
+      readSync(fd, buffer, 0, buffer.length, offset);
+      offset = size;
+      const lines = (partial + buffer.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
+    } catch {
+      // not written yet
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }, 50);
+  return () => clearInterval(timer);
+}
+
 /**
  * Starts a long-running process and resolves once it is ready: when a line of its
  * output matches `readyLine` (the match is returned), or when `readyCheck()`
  * resolves truthy, or (with `ipc`) when it sends `{ready: true}`. Rejects, with the last lines of its output, if it exits or is
  * not ready within `timeoutMs`.
+ *
+ * With `logFile`, the process writes its stdout and stderr straight into that file
+ * instead of a pipe to the suite. A server logging every request at the default
+ * level writes megabytes a second: through a pipe the suite has to read them all
+ * (on whichever CPU it gets, beside the server under test), and a pipe nobody
+ * reads fills up, after which pino (asynchronous, unbounded buffer) keeps every
+ * further line in memory — measured: coregate's RSS grew by the log's size,
+ * about 0.45 KB a request. A file costs the server one write per batch, as a log
+ * collector's pipe would, and nobody else any CPU. The file is deleted when the
+ * process is stopped; its last lines are kept for the error message should the
+ * process fail.
  */
 export async function startProcess(name, options) {
   const { command, args } = pinnedCommand(options.cpus, options.command, options.args);
-  const child = spawn(command, args, {
-    cwd: options.cwd,
-    env: options.env ?? process.env,
-    detached: true,
-    stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
-  });
+  const logFd = options.logFile ? openSync(options.logFile, 'w') : undefined;
+  const output = logFd ?? 'pipe';
+  let child;
+  try {
+    child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      detached: true,
+      stdio: options.ipc ? ['ignore', output, output, 'ipc'] : ['ignore', output, output],
+    });
+  } finally {
+    // The child has its own copy of the descriptor.
+    if (logFd !== undefined) closeSync(logFd);
+  }
   const tail = [];
   let exited;
   const exit = new Promise((resolve) => {
@@ -94,8 +156,19 @@ export async function startProcess(name, options) {
       }
     });
   };
-  onText(child.stdout);
-  onText(child.stderr);
+  let unfollow = () => {};
+  if (options.logFile) {
+    // Only while starting (a ready line, an echo); afterwards the file is read only for an error message.
+    if (options.readyLine || options.echo) unfollow = followFile(options.logFile, (line) => {
+      if (options.echo) process.stderr.write(`[${name}] ${line}\n`);
+      for (const waiter of lineWaiters) waiter(line);
+    });
+  } else {
+    onText(child.stdout);
+    onText(child.stderr);
+  }
+  const lastLines = () => (options.logFile ? fileTail(options.logFile) : tail);
+  let savedTail;
 
   let stopping;
   const entry = {
@@ -103,7 +176,7 @@ export async function startProcess(name, options) {
     child,
     pid: child.pid,
     exit,
-    tail: () => tail.join('\n'),
+    tail: () => (savedTail ?? lastLines()).join('\n'),
     /** SIGTERM to the group, SIGKILL after `graceMs`; resolves with how it exited. */
     stop: (graceMs = 12_000) =>
       (stopping ??= (async () => {
@@ -116,6 +189,11 @@ export async function startProcess(name, options) {
           }
         }
         running.delete(entry);
+        unfollow();
+        if (options.logFile) {
+          savedTail = lastLines();
+          rmSync(options.logFile, { force: true });
+        }
         return exited;
       })()),
   };
@@ -171,6 +249,7 @@ export async function startProcess(name, options) {
     if (outcome.exited) throw failure(`exited before it was ready (${outcome.exited.error?.message ?? `code ${outcome.exited.code}, signal ${outcome.exited.signal}`})`);
     if (outcome.timedOut) throw failure(`was not ready within ${timeoutMs} ms`);
     entry.match = outcome.match;
+    unfollow();
     return entry;
   } catch (error) {
     await entry.stop(2000);

@@ -16,12 +16,24 @@ function pct(value) {
   return value === undefined ? dash : `${Math.round(value * 100)}%`;
 }
 
+/** How a target reads beside its figure: " (target ≥ 1.5×: pass)" or " (target ≥ 1.5×: MISS)". */
+function mark(check) {
+  if (!check) return '';
+  return ` (target ${check.required}: ${check.pass === undefined ? 'n/a' : check.pass ? 'pass' : 'MISS'})`;
+}
+
+const signed = (value) => (value === undefined ? dash : `${value >= 0 ? '+' : '−'}${num(Math.abs(value), 2)}`);
+
+/** The "vs baseline" cell: each ratio with its target and mark, or the latency added at a fixed rate. */
 function versus(row) {
   if (!row.vs) return dash;
+  const { vs } = row;
   const parts = [];
-  if (row.vs.requestsPerSecond !== undefined) parts.push(`${num(row.vs.requestsPerSecond, 2)}× req/s`);
-  if (row.vs.p99 !== undefined) parts.push(`${num(row.vs.p99, 2)}× p99`);
-  return parts.join(', ');
+  if (vs.requestsPerSecond !== undefined) parts.push(`${num(vs.requestsPerSecond, 2)}× req/s${mark(vs.targets?.requestsPerSecond)}`);
+  if (vs.p99 !== undefined) parts.push(`${num(vs.p99, 2)}× p99${mark(vs.targets?.p99)}`);
+  if (vs.cpuMicrosPerRequest !== undefined) parts.push(`${num(vs.cpuMicrosPerRequest, 2)}× CPU µs/req of 1 worker (no target)`);
+  if (vs.addedP50Ms !== undefined) parts.push(`${signed(vs.addedP50Ms)} ms p50, ${signed(vs.addedP99Ms)} ms p99 over the proxy (no target)`);
+  return parts.join(', ') || dash;
 }
 
 const COLUMNS = [
@@ -38,7 +50,12 @@ const COLUMNS = [
   { title: 'non-2xx', value: (row) => num(row.non2xx), right: true },
   { title: 'errors', value: (row) => num(row.errors), right: true },
   { title: 'vs baseline', value: versus },
-  { title: 'of ceiling', value: (row, ctx) => (ctx.ceiling && row.requestsPerSecond !== undefined && row !== ctx.ceiling ? pct(row.requestsPerSecond / ctx.ceiling.requestsPerSecond) : dash), right: true },
+  {
+    title: 'of ceiling',
+    // A paced row's req/s is the rate asked for, not what the server can do.
+    value: (row, ctx) => (ctx.ceiling && row.requestsPerSecond !== undefined && !row.targetRate && row !== ctx.ceiling ? pct(row.requestsPerSecond / ctx.ceiling.requestsPerSecond) : dash),
+    right: true,
+  },
   { title: 'status', value: (row) => row.status + (row.disturbed ? ' (disturbed)' : '') },
 ];
 
@@ -46,7 +63,7 @@ const TARGET_COLUMNS = [
   { title: 'target', value: (target) => target.name },
   { title: 'required', value: (target) => target.required },
   { title: 'measured', value: (target) => target.measured ?? dash },
-  { title: 'result', value: (target) => (target.pass === undefined ? 'n/a' : target.pass ? 'PASS' : 'FAIL') },
+  { title: 'result', value: (target) => (target.pass === undefined ? 'n/a' : target.pass ? 'pass' : 'MISS') },
 ];
 
 function cells(columns, items, ctx) {
@@ -77,8 +94,9 @@ function notes(rows) {
 export function printReport(report) {
   const ctx = { ceiling: report.rows.find((row) => row.scenario === 'ceiling' && row.status === 'ok') };
   const out = [];
-  out.push('', textTable(COLUMNS, report.rows, ctx), '');
-  if (report.targets.length) out.push(textTable(TARGET_COLUMNS, report.targets, ctx), '');
+  out.push('', `Configuration: ${report.configuration.summary}`, '');
+  out.push(textTable(COLUMNS, report.rows, ctx), '');
+  if (report.targets.length) out.push('Targets (benchmark figures: a MISS does not fail the run or npm test):', textTable(TARGET_COLUMNS, report.targets, ctx), '');
   const rowNotes = notes(report.rows);
   if (rowNotes.length) out.push('Notes:', ...rowNotes.map((note) => `  - ${note}`), '');
   if (report.failures.length) out.push(`FAILED: ${report.failures.length} problem(s):`, ...report.failures.map((failure) => `  - ${failure}`), '');
@@ -115,7 +133,117 @@ function profileSection(name, summary) {
   ];
 }
 
-export function writeMarkdown(file, report, method) {
+/** Open loop: each coregate row at the fixed rate beside the proxy's, and what it adds. */
+function openLoopSection(report, method) {
+  const rows = report.rows.filter((row) => row.targetRate && row.scenario === 'accounts' && row.vs?.addedP50Ms !== undefined);
+  if (rows.length === 0) return [];
+  const proxy = report.rows.find((row) => row.targetRate && row.scenario === 'accounts' && row.subject === 'bare proxy');
+  return [
+    '## Latency at a fixed rate (open loop)',
+    '',
+    method.openLoop,
+    '',
+    '| storage | rate asked | coregate req/s | coregate p50 / p99 ms | bare proxy p50 / p99 ms | added by coregate: p50 / p99 ms |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (row) =>
+        `| ${row.variant.split(',')[0]} | ${num(row.targetRate)} | ${num(row.requestsPerSecond)} | ${num(row.p50Ms, 2)} / ${num(row.p99Ms, 2)} | ${num(proxy?.p50Ms, 2)} / ${num(proxy?.p99Ms, 2)} | ${signed(row.vs.addedP50Ms)} / ${signed(row.vs.addedP99Ms)} |`,
+    ),
+    '',
+  ];
+}
+
+const perSecond = (rate, each) => (each === undefined ? undefined : rate * each);
+
+/**
+ * What runs out first at the projected rate, in order: coregate's CPU on one
+ * machine like this one, then the first limit of what every process shares —
+ * PostgreSQL's connections, else its CPU — and Redis's share when it is used.
+ */
+function bottlenecks(projection, { cpus, maxConnections, dbPoolMax }) {
+  const sentences = [];
+  const machines = cpus ? Math.ceil(projection.coregateCores / cpus) : undefined;
+  sentences.push(
+    `First, coregate's own CPU: ${num(projection.coregateCores, 1)} cores${machines ? ` (${num(machines)} machine${machines > 1 ? 's' : ''} like this one)` : ''}; workers and instances add it, as they share nothing in memory.`,
+  );
+  const connectionsFirst = maxConnections !== undefined && projection.connections > maxConnections;
+  if (connectionsFirst) {
+    sentences.push(
+      `The first shared limit is **PostgreSQL's connections**: ${num(projection.processes)} processes may hold up to ${dbPoolMax} each (\`COREGATE_DB_POOL_MAX\`), ${num(projection.connections)} in all, above \`max_connections\` ${maxConnections}${projection.measuredConnectionsPerProcess === undefined ? '' : ` (each held ${num(projection.measuredConnectionsPerProcess, 1)} at the fixed rate here)`} — a smaller pool per process, or a pooler (PgBouncer) in front.`,
+    );
+  } else if (maxConnections !== undefined && projection.connections !== undefined) {
+    sentences.push(`Connections stay within PostgreSQL's \`max_connections\` (${num(projection.connections)} of ${maxConnections}).`);
+  }
+  if (projection.postgresCores !== undefined) {
+    const transactions = projection.transactions === undefined ? '' : ` for ${num(projection.transactions)} transactions/s`;
+    sentences.push(
+      connectionsFirst
+        ? `Then PostgreSQL's CPU: ${num(projection.postgresCores, 1)} cores${transactions} on its one primary.`
+        : `The first shared limit is **PostgreSQL's CPU**: ${num(projection.postgresCores, 1)} cores${transactions} on its one primary.`,
+    );
+  }
+  if (projection.redisScripts !== undefined) {
+    sentences.push(`With \`COREGATE_REDIS_URL\`, Redis would run ${num(projection.redisScripts)} scripts/s on its one thread.`);
+  }
+  return sentences.join(' ');
+}
+
+/**
+ * Cores and instances: the figures of scenario 8, what they project to at ten
+ * times its rate, and the reasoning (method.scaling) around them.
+ */
+function scalingSection(report, method, dbPoolMax) {
+  const rows = report.rows.filter((row) => row.scenario === 'cores' && row.targetRate);
+  if (rows.length === 0) return [];
+  const env = report.environment;
+  const lines = [
+    '## Scaling with cores and instances',
+    '',
+    method.scaling.measured,
+    '',
+    '| path | workers | req/s (asked) | p50 / p99 ms | coregate CPU µs/req (all processes) | vs 1 worker | PostgreSQL CPU µs/req | PostgreSQL transactions/req | PostgreSQL connections | RSS MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of rows) {
+    const [, path] = row.variant.split(', ');
+    lines.push(
+      `| ${path} | ${row.settings?.COREGATE_WORKERS ?? 1} | ${num(row.requestsPerSecond)} (${num(row.targetRate)}) | ${num(row.p50Ms, 2)} / ${num(row.p99Ms, 2)} | ${num(row.cpuMicrosPerRequest)} | ${row.vs?.cpuMicrosPerRequest === undefined ? dash : `${num(row.vs.cpuMicrosPerRequest, 2)}×`} | ${num(row.database?.cpuMicrosPerRequest)} | ${num(row.database?.transactionsPerRequest, 2)} | ${num(row.database?.connections)} | ${num(row.rssMB)} |`,
+    );
+  }
+  lines.push('', method.scaling.shared, '');
+  // Ten times the fixed rate, from the most expensive of the measured settings (the worst case).
+  const rate = 10 * rows[0].targetRate;
+  lines.push(`### At ten times the load: ${num(rate)} requests a second`, '', method.scaling.projection, '');
+  lines.push('| path | coregate CPU cores | processes (one per core) | their PostgreSQL connections, at most | PostgreSQL CPU cores | PostgreSQL transactions/s |', '|---|---:|---:|---:|---:|---:|');
+  const projections = [];
+  for (const path of [...new Set(rows.map((row) => row.variant.split(', ')[1]))]) {
+    const of = rows.filter((row) => row.variant.split(', ')[1] === path);
+    const worst = (pick) => (of.some((row) => pick(row) !== undefined) ? Math.max(...of.map((row) => pick(row) ?? 0)) : undefined);
+    const coregateCores = perSecond(rate, worst((row) => row.cpuMicrosPerRequest)) / 1e6;
+    const processes = Number.isFinite(coregateCores) ? Math.ceil(coregateCores) : undefined;
+    const projection = {
+      path,
+      coregateCores,
+      processes,
+      connections: processes === undefined ? undefined : processes * dbPoolMax,
+      postgresCores: perSecond(rate, worst((row) => row.database?.cpuMicrosPerRequest)) / 1e6,
+      transactions: perSecond(rate, worst((row) => row.database?.transactionsPerRequest)),
+      redisScripts: perSecond(rate, worst((row) => row.redisRoundTripsPerRequest)),
+      measuredConnectionsPerProcess: worst((row) => (row.database ? row.database.connections / Number(row.settings?.COREGATE_WORKERS ?? 1) : undefined)),
+    };
+    projections.push(projection);
+    lines.push(
+      `| ${path} | ${num(projection.coregateCores, 1)} | ${num(projection.processes)} | ${num(projection.connections)} | ${num(projection.postgresCores, 1)} | ${num(projection.transactions)} |`,
+    );
+  }
+  lines.push('');
+  const maxConnections = env?.postgresMaxConnections;
+  for (const projection of projections) lines.push(`- **${projection.path}**: ${bottlenecks(projection, { cpus: env?.cpus, maxConnections, dbPoolMax })}`);
+  lines.push('', method.scaling.reasoning, '');
+  return lines;
+}
+
+export function writeMarkdown(file, report, method, { dbPoolMax }) {
   const ctx = { ceiling: report.rows.find((row) => row.scenario === 'ceiling' && row.status === 'ok') };
   const env = report.environment;
   const storms = report.rows.filter((row) => row.storms);
@@ -133,6 +261,7 @@ export function writeMarkdown(file, report, method) {
     `- coregate commit ${env.commit ?? 'unknown'}; load average when the run started: ${env.loadAverageAtStart?.join(', ') ?? 'unknown'}`,
     `- ${env.pinning}`,
     `- ${report.durations.warmup} s warm-up, then ${report.durations.measured} s measured per figure; ${report.connections} connections unless a scenario says otherwise`,
+    `- ${report.configuration.summary}`,
     '',
     '## Results',
     '',
@@ -142,7 +271,7 @@ export function writeMarkdown(file, report, method) {
     '',
     '## Targets',
     '',
-    'Ratios are taken within the same run. These are benchmark figures, not timed tests: a missed target does not fail the run; a wrong answer or a failed request does.',
+    'Ratios are taken within the same run; the targets are those of issue 12 ("Done when"), and each ratio in the results table carries its target and mark too. These are benchmark figures, not timed tests: a MISS fails neither the run nor `npm test`; a wrong answer or a failed request fails the run.',
     '',
     markdownTable(TARGET_COLUMNS, report.targets, ctx),
     '',
@@ -166,6 +295,8 @@ export function writeMarkdown(file, report, method) {
     }
     lines.push('');
   }
+  lines.push(...openLoopSection(report, method));
+  lines.push(...scalingSection(report, method, dbPoolMax));
   if (report.profiles) {
     lines.push('## CPU profiles', '', method.profiles, '');
     lines.push(...profileSection('Token issuance (scenario 1)', report.profiles.token));

@@ -9,16 +9,33 @@ import { isDisturbed } from './measure.mjs';
 
 const MB = 1024 * 1024;
 
+/** `{min}` or `{max}`, a ratio: how the target reads. */
+function requirement(target) {
+  return target.min !== undefined ? `≥ ${target.min}×` : `≤ ${target.max}×`;
+}
+
+function meets(value, target) {
+  if (value === undefined) return undefined;
+  return target.min !== undefined ? value >= target.min : value <= target.max;
+}
+
 export function createResults() {
   const rows = [];
   const targets = [];
   const failures = [];
+  /** A target: `pass` true/false, or `undefined` when it could not be measured or has no limit. */
+  const addTarget = ({ scenario, name, required, measured, pass }) => {
+    targets.push({ scenario, name, required, measured, pass });
+  };
   return {
     rows,
     targets,
     failures,
-    /** Adds a measured row; `measurement` comes from `measure()`. */
-    addRow({ scenario, variant, subject, baseline = false, measurement, notes = [] }) {
+    /**
+     * Adds a measured row; `measurement` comes from `measure()`; `settings` are
+     * what the server ran with beyond the suite's common configuration.
+     */
+    addRow({ scenario, variant, subject, baseline = false, measurement, settings, notes = [] }) {
       const m = measurement;
       const failed = m.non2xx > 0 || m.errors > 0;
       const row = {
@@ -37,6 +54,17 @@ export function createResults() {
         otherCpuShare: round(m.otherCpuShare, 3),
         peerCpu: m.peerCpu?.map((peer) => ({ name: peer.name, share: round(peer.share, 3) })),
         rssMB: m.rssBytes === undefined ? undefined : round(m.rssBytes / MB, 1),
+        ...(settings && Object.keys(settings).length ? { settings } : {}),
+        ...(m.targetRate ? { targetRate: m.targetRate, unanswered: m.unanswered, schedulerLagMs: roundAll(m.schedulerLagMs, 3) } : {}),
+        ...(m.database
+          ? {
+              database: {
+                connections: m.database.connections,
+                cpuMicrosPerRequest: round(m.database.cpuMicrosPerRequest, 1),
+                transactionsPerRequest: round(m.database.transactionsPerRequest, 2),
+              },
+            }
+          : {}),
         responses: m.responses,
         seconds: round(m.seconds, 2),
         non2xx: m.non2xx,
@@ -46,6 +74,12 @@ export function createResults() {
         status: failed ? 'failed' : 'ok',
         notes: [...notes],
       };
+      if (!m.responses) {
+        // Nothing was answered within the run (a machine far too busy): there is no latency to show.
+        for (const key of ['p50Ms', 'p99Ms', 'p999Ms', 'maxMs']) row[key] = undefined;
+        row.notes.push('no request was answered within the measured run: no figure');
+      }
+      if (row.settings) row.notes.push(`settings beyond the deployed configuration: ${Object.entries(row.settings).map(([key, value]) => `${key}=${value}`).join(', ')}`);
       if (isDisturbed(m)) {
         row.notes.push(`other processes used ${Math.round(m.otherCpuShare * 100)}% of a CPU meanwhile (best of ${m.attempts} attempts): figure disturbed, run again on a quiet machine`);
         row.disturbed = true;
@@ -54,6 +88,13 @@ export function createResults() {
       }
       if (m.loadSideCpuShare !== undefined && m.loadSideCpuShare >= 0.9) {
         row.notes.push(`load CPU ${Math.round(m.loadSideCpuShare * 100)}% busy: may be bounded by the load side`);
+      }
+      if (m.targetRate && m.requestsPerSecond < 0.95 * m.targetRate) {
+        const cut = m.unanswered ? `; ${m.unanswered} requests still queued or in flight when the run stopped waiting` : '';
+        row.notes.push(`answered ${Math.round(m.requestsPerSecond)} of the ${m.targetRate} req/s asked: the server (or the load side) did not keep up${cut}`);
+      }
+      if (m.schedulerLagMs && m.schedulerLagMs.p99 > 5) {
+        row.notes.push(`the load generator started requests up to ${round(m.schedulerLagMs.p99, 1)} ms late (p99): its CPU was busy`);
       }
       if (failed) failures.push(`${scenario} ${variant ?? ''} ${subject}: ${m.non2xx} non-2xx, ${m.errors} errors (${JSON.stringify(m.statusCodes)})`);
       rows.push(row);
@@ -74,19 +115,57 @@ export function createResults() {
     addSkipped(scenario, reason) {
       rows.push({ scenario, subject: '—', status: 'skipped', notes: [reason] });
     },
-    /** Sets `row.vs` to its ratios against `baselineRow`. */
-    compare(row, baselineRow) {
+    /**
+     * Sets `row.vs` to its ratios against `baselineRow`. Each of `goals`
+     * (`requestsPerSecond` and `p99`: `{name, min}` or `{name, max}`) is checked,
+     * written beside its ratio and added to the targets.
+     */
+    compare(row, baselineRow, goals = {}) {
       row.vs = {
         baseline: baselineRow.subject + (baselineRow.variant ? ` (${baselineRow.variant})` : ''),
         requestsPerSecond: ratio(row.requestsPerSecond, baselineRow.requestsPerSecond),
         p99: ratio(row.p99Ms, baselineRow.p99Ms),
       };
+      for (const [metric, goal] of Object.entries(goals)) {
+        const value = row.vs[metric];
+        const check = { required: requirement(goal), pass: meets(value, goal) };
+        (row.vs.targets ??= {})[metric] = check;
+        let measured = 'not measured';
+        if (value !== undefined) {
+          measured = metric === 'p99' ? `${value}× (${row.p99Ms} vs ${baselineRow.p99Ms} ms)` : `${value}× (${row.requestsPerSecond} vs ${baselineRow.requestsPerSecond} req/s)`;
+        }
+        addTarget({ scenario: row.scenario, name: goal.name, measured, ...check });
+      }
       return row.vs;
     },
-    /** A target: `pass` true/false, or `undefined` when it could not be measured. */
-    addTarget({ scenario, name, required, measured, pass }) {
-      targets.push({ scenario, name, required, measured, pass });
+    /**
+     * Open loop: sets `row.vs` to the latency `row` adds to `baselineRow` at the
+     * same fixed rate (p50 and p99, in ms), and lists it with the targets (no limit is set for it).
+     */
+    addedLatency(row, baselineRow, name) {
+      row.vs = {
+        baseline: baselineRow.subject + (baselineRow.variant ? ` (${baselineRow.variant})` : ''),
+        addedP50Ms: difference(row.p50Ms, baselineRow.p50Ms),
+        addedP99Ms: difference(row.p99Ms, baselineRow.p99Ms),
+      };
+      addTarget({
+        scenario: row.scenario,
+        name,
+        required: 'reported (no target)',
+        measured: `p50 ${signed(row.vs.addedP50Ms)} ms (${row.p50Ms} vs ${baselineRow.p50Ms}), p99 ${signed(row.vs.addedP99Ms)} ms (${row.p99Ms} vs ${baselineRow.p99Ms})`,
+        pass: undefined,
+      });
+      return row.vs;
     },
+    /** Sets `row.vs` to its CPU time per request against `baselineRow`'s, at the same fixed rate (no target). */
+    compareCpu(row, baselineRow) {
+      row.vs = {
+        baseline: baselineRow.subject + (baselineRow.variant ? ` (${baselineRow.variant})` : ''),
+        cpuMicrosPerRequest: ratio(row.cpuMicrosPerRequest, baselineRow.cpuMicrosPerRequest),
+      };
+      return row.vs;
+    },
+    addTarget,
   };
 }
 
@@ -94,6 +173,19 @@ export function round(value, digits) {
   if (value === undefined || value === null || Number.isNaN(value)) return undefined;
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+/** "+1.5", "-0.2": a difference with its sign. */
+function signed(value) {
+  return value === undefined ? 'not measured' : `${value >= 0 ? '+' : ''}${value}`;
+}
+
+function difference(a, b) {
+  return a === undefined || b === undefined ? undefined : round(a - b, 3);
+}
+
+function roundAll(values, digits) {
+  return values && Object.fromEntries(Object.entries(values).map(([key, value]) => [key, round(value, digits)]));
 }
 
 export function ratio(a, b) {

@@ -3,6 +3,7 @@
  * simulator (`bin/coregate core-sim`) and the baselines, each pinned to its CPU.
  */
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCommand, startProcess } from './processes.mjs';
 
@@ -14,7 +15,7 @@ const BASELINES = `${ROOT}bench/baselines/`;
 export function cleanEnv(extra = {}) {
   const env = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (name.startsWith('COREGATE_') || ['DATABASE_URL', 'CORE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'NODE_OPTIONS'].includes(name)) continue;
+    if (name.startsWith('COREGATE_') || ['DATABASE_URL', 'CORE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'NODE_ENV', 'NODE_OPTIONS'].includes(name)) continue;
     env[name] = value;
   }
   return { ...env, ...extra };
@@ -49,6 +50,25 @@ export const RATE_LIMITS_OUT_OF_REACH = Object.freeze({
   COREGATE_RATE_LIMIT_TOKEN_IP_PER_MINUTE: '1000000000',
 });
 
+/**
+ * coregate is measured as an operator deploys it: every setting at its default
+ * (LOG_LEVEL info, audit and metrics on: they have no switch), in production
+ * mode. Besides what says where coregate finds its database, its core and its
+ * key, only the rate-limit budgets differ; a scenario that changes a setting
+ * more (workers, a cache turned off) names it in its row.
+ */
+export const DEPLOYED_AS = Object.freeze({ NODE_ENV: 'production' });
+
+/** What the run's output says about the configuration measured. */
+export const CONFIGURATION = Object.freeze({
+  settings: { ...DEPLOYED_AS },
+  differences: { ...RATE_LIMITS_OUT_OF_REACH },
+  summary:
+    'coregate at its defaults in production mode (NODE_ENV=production; LOG_LEVEL info, request logs written to a file, audit and metrics on). ' +
+    'The one difference: the rate-limit budgets (COREGATE_RATE_LIMIT_GATEWAY_PER_MINUTE, _TOKEN_PER_MINUTE, _TOKEN_IP_PER_MINUTE) are raised to 10⁹/minute, ' +
+    'still counted, so that one load generator is not throttled. Settings a scenario changes besides are named in its row.',
+});
+
 /** The core simulator over HTTP, on the load CPU (it is the server's peer, not what is measured). */
 export async function startSimulator(ctx, { sessionTtlSeconds } = {}) {
   const args = [BIN, 'core-sim', '--port', '0', ...(sessionTtlSeconds ? ['--session-ttl', String(sessionTtlSeconds)] : [])];
@@ -76,17 +96,21 @@ export async function startSimulator(ctx, { sessionTtlSeconds } = {}) {
   };
 }
 
+let logFiles = 0;
+
 /**
- * coregate on the server CPU. `storage` is `{kind: 'postgres', url}` or
+ * coregate on the server CPU (on `cpus`, when given). `storage` is `{kind: 'postgres', url}` or
  * `{kind: 'pglite', dataDir}`; `coreUrl` an external core (the simulator);
- * `nodeArgs` e.g. `--cpu-prof`.
+ * `env` settings that differ from the defaults (recorded as `settings`); `nodeArgs` e.g. `--cpu-prof`.
+ * Its logs (stderr, JSON lines at the default level) go to a file in the run's
+ * temporary directory, deleted when it stops (see `startProcess`).
  */
-export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {}, nodeArgs = [] }) {
+export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {}, nodeArgs = [], cpus }) {
   const port = await freePort();
   const env = cleanEnv({
     PORT: String(port),
     HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
+    ...DEPLOYED_AS,
     ...RATE_LIMITS_OUT_OF_REACH,
     COREGATE_ENCRYPTION_KEY: ctx.encryptionKey,
     ...(coreUrl ? { CORE_URL: coreUrl } : {}),
@@ -94,14 +118,16 @@ export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {},
     ...extraEnv,
   });
   const url = `http://127.0.0.1:${port}`;
+  const workers = Number(extraEnv.COREGATE_WORKERS ?? 1);
   const entry = await startProcess(`coregate (${storage.kind})`, {
     command: process.execPath,
     args: [...nodeArgs, BIN, 'serve'],
     cwd: ROOT,
     env,
-    cpus: ctx.plan.pinned ? ctx.plan.server : undefined,
-    // CONTRACT §1: serve is ready when the JWKS answers.
-    readyCheck: () => answers(`${url}/.well-known/jwks.json`),
+    cpus: cpus ?? (ctx.plan.pinned ? ctx.plan.server : undefined),
+    logFile: join(ctx.tmpDir, `coregate-${++logFiles}.log`),
+    // CONTRACT §1: serve is ready when the JWKS answers; with workers, once the supervisor says all of them serve.
+    ...(workers > 1 ? { readyLine: /"msg":"all \d+ workers serving"/ } : { readyCheck: () => answers(`${url}/.well-known/jwks.json`) }),
     timeoutMs: 90_000,
   });
   return {
@@ -109,6 +135,8 @@ export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {},
     url,
     pid: entry.pid,
     env,
+    /** The settings this server runs with beyond the suite's common ones. */
+    settings: { ...extraEnv },
     storage: storage.kind,
     exit: entry.exit,
     stop: () => entry.stop(),

@@ -4,5 +4,6 @@ import * as gateway from './gateway.mjs';
 import * as storm from './storm.mjs';
 import * as scale from './scale.mjs';
 import * as ceiling from './ceiling.mjs';
+import * as cores from './cores.mjs';
 
-export const SCENARIOS = [token, gateway, storm, scale, ceiling];
+export const SCENARIOS = [token, gateway, storm, scale, ceiling, cores];
