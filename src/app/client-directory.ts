@@ -3,7 +3,8 @@
  * time so that the gateway does not query the database on every request. The
  * cache lifetime bounds how long a disabled client's tokens keep working.
  */
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { NeverEmptyLRUCache } from '../ports/never-empty-lru-cache.js';
 import { IpAllowList } from '../domain/ip-allow-list.js';
 import type { ClientStore } from '../ports/client-store.js';
 import { expiryOnClock, type Clock } from '../ports/clock.js';
@@ -34,7 +35,7 @@ export class ClientDirectory {
     maxEntries = 10_000,
   ) {
     this.refreshEveryTime = cacheSeconds <= 0;
-    this.entries = new LRUCache<string, Entry>({
+    this.entries = new NeverEmptyLRUCache<string, Entry>({
       max: maxEntries,
       ...expiryOnClock(clock, cacheSeconds),
       // A load under way when its entry is dropped still answers its callers.

@@ -7,6 +7,7 @@
  */
 import { createPrivateKey, randomUUID, sign as cryptoSign, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { NeverEmptyLRUCache } from '../../ports/never-empty-lru-cache.js';
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, errors as joseErrors, type CryptoKey, type JWK, type JWTHeaderParameters } from 'jose';
 import { isWellFormedClientId } from '../../domain/client.js';
 import { expiryOnClock, type Clock } from '../../ports/clock.js';
@@ -78,7 +79,7 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
       ignoreFetchAbort: true,
       fetchMethod: () => this.load(),
     });
-    this.verified = new LRUCache<string, AccessTokenClaims, Date>({
+    this.verified = new NeverEmptyLRUCache<string, AccessTokenClaims, Date>({
       max: VERIFIED_CACHE_ENTRIES,
       ignoreFetchAbort: true,
       fetchMethod: (token, _stale, { context: now }) => this.verifySignedToken(token, now),

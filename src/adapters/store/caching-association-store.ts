@@ -12,7 +12,8 @@
  * lru-cache holds the entries (least recently used dropped first, expiry on the
  * injected clock) and shares one pending read between concurrent callers.
  */
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { NeverEmptyLRUCache } from '../../ports/never-empty-lru-cache.js';
 import type { Association, AssociationKey } from '../../domain/association.js';
 import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
 import type { AssociationStore, AssociationSummary, ClaimResult, EventsToRecord, NewSession, RegisterResult } from '../../ports/association-store.js';
@@ -33,7 +34,7 @@ export class CachingAssociationStore implements AssociationStore {
     maxEntries = 100_000,
   ) {
     this.caching = ttlSeconds > 0;
-    this.entries = new LRUCache<string, Association, AssociationKey>({
+    this.entries = new NeverEmptyLRUCache<string, Association, AssociationKey>({
       max: maxEntries,
       ...expiryOnClock(clock, ttlSeconds),
       // A write drops the entry (aborting its load): the load still answers its
