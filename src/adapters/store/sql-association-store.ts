@@ -4,7 +4,7 @@ import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
 import type { AssociationStore, AssociationSummary, ClaimResult, EventsToRecord, NewSession, RegisterResult } from '../../ports/association-store.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import type { Database, Queryable } from './database.js';
-import { recordLifecycleEvents } from './sql-webhook-outbox.js';
+import { lifecycleEventCtes, recordLifecycleEvents } from './sql-webhook-outbox.js';
 
 interface AssociationRow {
   institution: string;
@@ -89,15 +89,18 @@ export class SqlAssociationStore implements AssociationStore {
     return rows[0] && this.toAssociation(rows[0]);
   }
 
-  async register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[]): Promise<RegisterResult> {
+  async register(key: AssociationKey, session: NewSession, now: Date, events: readonly LifecycleEvent[] = []): Promise<RegisterResult> {
     const sealed = this.sealer.seal(session.delegateReferenceId, sealContext(key));
-    return this.withEvents(events, async (db, record) => {
-      // One statement: insert, or refresh the row only if it names the same core
-      // customer. No row back means another customer holds this customerId.
-      // `xmax = 0` holds for a row this statement inserted (not one it updated): the
-      // events of a registration are recorded only when it created the association.
-      const rows = await db.query<AssociationRow & { inserted: boolean }>(
-        `insert into associations (institution, platform, customer_id, customer_key, delegate_sealed, delegate_key_id, expires_at, created_at, updated_at)
+    const params: unknown[] = [key.institution, key.platform, key.customerId, session.customerKey, sealed, keyIdOf(sealed), session.expiresAt, now];
+    // One statement (the hot path of registration): insert, or refresh the row only if it
+    // names the same core customer — no row back means another customer holds this
+    // customerId. `xmax = 0` holds for a row this statement inserted (not one it updated):
+    // the events of a registration are written, by the same statement, only when it
+    // created the association (the transactional outbox, without a transaction's round trips).
+    const outbox = lifecycleEventCtes(events, now, params, 'registered');
+    const rows = await this.db.query<AssociationRow & { inserted: boolean; queued: string | number }>(
+      `with registered as (
+         insert into associations (institution, platform, customer_id, customer_key, delegate_sealed, delegate_key_id, expires_at, created_at, updated_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $8)
          on conflict (institution, platform, customer_id) do update set
            delegate_sealed = excluded.delegate_sealed,
@@ -109,12 +112,15 @@ export class SqlAssociationStore implements AssociationStore {
            renewal_lease_until = null,
            updated_at = excluded.updated_at
          where associations.customer_key = excluded.customer_key
-         returning ${COLUMNS}, (xmax = 0) as inserted`,
-        [key.institution, key.platform, key.customerId, session.customerKey, sealed, keyIdOf(sealed), session.expiresAt, now],
-      );
-      if (rows[0]?.inserted) await record(now);
-      return rows[0] ? { outcome: 'registered', association: this.toAssociation(rows[0]) } : { outcome: 'conflict' };
-    });
+         returning ${COLUMNS}, (xmax = 0) as inserted
+       )${outbox.ctes.map((cte) => `, ${cte}`).join('')}
+       select registered.*, ${outbox.queued} as queued from registered`,
+      params,
+    );
+    const row = rows[0];
+    if (!row) return { outcome: 'conflict' };
+    if (Number(row.queued) > 0) this.options.onEventsQueued?.();
+    return { outcome: 'registered', association: this.toAssociation(row) };
   }
 
   async claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date): Promise<ClaimResult> {

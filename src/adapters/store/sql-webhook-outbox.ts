@@ -41,3 +41,32 @@ export async function recordLifecycleEvents(tx: Queryable, events: readonly Life
   }
   return queued;
 }
+
+/**
+ * The same writes as {@link recordLifecycleEvents}, as common table expressions to join to a
+ * statement whose CTE `source` yields a row `inserted` only when the change happened: the
+ * change and its events are then one statement (atomic without a transaction, one round trip
+ * instead of four). `params` is the statement's parameter list, appended to; `queued` is the
+ * expression counting the deliveries queued.
+ */
+export function lifecycleEventCtes(events: readonly LifecycleEvent[], now: Date, params: unknown[], source: string): { ctes: string[]; queued: string } {
+  const at = `$${params.push(now)}`;
+  const ctes: string[] = [];
+  const counts: string[] = [];
+  events.forEach((event, index) => {
+    const id = `$${params.push(newEventId())}`;
+    const type = `$${params.push(event.type)}::text`;
+    const platform = `$${params.push(event.platform)}::text`;
+    const payload = `$${params.push(eventBody(event, now))}`;
+    ctes.push(
+      `event_${index} as (insert into webhook_events (id, type, platform, payload, created_at)
+         select ${id}, ${type}, ${platform}, ${payload}, ${at} where exists (select 1 from ${source} where inserted) returning id)`,
+      `deliveries_${index} as (insert into webhook_deliveries (id, event_id, endpoint_id, next_attempt_at, created_at)
+         select ev.id || '.' || e.id, ev.id, e.id, ${at}, ${at} from event_${index} ev, webhook_endpoints e
+         where e.platform = ${platform} and e.enabled and (cardinality(e.events) = 0 or ${type} = any (e.events))
+         returning id)`,
+    );
+    counts.push(`(select count(*) from deliveries_${index})`);
+  });
+  return { ctes, queued: counts.length > 0 ? counts.join(' + ') : '0' };
+}
