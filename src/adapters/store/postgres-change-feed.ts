@@ -29,6 +29,26 @@ export interface PostgresChangeFeedOptions {
   readonly heartbeatMs?: number;
 }
 
+/**
+ * Ends a connection politely, or destroys its socket after `ms`: a partitioned server
+ * never acknowledges the goodbye, and a shutdown must not wait for TCP to give up.
+ */
+async function endWithin(client: pg.Client, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = client.end().then(
+    () => true,
+    () => true,
+  );
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  const done = await Promise.race([ended, late]);
+  clearTimeout(timer);
+  // pg keeps its socket as `connection.stream` (not in its types).
+  if (!done) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
 export class PostgresChangeFeed implements ChangeFeed {
   private readonly listeners = new ChangeListeners();
   private readonly heartbeatMs: number;
@@ -73,7 +93,7 @@ export class PostgresChangeFeed implements ChangeFeed {
     const client = this.client;
     this.client = undefined;
     this.isLive = false;
-    await client?.end().catch(() => {});
+    if (client) await endWithin(client, this.options.timeoutMs ?? 3000);
   }
 
   private async connect(): Promise<void> {
@@ -103,7 +123,7 @@ export class PostgresChangeFeed implements ChangeFeed {
       throw error;
     }
     if (this.closed || client !== this.client) {
-      await client.end().catch(() => {});
+      await endWithin(client, this.options.timeoutMs ?? 3000);
       return;
     }
     this.backoff = undefined;
@@ -119,7 +139,7 @@ export class PostgresChangeFeed implements ChangeFeed {
     clearTimeout(this.heartbeatTimer);
     client.removeAllListeners('notification');
     // Whatever state the socket is in, it is not used again.
-    client.end().catch(() => {});
+    void endWithin(client, this.options.timeoutMs ?? 3000);
     if (this.isLive) {
       this.isLive = false;
       this.listeners.emit({ kind: 'feed', live: false, error });

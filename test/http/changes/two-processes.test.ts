@@ -168,4 +168,19 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
     await arrivesWithin(CHANGE_ARRIVES_MS, 'enabled, at B’s token endpoint', async () => (await tokenStatus(b, client)) === 200);
     await arrivesWithin(CHANGE_ARRIVES_MS, 'enabled, at B’s bearer check', async () => (await bearerStatus(b, token)) === 200);
   });
+
+  it('a feed whose connection is partitioned still closes within its timeout (a shutdown does not wait for TCP)', async () => {
+    const relayed = new URL(database.url);
+    relayed.host = `127.0.0.1:${listenerRelay.port}`;
+    const feed = new PostgresChangeFeed({ connectionString: relayed.toString(), timeoutMs: 500, heartbeatMs: 60_000 });
+    await feed.start();
+    listenerRelay.blackhole();
+    try {
+      const started = performance.now();
+      await feed.close();
+      assert.ok(performance.now() - started < 2000, `closed in ${Math.round(performance.now() - started)} ms`);
+    } finally {
+      listenerRelay.restore();
+    }
+  });
 });
