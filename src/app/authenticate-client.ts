@@ -18,7 +18,8 @@ export class ClientAuthenticator {
   private readonly decoyDigest: string;
 
   constructor(
-    private readonly clients: ClientStore,
+    /** The client records: on a server, a cache the change feed keeps current (see services.ts). */
+    private readonly clients: Pick<ClientStore, 'findById'>,
     private readonly hasher: CredentialHasher,
     /** A client of a disabled institution cannot get tokens (CONTRACT §8); without it every institution counts as enabled. */
     private readonly institutions?: { isEnabled(id: string): Promise<boolean> },

@@ -1,13 +1,15 @@
 /**
- * What the bearer check needs to know about a token's client, cached for a short
- * time so that the gateway does not query the database on every request. The
- * cache lifetime bounds how long a disabled client's tokens keep working.
+ * What the bearer check needs to know about a token's client, cached so that the
+ * gateway does not query the database on every request. A change to the client,
+ * announced by the change feed, drops its entry at once; while the feed is not
+ * live the cache lifetime alone bounds how long a disabled client's tokens keep
+ * working (as before the feed existed).
  */
-import type { LRUCache } from 'lru-cache';
-import { NeverEmptyLRUCache } from '../ports/never-empty-lru-cache.js';
 import { IpAllowList } from '../domain/ip-allow-list.js';
+import type { FeedLiveness } from '../ports/change-feed.js';
 import type { ClientStore } from '../ports/client-store.js';
-import { expiryOnClock, type Clock } from '../ports/clock.js';
+import type { Clock } from '../ports/clock.js';
+import { ChangeDrivenCache } from './change-driven-cache.js';
 
 export interface ClientAccess {
   readonly clientId: string;
@@ -17,36 +19,34 @@ export interface ClientAccess {
   readonly allowedIps: IpAllowList;
 }
 
-/** A box, so that "no such client" is cached too (lru-cache does not store `undefined`). */
-interface Entry {
-  readonly access: ClientAccess | undefined;
-}
-
 export class ClientDirectory {
-  /** Concurrent requests for a client share one pending load (`fetchMethod`). */
-  private readonly entries: LRUCache<string, Entry>;
-  private readonly refreshEveryTime: boolean;
+  private readonly entries: ChangeDrivenCache<ClientAccess>;
 
   constructor(
-    private readonly clients: ClientStore,
+    private readonly clients: Pick<ClientStore, 'findById'>,
     clock: Clock,
     cacheSeconds: number,
     /** Upper bound on cached clients; the least recently used goes first. */
     maxEntries = 10_000,
+    /** The change feed whose changes {@link forget} entries; without it only the lifetime bounds them. */
+    feed?: FeedLiveness,
   ) {
-    this.refreshEveryTime = cacheSeconds <= 0;
-    this.entries = new NeverEmptyLRUCache<string, Entry>({
-      max: maxEntries,
-      ...expiryOnClock(clock, cacheSeconds),
-      // A load under way when its entry is dropped still answers its callers.
-      ignoreFetchAbort: true,
-      fetchMethod: async (clientId) => ({ access: await this.load(clientId) }),
-    });
+    this.entries = new ChangeDrivenCache((clientId) => this.load(clientId), clock, feed, { ttlSeconds: cacheSeconds, whenFeedDown: 'cache', maxEntries });
   }
 
   /** The client's access rules; `undefined` for a client that no longer exists. */
   async get(clientId: string): Promise<ClientAccess | undefined> {
-    return (await this.entries.fetch(clientId, { forceRefresh: this.refreshEveryTime }))?.access;
+    return this.entries.get(clientId);
+  }
+
+  /** The client changed: read it again on its next request. */
+  forget(clientId: string): void {
+    this.entries.forget(clientId);
+  }
+
+  /** The change feed is live again (changes may have been missed): read every client again. */
+  forgetAll(): void {
+    this.entries.forgetAll();
   }
 
   private async load(clientId: string): Promise<ClientAccess | undefined> {

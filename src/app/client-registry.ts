@@ -56,6 +56,11 @@ export class ClientRegistry {
     private readonly clock: Clock,
     /** Checks that a new client's institution exists; without it only `default` is accepted. */
     private readonly institutions?: Pick<InstitutionStore, 'find'>,
+    /**
+     * Told of every client written, once it is stored: this process drops its cached copy at
+     * once (read-your-writes), without waiting for the change feed to announce it.
+     */
+    private readonly onChange?: (clientId: string) => void,
   ) {}
 
   async create(input: CreateClientInput): Promise<ClientWithSecret> {
@@ -99,6 +104,7 @@ export class ClientRegistry {
       secretDigest: this.hasher.digest(secret),
       createdAt: this.clock.now(),
     });
+    this.onChange?.(id);
     return { client: withoutDigest(record), secret };
   }
 
@@ -110,7 +116,8 @@ export class ClientRegistry {
 
   /**
    * `clients update`: the fields given replace the stored ones (the allow-list as a whole;
-   * `clearAllowedIps` empties it). Gateways see the change within their client cache time.
+   * `clearAllowedIps` empties it). Gateways see the change as soon as the change feed
+   * announces it, or within their client cache time while it is down.
    */
   async update(id: string, input: UpdateClientInput): Promise<Client> {
     const problems: FieldProblem[] = [];
@@ -147,13 +154,14 @@ export class ClientRegistry {
     }
     if (problems.length > 0) throw new BadRequest('invalid client', problems);
     if (Object.keys(changes).length === 0) throw new BadRequest('nothing to change', [{ path: 'name', message: 'give at least one of --name, --scope, --grant, --allow-ip, --clear-allow-ips' }]);
-    return withoutDigest(this.found(id, await this.store.update(id, changes, this.clock.now())));
+    return withoutDigest(this.changed(id, await this.store.update(id, changes, this.clock.now())));
   }
 
-  /** `clients delete`: its refresh tokens go with it; its access tokens stop at the gateways within their client cache time. */
+  /** `clients delete`: its refresh tokens go with it; its access tokens stop at the gateways as for a disabled client. */
   async delete(id: string): Promise<Client> {
     const client = await this.show(id);
     if (!(await this.store.delete(id))) throw new NotFound(`no client "${id}"`);
+    this.onChange?.(id);
     return client;
   }
 
@@ -162,7 +170,7 @@ export class ClientRegistry {
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<Client> {
-    return withoutDigest(this.found(id, await this.store.setEnabled(id, enabled, this.clock.now())));
+    return withoutDigest(this.changed(id, await this.store.setEnabled(id, enabled, this.clock.now())));
   }
 
   /**
@@ -177,12 +185,18 @@ export class ClientRegistry {
     const now = this.clock.now();
     const previous = graceSeconds > 0 ? { digest: current.secretDigest, until: new Date(now.getTime() + graceSeconds * 1000) } : undefined;
     const secret = this.hasher.generate(CLIENT_SECRET_PREFIX);
-    const record = this.found(id, await this.store.replaceSecret(id, this.hasher.digest(secret), now, previous));
+    const record = this.changed(id, await this.store.replaceSecret(id, this.hasher.digest(secret), now, previous));
     return { client: withoutDigest(record), secret, previousSecretUntil: previous?.until ?? null };
   }
 
   private found(id: string, record: ClientRecord | undefined): ClientRecord {
     if (!record) throw new NotFound(`no client "${id}"`);
     return record;
+  }
+
+  /** A write's result: this process forgets its cached copy of the client. */
+  private changed(id: string, record: ClientRecord | undefined): ClientRecord {
+    this.onChange?.(id);
+    return this.found(id, record);
   }
 }

@@ -1,8 +1,9 @@
 /**
  * This process's view of the institutions and their cores (CONTRACT §8). The list
- * is read from the database and kept for `cacheSeconds`, so a change made with the
- * CLI in another process arrives within that time; the process that made it calls
- * {@link InstitutionRegistry.invalidate} and sees it at once.
+ * is read from the database and kept for `cacheSeconds`; a change announced by the
+ * change feed (any process, the CLI included) or made by this process calls
+ * {@link InstitutionRegistry.invalidate}, and the next call reads it again. While the
+ * feed is not live, a change made elsewhere arrives within `cacheSeconds`.
  *
  * Each institution keeps its connector (pool, timeout, breaker) for as long as its
  * core settings stay the same: renaming, disabling or enabling it keeps its pool and
@@ -45,7 +46,11 @@ function failingCore(reason: string): CoreConnector {
 export class InstitutionRegistry {
   private entries: ReadonlyMap<string, Entry> = new Map();
   private loadedAt: number | undefined;
-  private loading: Promise<void> | undefined;
+  private loading: { readonly promise: Promise<void>; readonly generation: number } | undefined;
+  /** Moved on by {@link invalidate}: a read begun before it neither counts as fresh nor is joined. */
+  private generation = 0;
+  /** The generation of the read whose entries are held. */
+  private appliedGeneration = 0;
   private closed = false;
 
   constructor(
@@ -76,17 +81,22 @@ export class InstitutionRegistry {
     return [...(await this.current()).values()].filter((entry) => entry.record.enabled).map((entry) => ({ id: entry.record.id, core: entry.core }));
   }
 
-  /** Reads the institutions again on the next use (after a change made through this process). */
+  /** Reads the institutions again on the next use (after a change, here or announced by the change feed). */
   invalidate(): void {
+    this.generation += 1;
     this.loadedAt = undefined;
   }
 
-  /** Reads the institutions now. */
+  /** Reads the institutions now (joining a read under way, unless a change came after it began). */
   async refresh(): Promise<void> {
-    this.loading ??= this.reload().finally(() => {
-      this.loading = undefined;
-    });
-    await this.loading;
+    if (this.loading?.generation !== this.generation) {
+      const generation = this.generation;
+      const promise: Promise<void> = this.reload(generation).finally(() => {
+        if (this.loading?.promise === promise) this.loading = undefined;
+      });
+      this.loading = { promise, generation };
+    }
+    await this.loading.promise;
   }
 
   async close(): Promise<void> {
@@ -111,9 +121,11 @@ export class InstitutionRegistry {
     return this.entries;
   }
 
-  private async reload(): Promise<void> {
+  private async reload(generation: number): Promise<void> {
     const records = await this.store.list();
-    if (this.closed) return;
+    // A newer read (begun after a change) already replaced the entries: this one is older.
+    if (this.closed || generation < this.appliedGeneration) return;
+    this.appliedGeneration = generation;
     const next = new Map<string, Entry>();
     const retired: CoreConnector[] = [];
     for (const record of records) {
@@ -128,7 +140,8 @@ export class InstitutionRegistry {
     }
     for (const [id, entry] of this.entries) if (!next.has(id)) retired.push(entry.core);
     this.entries = next;
-    this.loadedAt = this.clock.now().getTime();
+    // Fresh only if no change was announced while reading: else the next call reads again.
+    this.loadedAt = generation === this.generation ? this.clock.now().getTime() : undefined;
     // A retired pool finishes the calls under way before it closes.
     for (const core of retired) void core.close().catch((error: unknown) => this.options.onError?.(error, undefined));
   }

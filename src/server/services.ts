@@ -6,6 +6,10 @@
 import type { Logger } from 'pino';
 import { ClientAuthenticator } from '../app/authenticate-client.js';
 import { ClientDirectory } from '../app/client-directory.js';
+import { ChangeDrivenCache } from '../app/change-driven-cache.js';
+import type { ClientRecord } from '../domain/client.js';
+import type { ChangeFeed } from '../ports/change-feed.js';
+import { followChanges } from './change-followers.js';
 import { ClientRegistry } from '../app/client-registry.js';
 import { TokenIssuer } from '../app/issue-token.js';
 import { TokenRevoker } from '../app/revoke-token.js';
@@ -78,6 +82,8 @@ export interface Services {
   readonly revoker: TokenRevoker;
   readonly keyring: JoseKeyring;
   readonly clientDirectory: ClientDirectory;
+  /** Announces committed changes of clients, institutions and keys; `undefined` in CLI commands. */
+  readonly changeFeed: ChangeFeed | undefined;
   /** The core of each call's institution (`context.institution`, `default` when absent). */
   readonly core: CoreConnector;
   /** The institutions and their cores, cached for COREGATE_INSTITUTION_CACHE_SECONDS. */
@@ -124,6 +130,11 @@ export interface ServiceOptions {
   readonly onClose?: () => void;
   /** A core connector to use for `default` instead of the configured one (tests). */
   readonly core?: CoreConnector;
+  /**
+   * Listen for changes made by other processes (the change feed); true unless set. A CLI
+   * command does not: it serves no tokens, and its own writes notify the servers.
+   */
+  readonly listenForChanges?: boolean;
 }
 
 /**
@@ -156,6 +167,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const sealer = new AesGcmSealer(keys);
   const hasher = new HmacCredentialHasher(keys);
   const clients = new SqlClientStore(database);
+  const changeFeed = options.listenForChanges === false ? undefined : database.changeFeed?.();
   const refreshTokens = new SqlRefreshTokenStore(database);
   const issuer = new IssuerUrl(config.issuer);
   const keyring = new JoseKeyring(new SqlSigningKeyStore(database), sealer, clock, {
@@ -238,6 +250,18 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const coreSessionEndFailure: CoreSessionEndFailure = (error, association, context) =>
     logger.warn({ err: error, platform: association.platform, customerId: association.customerId, requestId: context.requestId }, 'the core did not end the session of a deregistered customer');
   if (rateLimiter instanceof BreakerRateLimiter) registerRateLimitStoreMetrics(metrics.registry, rateLimiter);
+  // The token endpoint's client records: kept only while the change feed is live (else read
+  // every time, as without a feed); the bearer check's access rules: kept while it is not, too.
+  const clientRecords = new ChangeDrivenCache<ClientRecord>((id) => clients.findById(id), clock, changeFeed, {
+    ttlSeconds: config.clientCacheSeconds,
+    whenFeedDown: 'bypass',
+  });
+  const clientDirectory = new ClientDirectory(clients, clock, config.clientCacheSeconds, undefined, changeFeed);
+  if (changeFeed) {
+    followChanges(changeFeed, { clientRecords, clientDirectory, institutions, keyring }, logger);
+    // Not live yet: every cache falls back until it is (the feed keeps trying).
+    await changeFeed.start().catch((error: unknown) => logger.warn({ err: error }, 'change feed: cannot listen yet; retrying'));
+  }
   let closed = false;
   return {
     config,
@@ -246,12 +270,16 @@ export async function createServices(config: Config, options: ServiceOptions): P
     database,
     migration,
     issuer,
-    clientRegistry: new ClientRegistry(clients, hasher, clock, institutionStore),
-    authenticator: new ClientAuthenticator(clients, hasher, institutions, clock),
+    clientRegistry: new ClientRegistry(clients, hasher, clock, institutionStore, (id) => {
+      clientRecords.forget(id);
+      clientDirectory.forget(id);
+    }),
+    authenticator: new ClientAuthenticator({ findById: (id) => clientRecords.get(id) }, hasher, institutions, clock),
     tokenIssuer: new TokenIssuer(refreshTokens, hasher, keyring, clock, tokenOptions),
     revoker: new TokenRevoker(refreshTokens, hasher, clock),
     keyring,
-    clientDirectory: new ClientDirectory(clients, clock, config.clientCacheSeconds),
+    clientDirectory,
+    changeFeed,
     core,
     institutions,
     institutionAdmin: new InstitutionAdmin(institutionStore, clock, {
@@ -285,6 +313,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
       await webhookSender.close();
       await rateLimiter.close();
       await core.close();
+      await changeFeed?.close();
       await database.close();
       options.onClose?.();
     },
@@ -309,7 +338,7 @@ export async function openServices(config: Config, role: ServicesRole, options: 
   const logger = options.logger ?? createLogger(role === 'command' && config.logLevel === 'info' ? 'warn' : config.logLevel);
   const opened = await openDatabase(config, { role, ...(options.adminSocket ? { adminSocket: options.adminSocket } : {}) });
   try {
-    return await createServices(config, { logger, database: opened.database, onClose: opened.release });
+    return await createServices(config, { logger, database: opened.database, onClose: opened.release, listenForChanges: role === 'server' });
   } catch (error) {
     await opened.database.close().catch(() => {});
     opened.release();

@@ -27,6 +27,8 @@ export interface HarnessOptions {
   readonly core?: CoreConnector;
   /** Overrides of the app's dependencies (for example `httpsOnly`), after the harness's own. */
   readonly app?: Partial<AppDeps>;
+  /** `false`: no change feed, so caches behave as while the feed is down (time-bounded). */
+  readonly listenForChanges?: boolean;
 }
 
 export interface Harness {
@@ -66,7 +68,13 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
   const config = loadConfig(env);
   const clock = new FakeClock();
   const logger = options.logger ?? pino({ level: 'silent' });
-  const services = await createServices(config, { logger, database: opened.database, clock, ...(options.core ? { core: options.core } : {}) });
+  const services = await createServices(config, {
+    logger,
+    database: opened.database,
+    clock,
+    ...(options.core ? { core: options.core } : {}),
+    ...(options.listenForChanges === undefined ? {} : { listenForChanges: options.listenForChanges }),
+  });
   const app = await buildApp({ ...appDepsFrom(services), ...options.app });
   await options.routes?.(app, services);
   await app.ready();
@@ -107,6 +115,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
       await app.close();
       await services.core.close();
       await services.rateLimiter.close();
+      await services.changeFeed?.close();
       await opened.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -3,7 +3,9 @@
  * parts sealed), so every process and every restart signs with the same key and
  * accepts the same tokens. Keys are cached in memory and re-read periodically, or
  * at once when a token names a key this process has not seen yet (another
- * process rotated), at most once per `minReloadIntervalMs`.
+ * process rotated), at most once per `minReloadIntervalMs`. After a change to the
+ * keys announced by the change feed (a rotation or `keys revoke` in any process) the
+ * next use reads them again ({@link JoseKeyring.forgetKeys}).
  */
 import { createPrivateKey, randomUUID, sign as cryptoSign, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -40,6 +42,8 @@ interface LoadedKeys {
   readonly verificationKeys: ReadonlyMap<string, CryptoKey>;
   readonly jwks: PublicJwks;
   readonly loadedAt: number;
+  /** {@link JoseKeyring.generation} when the read began. */
+  readonly generation: number;
 }
 
 function sealContext(kid: string): string {
@@ -51,6 +55,12 @@ const VERIFIED_CACHE_ENTRIES = 10_000;
 /** The one key of the key cache: all published keys are loaded together. */
 const KEYS = 'keys';
 
+/** A token whose signature was verified, and the key that verified it (a revoked key takes its tokens with it). */
+interface Verified {
+  readonly claims: AccessTokenClaims;
+  readonly kid: string;
+}
+
 export class JoseKeyring implements TokenSigner, TokenVerifier {
   /** The published keys, re-read after `cacheSeconds`; concurrent callers share one pending load. */
   private readonly loaded: LRUCache<typeof KEYS, LoadedKeys>;
@@ -58,8 +68,10 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
    * Verified tokens by their text, without TTL: each carries its own `exp`, checked
    * on every use. Concurrent requests with the same new token share one verification.
    */
-  private readonly verified: LRUCache<string, AccessTokenClaims, Date>;
+  private readonly verified: LRUCache<string, Verified, Date>;
   private readonly minReloadIntervalMs: number;
+  /** Moved on by every announced change of the keys ({@link forgetKeys}). */
+  private generation = 0;
   /** With `cacheSeconds: 0` every call reloads (still one load for concurrent callers). */
   private readonly reloadEveryTime: boolean;
 
@@ -77,9 +89,12 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
       // A rotation drops the keys while a load may be under way: that load answers its
       // callers, but the next call loads again and sees the rotation.
       ignoreFetchAbort: true,
+      // A reload that fails ({@link forgetKeys} while the database is down) leaves the keys
+      // held as they were, for the rest of their lifetime: as if no change had been announced.
+      noDeleteOnFetchRejection: true,
       fetchMethod: () => this.load(),
     });
-    this.verified = new NeverEmptyLRUCache<string, AccessTokenClaims, Date>({
+    this.verified = new NeverEmptyLRUCache<string, Verified, Date>({
       max: VERIFIED_CACHE_ENTRIES,
       ignoreFetchAbort: true,
       fetchMethod: (token, _stale, { context: now }) => this.verifySignedToken(token, now),
@@ -114,8 +129,10 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   /**
    * `keys revoke KID`, for a key that leaked: it leaves the JWKS now and the tokens it signed
    * stop verifying at once in this process (its verified-token cache is emptied too); other
-   * processes drop it when they reload their keys (the key cache time). Revoking the active
-   * key rotates first, so that tokens can still be issued.
+   * processes drop it as soon as the change feed announces it, or else when they reload their
+   * keys (the key cache time) — a token they verified before is checked against the keys
+   * they hold on every use. Revoking the active key rotates first, so that tokens can still
+   * be issued.
    */
   async revoke(kid: string): Promise<{ kid: string; rotatedTo: string | undefined } | undefined> {
     const published = await this.store.listPublished(this.clock.now());
@@ -126,6 +143,14 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     this.loaded.delete(KEYS);
     this.verified.clear();
     return { kid, rotatedTo };
+  }
+
+  /**
+   * The keys changed (announced by the change feed): the next use reads them again (see
+   * {@link keys}), so a revoked key's tokens are refused from then on.
+   */
+  forgetKeys(): void {
+    this.generation += 1;
   }
 
   /**
@@ -148,15 +173,24 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     // its lifetime checked again. An Ed25519 verification costs more than a whole
     // proxied request, and platforms send the same token for up to an hour.
     // A token that fails verification is not cached (the rejection reaches every caller sharing it).
-    const claims = (await this.verified.fetch(token, { context: now }))!;
-    if (claims.exp > Math.floor(now.getTime() / 1000)) return claims;
-    this.verified.delete(token);
-    throw new InvalidAccessToken('ERR_JWT_EXPIRED');
+    const { claims, kid } = (await this.verified.fetch(token, { context: now }))!;
+    if (claims.exp <= Math.floor(now.getTime() / 1000)) {
+      this.verified.delete(token);
+      throw new InvalidAccessToken('ERR_JWT_EXPIRED');
+    }
+    // Its key revoked since (in this process or another): the token goes with it.
+    if (!(await this.keys()).verificationKeys.has(kid)) {
+      this.verified.delete(token);
+      throw new InvalidAccessToken('unknown kid');
+    }
+    return claims;
   }
 
-  private async verifySignedToken(token: string, now: Date): Promise<AccessTokenClaims> {
+  private async verifySignedToken(token: string, now: Date): Promise<Verified> {
+    let kid = '';
     const resolveKey = async (header: JWTHeaderParameters): Promise<CryptoKey> => {
       if (!header.kid) throw new InvalidAccessToken('no kid in header');
+      kid = header.kid;
       let keys = await this.keys();
       if (!keys.verificationKeys.has(header.kid) && this.clock.now().getTime() - keys.loadedAt >= this.minReloadIntervalMs) {
         keys = await this.keys(true);
@@ -179,7 +213,7 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
       const claims = payload as unknown as AccessTokenClaims;
       const insane = this.insaneClaim(claims, now);
       if (insane) throw new InvalidAccessToken(`implausible claims: ${insane}`);
-      return claims;
+      return { claims, kid };
     } catch (error) {
       if (error instanceof InvalidAccessToken) throw error;
       if (error instanceof joseErrors.JOSEError) throw new InvalidAccessToken(error.code);
@@ -204,10 +238,15 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   }
 
   private async keys(forceReload = false): Promise<LoadedKeys> {
-    return (await this.loaded.fetch(KEYS, { forceRefresh: forceReload || this.reloadEveryTime }))!;
+    const keys = (await this.loaded.fetch(KEYS, { forceRefresh: forceReload || this.reloadEveryTime }))!;
+    if (keys.generation === this.generation) return keys;
+    // Read before the last announced change: read again. While the database cannot answer,
+    // the keys held serve out their lifetime, as they would without the change feed.
+    return (await this.loaded.fetch(KEYS, { forceRefresh: true }).catch(() => undefined)) ?? keys;
   }
 
   private async load(): Promise<LoadedKeys> {
+    const generation = this.generation;
     let published = await this.store.listPublished(this.clock.now());
     if (!published.some((key) => key.retiredAt === null)) {
       await this.createFirstKey();
@@ -227,6 +266,7 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
       verificationKeys,
       jwks: { keys: published.map((key) => ({ ...key.publicJwk, kid: key.kid, alg: ALG, use: 'sig' })) },
       loadedAt: this.clock.now().getTime(),
+      generation,
     };
     return loaded;
   }

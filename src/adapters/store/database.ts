@@ -7,6 +7,8 @@ export interface Queryable {
   query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
 }
 
+import type { ChangeFeed } from '../../ports/change-feed.js';
+
 export type DatabaseKind = 'postgres' | 'embedded';
 
 /** A connection pool's occupancy, as `pg.Pool` reports it. */
@@ -27,6 +29,11 @@ export interface Database extends Queryable {
   ping(): Promise<void>;
   /** The connection pool's occupancy, for metrics; absent when there is no pool (PGlite). */
   poolStats?(): PoolStats;
+  /**
+   * A new feed of the changes committed to this database by any process (see
+   * `change-notifications.ts`), not started; absent where nothing can listen.
+   */
+  changeFeed?(): ChangeFeed;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Unavailable } from '../../domain/errors.js';
+import type { ChangeFeed } from '../../ports/change-feed.js';
+import { PgliteChangeFeed } from './pglite-change-feed.js';
 import { withDeadline, type Database, type Queryable } from './database.js';
 
 export interface PgliteOptions {
@@ -67,6 +69,11 @@ export class PgliteDatabase implements Database {
 
   async ping(): Promise<void> {
     await this.db.query('select 1');
+  }
+
+  /** PGlite's own LISTEN: every writer is in this process. */
+  changeFeed(): ChangeFeed {
+    return new PgliteChangeFeed(this.db);
   }
 
   async close(): Promise<void> {

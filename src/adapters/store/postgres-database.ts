@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { Unavailable } from '../../domain/errors.js';
+import type { ChangeFeed } from '../../ports/change-feed.js';
+import { PostgresChangeFeed } from './postgres-change-feed.js';
 import { isConnectionFailure, withDeadline, type Database, type PoolStats, type Queryable } from './database.js';
 
 /** How long callers are asked to wait when the database is unreachable. */
@@ -43,7 +45,7 @@ export class PostgresDatabase implements Database {
   private readonly maxConnections: number;
   private readonly timeoutMs: number;
 
-  constructor(options: PostgresOptions) {
+  constructor(private readonly options: PostgresOptions) {
     this.maxConnections = options.poolMax;
     this.timeoutMs = options.timeoutMs ?? 3000;
     const keepAliveSeconds = options.keepAliveSeconds ?? 10;
@@ -105,6 +107,15 @@ export class PostgresDatabase implements Database {
 
   poolStats(): PoolStats {
     return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.maxConnections };
+  }
+
+  /** LISTEN on a connection of its own, outside the pool. */
+  changeFeed(): ChangeFeed {
+    return new PostgresChangeFeed({
+      connectionString: this.options.connectionString,
+      timeoutMs: this.timeoutMs,
+      ...(this.options.keepAliveSeconds === undefined ? {} : { keepAliveSeconds: this.options.keepAliveSeconds }),
+    });
   }
 
   async close(): Promise<void> {

@@ -212,4 +212,29 @@ export const MIGRATIONS: readonly Migration[] = [
       `alter table clients add column previous_secret_until timestamptz`,
     ],
   },
+  {
+    version: 8,
+    name: 'change notifications',
+    statements: [
+      // Issue 12: every committed change of a client, an institution or a signing key is
+      // announced on the channel `coregate_changes` (CHANGE_CHANNEL in change-notifications.ts),
+      // whatever process or tool wrote it, so that every process drops its cached copy at once.
+      // Sent by the writing transaction: delivered when it commits, never when it rolls back.
+      // TG_ARGV: the kind of row, and the column that identifies it.
+      `create function coregate_notify_change() returns trigger language plpgsql as $$
+      begin
+        perform pg_notify('coregate_changes', json_build_object(
+          'kind', tg_argv[0],
+          'id', (case when tg_op = 'DELETE' then to_jsonb(old) else to_jsonb(new) end) ->> tg_argv[1]
+        )::text);
+        return null;
+      end $$`,
+      `create trigger clients_changed after insert or update or delete on clients
+        for each row execute function coregate_notify_change('client', 'id')`,
+      `create trigger institutions_changed after insert or update or delete on institutions
+        for each row execute function coregate_notify_change('institution', 'id')`,
+      `create trigger signing_keys_changed after insert or update or delete on signing_keys
+        for each row execute function coregate_notify_change('signing_key', 'kid')`,
+    ],
+  },
 ];

@@ -1,0 +1,43 @@
+/**
+ * Changes that alter what client authentication, the bearer check or token
+ * verification decide, announced to every process sharing the database as soon as
+ * they are committed (issue 12). Caches drop what a change names at once; while the
+ * feed is not live they fall back to their time-bounded behaviour.
+ */
+
+/** A row that changed: a client, an institution or a signing key (its kid). */
+export interface RowChange {
+  readonly kind: 'client' | 'institution' | 'signing_key';
+  readonly id: string;
+}
+
+/**
+ * The feed became live (changes may have been missed before: whatever a cache holds
+ * must be read again), or stopped being live (caches fall back to their lifetimes).
+ */
+export interface FeedStateChange {
+  readonly kind: 'feed';
+  readonly live: boolean;
+  /** Why it stopped being live, for the log. */
+  readonly error?: unknown;
+}
+
+export type Change = RowChange | FeedStateChange;
+
+export type ChangeListener = (change: Change) => void;
+
+/** Whether changes are being delivered right now; what a cache asks before trusting an entry. */
+export interface FeedLiveness {
+  readonly live: boolean;
+}
+
+export interface ChangeFeed extends FeedLiveness {
+  /**
+   * Starts listening; resolves once live, or rejects with the first failure (it keeps
+   * trying in the background then). Listeners are told of every state change.
+   */
+  start(): Promise<void>;
+  /** Every change committed by any process, this one included; returns the unsubscribe. */
+  subscribe(listener: ChangeListener): () => void;
+  close(): Promise<void>;
+}

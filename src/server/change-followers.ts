@@ -1,0 +1,53 @@
+/**
+ * What this process drops when the change feed announces a change (issue 12): a
+ * client's cached record (token endpoint) and access rules (bearer check), the
+ * institutions, the signing keys. When the feed becomes live again, all of them:
+ * changes may have been missed while it was not.
+ *
+ * Losing the feed drops nothing: every entry is still bounded by the lifetime it had
+ * before the feed existed, the token endpoint stops using its cache by itself (it asks
+ * the feed), and what is held keeps requests working through a database outage.
+ */
+import type { Logger } from 'pino';
+import type { ChangeDrivenCache } from '../app/change-driven-cache.js';
+import type { ClientDirectory } from '../app/client-directory.js';
+import type { InstitutionRegistry } from '../app/institution-registry.js';
+import type { ClientRecord } from '../domain/client.js';
+import type { ChangeFeed } from '../ports/change-feed.js';
+
+export interface ChangeFollowers {
+  readonly clientRecords: ChangeDrivenCache<ClientRecord>;
+  readonly clientDirectory: Pick<ClientDirectory, 'forget' | 'forgetAll'>;
+  readonly institutions: Pick<InstitutionRegistry, 'invalidate'>;
+  readonly keyring: { forgetKeys(): void };
+}
+
+/** Subscribes the caches to the feed; returns the unsubscribe. */
+export function followChanges(feed: ChangeFeed, followers: ChangeFollowers, logger: Logger): () => void {
+  const { clientRecords, clientDirectory, institutions, keyring } = followers;
+  return feed.subscribe((change) => {
+    switch (change.kind) {
+      case 'client':
+        clientRecords.forget(change.id);
+        clientDirectory.forget(change.id);
+        return;
+      case 'institution':
+        institutions.invalidate();
+        return;
+      case 'signing_key':
+        keyring.forgetKeys();
+        return;
+      case 'feed':
+        if (!change.live) {
+          logger.warn({ err: change.error }, 'change feed lost: until it is back, cached clients are trusted for COREGATE_CLIENT_CACHE_SECONDS and the token endpoint reads every client');
+          return;
+        }
+        clientRecords.forgetAll();
+        clientDirectory.forgetAll();
+        institutions.invalidate();
+        keyring.forgetKeys();
+        logger.info('change feed live: cached clients, institutions and signing keys are dropped as soon as they change');
+        return;
+    }
+  });
+}
