@@ -24,6 +24,13 @@ function percentiles(histogram) {
   };
 }
 
+/** What every load reports: throughput, latency percentiles and status codes (non-2xx counted). */
+function loadFigures({ responses, seconds, histogram, statusCodes }) {
+  let non2xx = 0;
+  for (const [code, count] of Object.entries(statusCodes)) if (code < 200 || code >= 300) non2xx += count;
+  return { responses, seconds, requestsPerSecond: responses / seconds, latencyMs: percentiles(histogram), statusCodes, non2xx };
+}
+
 /** Body generators by name: a warm-up and the measured run after it go on with new customers. */
 const generators = new Map();
 
@@ -58,15 +65,8 @@ function load(spec) {
           return;
         }
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        let non2xx = 0;
-        for (const [code, count] of Object.entries(statusCodes)) if (code < 200 || code >= 300) non2xx += count;
         resolve({
-          responses,
-          seconds,
-          requestsPerSecond: responses / seconds,
-          latencyMs: percentiles(histogram),
-          statusCodes,
-          non2xx,
+          ...loadFigures({ responses, seconds, histogram, statusCodes }),
           errors: result.errors,
           timeouts: result.timeouts,
           resets: result.resets ?? 0,
@@ -158,15 +158,8 @@ async function paced(spec) {
   abandoned = true;
   await pool.destroy();
   await Promise.all([...pending]);
-  let non2xx = 0;
-  for (const [code, count] of Object.entries(statusCodes)) if (code < 200 || code >= 300) non2xx += count;
   return {
-    responses,
-    seconds,
-    requestsPerSecond: responses / seconds,
-    latencyMs: percentiles(histogram),
-    statusCodes,
-    non2xx,
+    ...loadFigures({ responses, seconds, histogram, statusCodes }),
     errors,
     timeouts,
     resets: 0,

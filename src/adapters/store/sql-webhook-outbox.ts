@@ -50,6 +50,7 @@ export async function recordLifecycleEvents(tx: Queryable, events: readonly Life
  * expression counting the deliveries queued.
  */
 export function lifecycleEventCtes(events: readonly LifecycleEvent[], now: Date, params: unknown[], source: string): { ctes: string[]; queued: string } {
+  if (events.length === 0) return { ctes: [], queued: '0' };
   const at = `$${params.push(now)}`;
   const ctes: string[] = [];
   const counts: string[] = [];
@@ -68,5 +69,5 @@ export function lifecycleEventCtes(events: readonly LifecycleEvent[], now: Date,
     );
     counts.push(`(select count(*) from deliveries_${index})`);
   });
-  return { ctes, queued: counts.length > 0 ? counts.join(' + ') : '0' };
+  return { ctes, queued: counts.join(' + ') };
 }
