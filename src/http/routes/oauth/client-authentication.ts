@@ -19,13 +19,25 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Each client record's parsed allow-list: records come from the authenticator's cache, so the
+ * same object is seen request after request (a changed client is a new record, a new entry).
+ */
+const allowLists = new WeakMap<ClientRecord, IpAllowList>();
+
+function allowListOf(client: ClientRecord): IpAllowList {
+  let list = allowLists.get(client);
+  if (!list) allowLists.set(client, (list = new IpAllowList(client.allowedIps)));
+  return list;
+}
+
 export function authenticateClient(authenticator: ClientAuthenticator) {
   return async function clientAuthentication(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const client = await authenticator.authenticate(parseBasicCredentials(request.headers.authorization));
     // The allow-list holds at the token endpoint too: a token obtained from elsewhere would only
     // fail later, at the gateway. The same invalid_client as any other refused client, audited
     // with its reason; the caller learns which address was seen (its own).
-    if (!new IpAllowList(client.allowedIps).allows(request.ip)) {
+    if (!allowListOf(client).allows(request.ip)) {
       throw new InvalidClient(`caller ${request.ip} outside the allow-list of ${client.id}`, { id: client.id, platform: client.platform }, {
         description: `client authentication failed: the address ${request.ip} is not in this client's IP allow-list`,
         auditReason: 'ip_not_whitelisted',
