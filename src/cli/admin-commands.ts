@@ -142,7 +142,7 @@ export function clientsCommand(context: AdminContext): Command {
     });
 
   for (const [action, summary] of [
-    ['disable', 'stop a client: no new tokens; tokens already issued stop working within 60 seconds'],
+    ['disable', 'stop a client: no new tokens; tokens already issued stop working at once in every running server (within 60 seconds at most)'],
     ['enable', 'let a disabled client get tokens again'],
   ] as const) {
     withJson(clients.command(action).summary(summary).description(`${summary[0]!.toUpperCase()}${summary.slice(1)}.`).usage('ID [--json]').argument('<ID>', 'the client ID (cg_…)'))
@@ -150,7 +150,7 @@ export function clientsCommand(context: AdminContext): Command {
       .action(async (id: string, options: { json?: boolean }) => {
         const client = await (await context.admin()).call('clients.set-enabled', { id, enabled: action === 'enable' });
         print(client, options.json === true);
-        if (action === 'disable') io.err('tokens already issued to this client stop working within 60 seconds');
+        if (action === 'disable') io.err('tokens already issued to this client stop working at once in every running server (within 60 seconds at most)');
       });
   }
 
@@ -210,7 +210,7 @@ export function keysCommand(context: AdminContext): Command {
       .command('revoke')
       .summary('emergency: take a key out of the JWKS now')
       .description(
-        'Emergency: takes a key out of the JWKS now; tokens it signed stop verifying (at once in the server that runs the command, within 30 s in the others). A revoked active key is replaced.',
+        'Emergency: takes a key out of the JWKS now; tokens it signed stop verifying at once in every running server (within 30 s at most, should a server have lost its database connection). A revoked active key is replaced.',
       )
       .usage('KID [--json]')
       .argument('<KID>', 'the key ID, as keys list shows it'),

@@ -25,7 +25,7 @@ export function addClientEditCommands(clients: Command, context: AdminContext, p
     clients
       .command('update')
       .summary('change a client in place (same ID and secret)')
-      .description('Changes a client in place: same ID, same secret. --scope, --grant and --allow-ip replace the whole list. Gateways apply the change within 60 seconds.')
+      .description('Changes a client in place: same ID, same secret. --scope, --grant and --allow-ip replace the whole list. Running servers apply the change at once (within 60 seconds at most).')
       .usage('ID [--name NAME] [--scope S]... [--grant G]... [--allow-ip CIDR]... [--clear-allow-ips] [--json]')
       .argument('<ID>', 'the client ID (cg_…)')
       .option('--name <NAME>', 'a new name')
@@ -58,7 +58,7 @@ export function addClientEditCommands(clients: Command, context: AdminContext, p
     clients
       .command('delete')
       .summary('delete a client and its refresh tokens')
-      .description('Deletes a client and its refresh tokens; its access tokens stop working within 60 seconds.')
+      .description('Deletes a client and its refresh tokens; its access tokens stop working at once in every running server (within 60 seconds at most).')
       .usage('ID [--json]')
       .argument('<ID>', 'the client ID (cg_…)'),
   )

@@ -58,7 +58,8 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     maximum: 60,
     default: 30,
-    description: 'how long a process trusts its cached view of a client (enabled flag, IP allow-list)',
+    description:
+      'how long a process trusts its cached view of a client (enabled flag, IP allow-list, secret); a change announced by the database (LISTEN/NOTIFY) applies at once, this bounds it should the notifications stop',
   }),
   COREGATE_ASSOCIATION_CACHE_SECONDS: Type.Integer({
     minimum: 0,
