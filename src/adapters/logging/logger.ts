@@ -14,19 +14,34 @@ const BATCH_BYTES = 4096;
 const FLUSH_EVERY_MS = 1000;
 
 /**
- * stderr, written in batches: one write per line cost about 12 µs of CPU (the main thread and
- * libuv's pool), a batch of about 4 KB a fraction of that per line. A line waits at most
- * {@link FLUSH_EVERY_MS}; warnings and errors go at once (`logMethod` above), and pino flushes
- * what is left when the process exits. A hard kill (SIGKILL, power loss) can lose the last
- * second of info lines — never an audit row: the audit log is in the database.
+ * A file descriptor (stderr by default), written in batches: one write per line cost about
+ * 12 µs of CPU (the main thread and libuv's pool), a batch of about 4 KB a fraction of that
+ * per line. A line waits at most {@link FLUSH_EVERY_MS}; warnings and errors go at once
+ * (`logMethod` below), and pino flushes what is left when the process exits. A hard kill
+ * (SIGKILL, power loss) can lose the last second of info lines — never an audit row: the
+ * audit log is in the database.
  */
-function bufferedStderr(): DestinationStream & { flush(): void } {
-  const stream = pino.destination({ fd: 2, sync: false, minLength: BATCH_BYTES });
-  setInterval(() => {
-    // Not after the stream was closed (the process is exiting).
-    if (!(stream as { destroyed?: boolean }).destroyed) stream.flush();
-  }, FLUSH_EVERY_MS).unref();
-  return stream;
+export function batchedDestination(fd = 2): ReturnType<typeof pino.destination> {
+  const stream = pino.destination({ fd, sync: false, minLength: BATCH_BYTES });
+  const open = () => !(stream as { destroyed?: boolean }).destroyed;
+  // sonic-boom ignores flush() while a write is in flight, and what was logged meanwhile would
+  // wait for the next interval (three warnings in a row: the second and third waited up to
+  // a second). So a flush asked for then is done when that write completes ('drain').
+  // It replaces the stream's own flush, which pino's logger.flush() calls too.
+  const writeBuffered = stream.flush.bind(stream);
+  let flushOnDrain = false;
+  const flush = () => {
+    if (!open()) return;
+    if (!(stream as { _writing?: boolean })._writing) return writeBuffered();
+    if (flushOnDrain) return;
+    flushOnDrain = true;
+    stream.once('drain', () => {
+      flushOnDrain = false;
+      flush();
+    });
+  };
+  setInterval(flush, FLUSH_EVERY_MS).unref();
+  return Object.assign(stream, { flush: (done?: (error?: Error) => void) => (flush(), done?.()) });
 }
 
 /**
@@ -41,7 +56,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream, o
   const pretty = options.pretty ?? (destination === undefined && prettyByDefault());
   // pino-pretty as a stream in this process (not a worker transport): redaction has run
   // before it formats, and a crash loses no buffered line.
-  const target = destination ?? (pretty ? undefined : bufferedStderr());
+  const target = destination ?? (pretty ? undefined : batchedDestination());
   return pino(
     {
       level,
