@@ -53,17 +53,21 @@ try {
   env.COREGATE_TEST_PG_SKIP = reason;
 }
 
-// One migrated embedded cluster for the whole run: every test process loads a copy of it
-// (test/support/backends.ts) instead of making and migrating a cluster of its own.
+// One migrated embedded cluster for the whole run, made once: every test process loads a
+// copy of its dump (test/support/backends.ts) instead of making and migrating a cluster of
+// its own, and the end-to-end tests' data dirs start as a copy of its directory
+// (test/e2e/support/process.ts): initdb in WebAssembly costs ~4 s of CPU per cluster.
 const templateFile = join(tmpdir(), `coregate-test-${runId}.pgdump`);
+const templateDir = join(tmpdir(), `coregate-test-${runId}-cluster`);
 {
   const { PgliteDatabase } = await import('../dist/src/adapters/store/pglite-database.js');
   const { migrate } = await import('../dist/src/adapters/store/migrate.js');
-  const database = await PgliteDatabase.open(undefined);
+  const database = await PgliteDatabase.open(templateDir);
   await migrate(database);
   writeFileSync(templateFile, Buffer.from(await (await database.dump()).arrayBuffer()));
   await database.close();
   env.COREGATE_TEST_PGLITE_TEMPLATE = templateFile;
+  env.COREGATE_TEST_PGLITE_TEMPLATE_DIR = templateDir;
 }
 
 const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env, cwd: root });
@@ -80,4 +84,5 @@ if (!env.COREGATE_TEST_PG_SKIP) {
   }
 }
 rmSync(templateFile, { force: true });
+rmSync(templateDir, { recursive: true, force: true });
 process.exit(code);

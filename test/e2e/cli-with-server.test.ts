@@ -118,7 +118,7 @@ describe('coregate CLI while a server holds the embedded database', { timeout: 1
   });
 
   it('takes over a lock file left by a process that died', async (t) => {
-    const data = tempDataDir();
+    const data = tempDataDir({ empty: true });
     t.after(data.remove);
     const env = { COREGATE_DATA_DIR: data.dir };
     // `migrate` on the fresh data dir creates the schema; then a crash leaves a lock behind.

@@ -72,7 +72,7 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 10
 
 describe('COREGATE_WORKERS with the embedded database', () => {
   it('is refused at start with one line naming the variable', async () => {
-    const data = tempDataDir();
+    const data = tempDataDir({ empty: true });
     try {
       const result = await runCli(['serve'], { COREGATE_DATA_DIR: data.dir, COREGATE_WORKERS: '2', PORT: '0' });
       assert.equal(result.code, 2);
