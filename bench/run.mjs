@@ -15,7 +15,7 @@ import { METHOD } from './lib/method.mjs';
 import { cpuPlan } from './lib/pinning.mjs';
 import { postgresHelper } from './lib/postgres.mjs';
 import { onInterrupt, stopAll } from './lib/processes.mjs';
-import { profileAccounts, profileToken } from './lib/profiling.mjs';
+import { profileAccounts, profileRegistration, profileToken } from './lib/profiling.mjs';
 import { printReport, writeJson, writeMarkdown } from './lib/report.mjs';
 import { createResults } from './lib/results.mjs';
 import { CONFIGURATION, ROOT } from './lib/servers.mjs';
@@ -44,7 +44,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --quick              smoke run: short loads, fewer storms, 100,000 associations (1–2 minutes)
   --only NAMES         comma-separated scenarios: ${SCENARIOS.flatMap((scenario) => scenario.names).join(', ')}
   --storage KINDS      comma-separated: postgres, pglite (default both)
-  --profile            CPU-profile coregate on the token and accounts scenarios (default in a full run)
+  --profile            CPU-profile coregate on the token, accounts and registration scenarios (default in a full run)
   --no-profile         do not profile
   --help               this text`;
 
@@ -153,7 +153,9 @@ try {
   addRssTargets(results, storages);
   if (profile) {
     profiles = {};
-    for (const [name, run] of [['token', profileToken], ['accounts', profileAccounts]]) {
+    const profilers = [['token', profileToken], ['accounts', profileAccounts], ['registration', profileRegistration]];
+    // `--only registration --profile` profiles registration alone.
+    for (const [name, run] of profilers.filter(([name]) => selectedNames.includes(name))) {
       log(`== CPU profile of coregate: ${name}`);
       try {
         profiles[name] = await run(ctx);

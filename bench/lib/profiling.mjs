@@ -1,12 +1,13 @@
 /**
- * CPU profiles of coregate on the token and accounts scenarios: the same load as
+ * CPU profiles of coregate on the token, accounts and registration scenarios: the same load as
  * the measured runs, with coregate under `node --cpu-prof`. Profiled runs are
  * not measured figures (the profiler costs CPU); only the samples taken during
  * the measured window count.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { coregateWithHotCustomer } from '../scenarios/accounts.mjs';
+import { clientWithToken, coregateWithHotCustomer } from '../scenarios/accounts.mjs';
+import { POPULATION } from './request-bodies.mjs';
 import { checkTokenEndpoint, tokenRequest } from './checks.mjs';
 import { summariseProfile } from './cpu-profile.mjs';
 import { startCoregate, startSimulator, ROOT } from './servers.mjs';
@@ -65,6 +66,32 @@ export async function profileAccounts(ctx) {
       const storage = await freshStorage(ctx, ctx.primaryStorage, 'profile_accounts');
       const { coregate, spec } = await coregateWithHotCustomer(ctx, { storage, coreUrl: simulator.url, nodeArgs });
       return { coregate, spec };
+    });
+  } finally {
+    await simulator.stop();
+  }
+}
+
+export async function profileRegistration(ctx) {
+  const simulator = await startSimulator(ctx);
+  try {
+    return await profiled(ctx, 'registration', async (nodeArgs) => {
+      const storage = await freshStorage(ctx, ctx.primaryStorage, 'profile_registration');
+      const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url, nodeArgs });
+      try {
+        const { accessToken } = await clientWithToken(coregate, 'bench profile');
+        const spec = {
+          origin: coregate.url,
+          path: '/core/sessions',
+          method: 'POST',
+          headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+          generator: { kind: 'coregate-registration', first: POPULATION.first, tag: `profile-${ctx.runId}` },
+        };
+        return { coregate, spec };
+      } catch (error) {
+        await coregate.stop();
+        throw error;
+      }
     });
   } finally {
     await simulator.stop();

@@ -80,6 +80,18 @@ function auditContract(backend: Backend): void {
       assert.deepEqual(storedEvent, aggregated);
     });
 
+    it('stores values that need quoting inside a batch exactly (commas, quotes, braces, backslashes, the word NULL)', async () => {
+      // A batch is one statement with one array per column: the array encoding must not bend a value.
+      const awkward = ['a,b', 'say "hi"', '{x}', 'back\\slash', 'NULL', "it's", ' padded ', 'ünïcödé'];
+      const events = awkward.map((reason, i) => event({ platform: 'quoting', reason, customerId: reason, requestId: `q-${i}`, occurredAt: at(40 + i) }));
+      await Promise.all(events.map((each) => log.record(each)));
+      const stored = await log.list({ platform: 'quoting', limit: 100 });
+      assert.deepEqual(
+        stored.map(({ id: _id, ...rest }) => rest).reverse(),
+        events,
+      );
+    });
+
     it('group-commits concurrent records: each resolves once its row is stored, none lost', async () => {
       const events = Array.from({ length: 1200 }, (_, i) => event({ platform: 'batch', customerId: `c-${i}`, requestId: `req-${i}` }));
       await Promise.all(events.map((each) => log.record(each)));
