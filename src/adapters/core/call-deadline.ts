@@ -1,24 +1,36 @@
 /**
- * The deadline of one core call: an abort signal that fires after `ms`, released when the
- * call ends. `AbortSignal.timeout` would do, but its timer outlives the call: it fires
- * `ms` later all the same, building a DOMException and dispatching an abort event for a
- * call long answered — a cost on every core call that showed in the gateway's profile.
+ * The deadline of one core call: a signal undici aborts the request on after `ms`,
+ * released when the call ends.
+ *
+ * Not an AbortController: building one, with undici adding and removing its listener,
+ * cost ~10 µs per call on Node 20 (EventTarget), against ~1 µs for an EventEmitter, which
+ * undici's `request({ signal })` accepts as well (it listens for `'abort'` and reads
+ * `aborted` and `reason`). Not `AbortSignal.timeout` either: its timer outlives the call,
+ * firing `ms` later all the same for a call long answered.
  */
+import { EventEmitter } from 'node:events';
+
+/** What undici reads of a signal that is an EventEmitter. */
+export class DeadlineSignal extends EventEmitter {
+  aborted = false;
+  reason: Error | undefined = undefined;
+}
+
 export class CallDeadline {
-  private readonly controller = new AbortController();
+  readonly signal = new DeadlineSignal();
   private readonly timer: NodeJS.Timeout;
 
   constructor(readonly ms: number) {
-    this.timer = setTimeout(() => this.controller.abort(), ms);
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
+    this.timer = setTimeout(() => {
+      this.signal.aborted = true;
+      this.signal.reason = Object.assign(new Error(`the core call's deadline of ${ms} ms passed`), { name: 'TimeoutError' });
+      this.signal.emit('abort');
+    }, ms);
   }
 
   /** Whether the deadline passed before {@link release}. */
   get expired(): boolean {
-    return this.controller.signal.aborted;
+    return this.signal.aborted;
   }
 
   /** The call is over: the timer goes. */
