@@ -70,7 +70,12 @@ const templateDir = join(tmpdir(), `coregate-test-${runId}-cluster`);
   env.COREGATE_TEST_PGLITE_TEMPLATE_DIR = templateDir;
 }
 
-const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env, cwd: root });
+// --liftoff-only: each test process compiles PGlite's WebAssembly (~9 MB) with V8's baseline
+// compiler only. By default V8 also optimises it in background threads, ~2 s of CPU per test
+// process that short tests never repay (the suite is CPU-bound on 2 cores). The test runner
+// passes its own flags on to every test file's process; servers the end-to-end tests spawn
+// run as deployed.
+const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env, cwd: root });
 const code = await new Promise((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
 
 if (!env.COREGATE_TEST_PG_SKIP) {
