@@ -7,50 +7,46 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import type { Logger } from 'pino';
 import { batchedDestination, createLogger } from '../../src/adapters/logging/logger.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A logger writing through a batched destination into a temporary file; `read` answers what reached the file. */
+async function withLogFile(work: (logger: Logger, read: () => string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'coregate-log-'));
+  const file = join(dir, 'log');
+  const destination = batchedDestination(openSync(file, 'w'));
+  try {
+    await work(createLogger('info', destination), () => readFileSync(file, 'utf8'));
+    destination.end();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('batched log destination', () => {
-  it('writes warnings logged back to back at once, well before the periodic flush', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'coregate-log-'));
-    const file = join(dir, 'log');
-    const fd = openSync(file, 'w');
-    try {
-      const destination = batchedDestination(fd);
-      const logger = createLogger('info', destination);
+  it('writes warnings logged back to back at once, well before the periodic flush', () =>
+    withLogFile(async (logger, read) => {
       logger.info('listening');
       logger.warn('first warning');
       logger.warn('second warning');
       logger.warn('third warning');
       // The periodic flush comes after a second: everything must be there long before.
       await sleep(250);
-      const messages = readFileSync(file, 'utf8')
+      const messages = read()
         .trim()
         .split('\n')
         .map((line) => (JSON.parse(line) as { msg: string }).msg);
       assert.deepEqual(messages, ['listening', 'first warning', 'second warning', 'third warning']);
-      destination.end();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('holds info lines for a batch, then writes them within the flush interval', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'coregate-log-'));
-    const file = join(dir, 'log');
-    const fd = openSync(file, 'w');
-    try {
-      const destination = batchedDestination(fd);
-      const logger = createLogger('info', destination);
+  it('holds info lines for a batch, then writes them within the flush interval', () =>
+    withLogFile(async (logger, read) => {
       logger.info('one request');
       await sleep(100);
-      assert.equal(readFileSync(file, 'utf8'), '');
+      assert.equal(read(), '');
       await sleep(1_200);
-      assert.match(readFileSync(file, 'utf8'), /one request/);
-      destination.end();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+      assert.match(read(), /one request/);
+    }));
 });
