@@ -116,7 +116,7 @@ const ctx = {
   pgUnavailable,
   storages,
   primaryStorage: storages.includes('postgres') ? 'postgres' : 'pglite',
-  durations: quick ? { warmup: 0.5, measured: 1 } : { warmup: 5, measured: 10 },
+  durations: quick ? { warmup: 0.5, measured: 1.5, rounds: 3 } : { warmup: 10, measured: 15, rounds: 3 },
   stormRepeats: quick ? 2 : 20,
   // On a shared machine, wait (this long at most) for other work to calm down before each measurement.
   quietWaitMs: quick ? 0 : 20_000,

@@ -40,6 +40,20 @@ function generatorFor(spec) {
   return generators.get(key);
 }
 
+/**
+ * Latency histograms that several runs add to (`spec.accumulate` names one): the rounds of a
+ * paired measurement (`measure.mjs`) are one figure, with percentiles of all their requests.
+ */
+const accumulated = new Map();
+
+function accumulate(spec, histogram) {
+  if (!spec.accumulate) return {};
+  let total = accumulated.get(spec.accumulate);
+  if (!total) accumulated.set(spec.accumulate, (total = createHistogram()));
+  total.add(histogram);
+  return { accumulatedLatencyMs: percentiles(total) };
+}
+
 function load(spec) {
   return new Promise((resolve, reject) => {
     const histogram = createHistogram();
@@ -67,6 +81,7 @@ function load(spec) {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         resolve({
           ...loadFigures({ responses, seconds, histogram, statusCodes }),
+          ...accumulate(spec, histogram),
           errors: result.errors,
           timeouts: result.timeouts,
           resets: result.resets ?? 0,

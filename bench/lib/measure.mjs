@@ -92,9 +92,20 @@ function databaseCost(before, after, responses, { countTransactions }) {
   };
 }
 
-async function measureOnce(ctx, { server, peers = [], spec, database }) {
+async function measureOnce(ctx, options) {
   await waitForQuiet(ctx);
-  const warmup = await ctx.load.load({ ...spec, seconds: ctx.durations.warmup });
+  const warmup = await ctx.load.load({ ...options.spec, seconds: ctx.durations.warmup });
+  const measured = await measuredRun(ctx, options, ctx.durations.measured);
+  return {
+    ...measured,
+    non2xx: measured.non2xx + warmup.non2xx,
+    errors: measured.errors + warmup.errors + warmup.timeouts,
+    warmup: { requestsPerSecond: warmup.requestsPerSecond, non2xx: warmup.non2xx, errors: warmup.errors + warmup.timeouts, statusCodes: warmup.statusCodes },
+  };
+}
+
+/** One run of `seconds` after the warm-up, with what the server and the others spent meanwhile. */
+async function measuredRun(ctx, { server, peers = [], spec, database }, seconds) {
   // Transactions are counted in full runs only: a smoke run's second is too short beside PostgreSQL's
   // one-second publication, and waiting for it would double the run.
   const countTransactions = !ctx.quick;
@@ -110,7 +121,7 @@ async function measureOnce(ctx, { server, peers = [], spec, database }) {
   const rss = sampleRss(server.pid);
   const machineBefore = machineBusySeconds();
   const started = process.hrtime.bigint();
-  const run = await ctx.load.load({ ...spec, seconds: ctx.durations.measured });
+  const run = await ctx.load.load({ ...spec, seconds });
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
   const machineBusy = delta(machineBefore, machineBusySeconds());
   const rssMax = rss.stop();
@@ -140,9 +151,91 @@ async function measureOnce(ctx, { server, peers = [], spec, database }) {
     /** Paced runs: the rate asked for, and how late the load generator's own timer was. */
     ...(spec.rate ? { targetRate: spec.rate, schedulerLagMs: run.schedulerLagMs, unanswered: run.unanswered } : {}),
     statusCodes: run.statusCodes,
-    non2xx: run.non2xx + warmup.non2xx,
-    errors: run.errors + run.timeouts + warmup.errors + warmup.timeouts,
+    non2xx: run.non2xx,
+    errors: run.errors + run.timeouts,
+    /** The raw sums, so that rounds can be added up (`measurePair`). */
+    totals: { elapsed, serverCpu, loadCpu, machineBusy },
+    ...(run.accumulatedLatencyMs ? { accumulatedLatencyMs: run.accumulatedLatencyMs } : {}),
+  };
+}
+
+let pairs = 0;
+
+/**
+ * A subject and its baseline measured in alternating rounds, both running all along:
+ * each is warmed up, then `ctx.durations.rounds` rounds of `measured / rounds` seconds
+ * each, in the order baseline-subject, subject-baseline, … On a shared machine
+ * (a VM whose neighbours come and go) the speed of the CPU drifts by tens of percent
+ * within minutes; two figures measured minutes apart compare the moments as much as
+ * the servers, while rounds taken turn about see the same drift. Each side's rounds
+ * add up to one measurement (requests and CPU summed, latency percentiles over all
+ * its requests); `roundRatios` are the subject's req/s over the baseline's, round by round.
+ */
+export async function measurePair(ctx, { subject, baseline }) {
+  if (subject.database || baseline.database) throw new Error('measurePair does not count database work');
+  const rounds = ctx.durations.rounds ?? 1;
+  const seconds = ctx.durations.measured / rounds;
+  const key = `pair-${++pairs}`;
+  const sides = { baseline, subject };
+  const warmups = {};
+  for (const [side, options] of Object.entries(sides)) {
+    await waitForQuiet(ctx);
+    warmups[side] = await ctx.load.load({ ...options.spec, seconds: ctx.durations.warmup });
+  }
+  const runs = { baseline: [], subject: [] };
+  for (let round = 0; round < rounds; round += 1) {
+    const order = round % 2 === 0 ? ['baseline', 'subject'] : ['subject', 'baseline'];
+    for (const side of order) {
+      const options = sides[side];
+      runs[side].push(await measuredRun(ctx, { ...options, spec: { ...options.spec, accumulate: `${key}-${side}` } }, seconds));
+    }
+  }
+  const combined = (side) => ({ ...addRounds(runs[side], warmups[side]), rounds });
+  return {
+    subject: combined('subject'),
+    baseline: combined('baseline'),
+    roundRatios: runs.subject.map((run, index) => run.requestsPerSecond / runs.baseline[index].requestsPerSecond),
+  };
+}
+
+/** What a row of a pair says of its rounds. */
+export function roundsNote(pair) {
+  const ratios = pair.roundRatios.map((ratio) => `${ratio.toFixed(2)}×`).join(', ');
+  return `measured in ${pair.roundRatios.length} rounds taken in turn with its baseline; req/s ratio by round: ${ratios}`;
+}
+
+/** The rounds of one side as one measurement (see `measurePair`). */
+function addRounds(rounds, warmup) {
+  const sum = (pick) => rounds.reduce((total, round) => (total === undefined || pick(round) === undefined ? undefined : total + pick(round)), 0);
+  const responses = sum((round) => round.responses);
+  const seconds = sum((round) => round.seconds);
+  const elapsed = sum((round) => round.totals.elapsed);
+  const serverCpu = sum((round) => round.totals.serverCpu);
+  const loadCpu = sum((round) => round.totals.loadCpu);
+  const machineBusy = sum((round) => round.totals.machineBusy);
+  const statusCodes = {};
+  for (const round of rounds) for (const [code, count] of Object.entries(round.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  const last = rounds.at(-1);
+  return {
+    requestsPerSecond: responses / seconds,
+    responses,
+    seconds,
+    latencyMs: last.accumulatedLatencyMs ?? last.latencyMs,
+    cpuMicrosPerRequest: serverCpu === undefined || responses === 0 ? undefined : (serverCpu * 1e6) / responses,
+    serverCpuShare: serverCpu === undefined ? undefined : serverCpu / elapsed,
+    loadSideCpuShare: loadCpu === undefined ? undefined : loadCpu / elapsed,
+    otherCpuShare: machineBusy === undefined || serverCpu === undefined || loadCpu === undefined ? undefined : Math.max(0, machineBusy - serverCpu - loadCpu) / elapsed,
+    peerCpu: last.peerCpu.map((peer, index) => {
+      const shares = rounds.map((round) => round.peerCpu[index].share);
+      return { name: peer.name, share: shares.includes(undefined) ? undefined : shares.reduce((a, b) => a + b, 0) / shares.length };
+    }),
+    rssBytes: Math.max(...rounds.map((round) => round.rssBytes ?? 0)) || undefined,
+    database: undefined,
+    statusCodes,
+    non2xx: sum((round) => round.non2xx) + warmup.non2xx,
+    errors: sum((round) => round.errors) + warmup.errors + warmup.timeouts,
     warmup: { requestsPerSecond: warmup.requestsPerSecond, non2xx: warmup.non2xx, errors: warmup.errors + warmup.timeouts, statusCodes: warmup.statusCodes },
+    attempts: 1,
   };
 }
 

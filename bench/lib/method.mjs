@@ -50,7 +50,7 @@ export const METHOD = {
   text: `## How to run
 
 \`\`\`sh
-npm run bench                         # full run (about 9 minutes on an idle machine); regenerates this page
+npm run bench                         # full run (about 13 minutes on an idle machine); regenerates this page
 npm run bench -- --quick              # smoke run, 1–2 minutes; does not touch this page
 npm run bench -- --only token,storm   # some scenarios: token, accounts, registration, storm, scale, ceiling, cores
 npm run bench -- --storage pglite     # only one storage (postgres, pglite)
@@ -90,6 +90,18 @@ Results: \`bench/results/latest.json\` (not committed) and, for full runs, this 
   5 ms). autocannon's \`overallRate\` is not used for this: it lets every connection send its share of a second
   back to back and then idle until the next second, so "1,000 req/s" arrives as bursts of 50 concurrent
   requests in the first half of each second (measured: no answer at all in the second half).
+- **Targets measured in turns**: the two comparisons with a target in req/s (token vs oidc-provider,
+  accounts vs the bare proxy) keep both servers running and measure them in rounds taken in turn — each warmed
+  up, then three rounds of a third of the measured time each, in the order baseline–subject,
+  subject–baseline, baseline–subject. On a shared virtual machine the speed of a CPU drifts by tens of
+  percent within minutes as neighbours come and go (seen here: the same code 315–545 µs per token request in
+  four runs in a row); figures taken minutes apart compared those moments as much as the servers. Each
+  side's rounds add up to its row (requests and CPU summed, percentiles over all its requests), and the row
+  notes the req/s ratio of each round, so their spread shows how far the machine moved.
+- **Warm-up to a steady state**: 10 s of the same load before anything is measured. With the server pinned to
+  one CPU, V8's optimising compiler shares that CPU with the requests: coregate's token endpoint measured
+  337, 232, 201, 201 µs per request in consecutive 5-second windows after a start, so a 5-second warm-up
+  measured a server still compiling. A server in production has been warm for hours.
 - **Pinning** (Linux, \`taskset\`): the server under test — coregate or the baseline it is compared with —
   runs alone on CPU 0; the load generator and the core simulator share CPU 1. PostgreSQL's processes are
   not the suite's and are not pinned: they run on either CPU, so on PostgreSQL part of the database's work

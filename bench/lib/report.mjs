@@ -260,7 +260,7 @@ export function writeMarkdown(file, report, method, { dbPoolMax }) {
     `- Node.js ${env.node}; PostgreSQL ${env.postgres ?? 'not used'}; autocannon ${env.autocannon}; oidc-provider ${env.oidcProvider}`,
     `- coregate commit ${env.commit ?? 'unknown'}; load average when the run started: ${env.loadAverageAtStart?.join(', ') ?? 'unknown'}`,
     `- ${env.pinning}`,
-    `- ${report.durations.warmup} s warm-up, then ${report.durations.measured} s measured per figure; ${report.connections} connections unless a scenario says otherwise`,
+    `- ${report.durations.warmup} s warm-up, then ${report.durations.measured} s measured per figure (the paired targets: ${report.durations.rounds ?? 1} rounds taken in turn, see Method); ${report.connections} connections unless a scenario says otherwise`,
     `- ${report.configuration.summary}`,
     '',
     '## Results',

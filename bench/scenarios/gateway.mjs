@@ -18,9 +18,10 @@ export async function run(ctx, selected) {
   const simulator = await startSimulator(ctx);
   const peers = [simulator];
   try {
-    const baselines = new Map();
+    // The proxy serves until the end: the accounts figures take turns with it (accounts.mjs).
     const proxy = await startBareProxy(ctx, simulator.url, HOT_CUSTOMER_KEY);
     try {
+      const baselines = new Map();
       for (const part of parts) {
         try {
           baselines.set(part.name, await part.measureProxy(ctx, proxy, peers));
@@ -28,26 +29,28 @@ export async function run(ctx, selected) {
           ctx.results.addFailure(`${part.name} (bare proxy)`, error);
         }
       }
+      for (const kind of ctx.storages) await measureOnStorage(ctx, { kind, parts, baselines, simulator, peers });
     } finally {
       await proxy.stop();
     }
-    for (const kind of ctx.storages) {
-      const storage = await freshStorage(ctx, kind, `gateway_${kind}`);
-      const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url });
+  } finally {
+    await simulator.stop();
+  }
+}
+
+async function measureOnStorage(ctx, { kind, parts, baselines, simulator, peers }) {
+  const storage = await freshStorage(ctx, kind, `gateway_${kind}`);
+  const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url });
+  try {
+    const { accessToken } = await clientWithToken(coregate, 'bench gateway');
+    for (const part of parts) {
       try {
-        const { accessToken } = await clientWithToken(coregate, 'bench gateway');
-        for (const part of parts) {
-          try {
-            await part.measureCoregate(ctx, { coregate, accessToken, kind, baseline: baselines.get(part.name), peers });
-          } catch (error) {
-            ctx.results.addFailure(`${part.name} (coregate, ${kind})`, error);
-          }
-        }
-      } finally {
-        await coregate.stop();
+        await part.measureCoregate(ctx, { coregate, accessToken, kind, baseline: baselines.get(part.name), peers });
+      } catch (error) {
+        ctx.results.addFailure(`${part.name} (coregate, ${kind})`, error);
       }
     }
   } finally {
-    await simulator.stop();
+    await coregate.stop();
   }
 }
