@@ -3,7 +3,8 @@
  * line of defence should a secret or a personal field reach a log call anyway.
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
-import pinoPretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type PinoPretty from 'pino-pretty';
 import type { LogLevel } from '../../config/config.js';
 import { CENSOR, redactSensitive, SENSITIVE_FIELDS } from './redact.js';
 
@@ -52,6 +53,11 @@ export function prettyByDefault(stream: { isTTY?: boolean } = process.stderr): b
   return stream.isTTY === true;
 }
 
+/** pino-pretty is loaded for a terminal only: a server under a supervisor writes JSON and never needs its code. */
+function loadPinoPretty(): typeof PinoPretty {
+  return createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+}
+
 export function createLogger(level: LogLevel, destination?: DestinationStream, options: { pretty?: boolean } = {}): Logger {
   const pretty = options.pretty ?? (destination === undefined && prettyByDefault());
   // pino-pretty as a stream in this process (not a worker transport): redaction has run
@@ -75,6 +81,6 @@ export function createLogger(level: LogLevel, destination?: DestinationStream, o
       // The pid tells the processes of one service apart (COREGATE_WORKERS, several hosts' logs merged).
       base: { service: 'coregate', pid: process.pid },
     },
-    pretty ? pinoPretty({ destination: target ?? 2, colorize: target === undefined, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service', sync: true }) : target!,
+    pretty ? loadPinoPretty()({ destination: target ?? 2, colorize: target === undefined, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service', sync: true }) : target!,
   );
 }

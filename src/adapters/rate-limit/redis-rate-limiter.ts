@@ -13,7 +13,8 @@
  * (coregate admits the request: `app/request-throttle.ts`). The connection itself
  * is retried in the background.
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { RateLimitDecision } from '../../domain/rate-limit.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
@@ -57,6 +58,11 @@ export interface RedisRateLimiterOptions {
   readonly onConnectionChange?: (state: 'down' | 'up', error?: Error) => void;
 }
 
+/** ioredis is loaded when a Redis store is configured: the default counts in memory and never needs its code. */
+function loadIoredis(): typeof Redis {
+  return (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
+}
+
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis & WithGcra;
   private readonly clock: Clock;
@@ -65,7 +71,8 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(options: RedisRateLimiterOptions) {
     this.clock = options.clock;
     const commandTimeout = options.commandTimeoutMs ?? 250;
-    this.redis = new Redis(options.url, {
+    const RedisClient = loadIoredis();
+    this.redis = new RedisClient(options.url, {
       keyPrefix: options.keyPrefix,
       lazyConnect: true,
       enableOfflineQueue: false,

@@ -7,7 +7,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config/config.js';
 import { acquireDataDirLock, DataDirBusy, type DataDirLock, type LockHolder } from './data-dir-lock.js';
 import type { Database } from './database.js';
-import { PgliteDatabase } from './pglite-database.js';
 import { PostgresDatabase } from './postgres-database.js';
 
 export interface OpenedDatabase {
@@ -52,6 +51,8 @@ export async function openDatabase(config: Config, holder: Omit<LockHolder, 'pid
   }
   const lock = await acquireWaitingForCommands(config.dataDir, holder);
   try {
+    // Loaded only for the embedded database: a PostgreSQL deployment never holds PGlite's code.
+    const { PgliteDatabase } = await import('./pglite-database.js');
     return { database: await PgliteDatabase.open(join(config.dataDir, 'pg'), { timeoutMs: config.database.timeoutMs }), release: () => lock.release() };
   } catch (error) {
     lock.release();
