@@ -122,7 +122,7 @@ const ctx = {
   quietWaitMs: quick ? 0 : 20_000,
   // …and measure a figure again (at most this many times) when other work disturbed it.
   retriesWhenDisturbed: quick ? 0 : 2,
-  // …within this much time, all waits and repeated measurements of the run together (about 9 minutes without them).
+  // …within this much time, all waits and repeated measurements of the run together (about 15 minutes without them).
   patienceMs: quick ? 0 : 5 * 60_000,
   scaleRows: quick ? 100_000 : 1_000_000,
   encryptionKey: randomBytes(32).toString('base64'),

@@ -275,6 +275,8 @@ export function writeMarkdown(file, report, method, { dbPoolMax }) {
     '',
     markdownTable(TARGET_COLUMNS, report.targets, ctx),
     '',
+    method.obstacles,
+    '',
   ];
   if (storms.length) {
     lines.push(
