@@ -121,8 +121,8 @@ Results: \`bench/results/latest.json\` (not committed) and, for full runs, this 
   5 ms). autocannon's \`overallRate\` is not used for this: it lets every connection send its share of a second
   back to back and then idle until the next second, so "1,000 req/s" arrives as bursts of 50 concurrent
   requests in the first half of each second (measured: no answer at all in the second half).
-- **Targets measured in turns**: the two comparisons with a target in req/s (token vs oidc-provider,
-  accounts vs the bare proxy) keep both servers running and measure them in rounds taken in turn — each warmed
+- **Targets measured in turns**: the comparisons with a target in req/s against another server (token vs
+  oidc-provider; accounts and registration vs the bare proxy) keep both servers running and measure them in rounds taken in turn — each warmed
   up, then three rounds of a third of the measured time each, in the order baseline–subject,
   subject–baseline, baseline–subject. On a shared virtual machine the speed of a CPU drifts by tens of
   percent within minutes as neighbours come and go (seen here: the same code 315–545 µs per token request in

@@ -74,6 +74,7 @@ export async function measureProxy(ctx, proxy, peers) {
 
 /** coregate's GET /core/accounts on one storage, closed loop in turns with the proxy, then open loop. */
 export async function measureCoregate(ctx, { coregate, accessToken, kind, baseline, peers }) {
+  if (!baseline) throw new Error('the bare proxy failed its check: nothing to measure coregate against');
   const spec = await prepareHotCustomer(ctx, coregate, accessToken);
   ctx.log(`accounts: coregate on ${kind} answers the right accounts; loading it and the bare proxy, in turns`);
   const pair = await measurePair(ctx, { subject: { server: coregate, peers, spec }, baseline: { server: baseline.proxy, peers, spec: baseline.spec } });
