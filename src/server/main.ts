@@ -19,6 +19,7 @@ import { openServices, type Services } from './services.js';
 import { readTlsCredentials } from '../adapters/tls/read-tls-credentials.js';
 import { tokenTransport } from '../config/token-transport.js';
 import { logStartupChecks } from './startup-checks.js';
+import { limitHeapGrowth } from './heap-tuning.js';
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -114,6 +115,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
 /** Runs the server until a signal; resolves with the process exit status. */
 export async function serve(config: Config): Promise<number> {
+  // Before the server's modules and caches fill the heap (each worker runs this too).
+  limitHeapGrowth();
   // COREGATE_WORKERS > 1: this process supervises workers that each run the rest (server/cluster.ts).
   if (supervisesWorkers(config)) return superviseWorkers(config, { shutdownGraceMs: SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS });
   const server = await startServer(config).catch((error: unknown) => {
