@@ -104,16 +104,27 @@ function auditEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | 
 }
 
 function tokenEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | undefined {
-  const base = { actor: 'client' as const, customerId: null, requestId: request.id };
   const client = request.oauthClient;
+  // Literals written out rather than spread from a common base: a spread followed by more
+  // fields cost ~7 µs per token request (3.5% of its CPU in the profile).
   if (reply.statusCode < 400 && client) {
-    return { ...base, type: 'token.issued', outcome: 'success', reason: null, clientId: client.id, platform: client.platform, institution: client.institution };
+    return { type: 'token.issued', outcome: 'success', reason: null, actor: 'client', clientId: client.id, platform: client.platform, institution: client.institution, customerId: null, requestId: request.id };
   }
   const error = failures.get(request);
   // The client_id of a failed authentication only if such a client exists: junk input is not stored.
   const known = client ? { id: client.id, platform: client.platform, institution: client.institution } : error instanceof InvalidClient ? (error.knownClient ?? null) : undefined;
   if (known === undefined) return undefined;
-  return { ...base, type: 'token.denied', outcome: 'failure', reason: oauthReason(error, reply.statusCode), clientId: known?.id ?? null, platform: known?.platform ?? null, institution: known?.institution ?? null };
+  return {
+    type: 'token.denied',
+    outcome: 'failure',
+    reason: oauthReason(error, reply.statusCode),
+    actor: 'client',
+    clientId: known?.id ?? null,
+    platform: known?.platform ?? null,
+    institution: known?.institution ?? null,
+    customerId: null,
+    requestId: request.id,
+  };
 }
 
 /** The `error` code the token endpoint answered (see `plugins/error-handler.ts`). */
@@ -127,9 +138,18 @@ function oauthReason(error: unknown, status: number): string {
 function gatewayEntry(type: AuditEventType, request: FastifyRequest, reply: FastifyReply, customerId: string | null): AuditEntry | undefined {
   const principal = request.principal;
   if (!principal) return undefined;
-  const base = { type, actor: 'client' as const, clientId: principal.clientId, platform: principal.platform, institution: principal.institution, customerId, requestId: request.id };
-  if (reply.statusCode < 400) return { ...base, outcome: 'success', reason: null };
-  return { ...base, outcome: 'failure', reason: gatewayReason(failures.get(request), reply.statusCode) };
+  const succeeded = reply.statusCode < 400;
+  return {
+    type,
+    outcome: succeeded ? 'success' : 'failure',
+    reason: succeeded ? null : gatewayReason(failures.get(request), reply.statusCode),
+    actor: 'client',
+    clientId: principal.clientId,
+    platform: principal.platform,
+    institution: principal.institution,
+    customerId,
+    requestId: request.id,
+  };
 }
 
 function gatewayReason(error: unknown, status: number): string {

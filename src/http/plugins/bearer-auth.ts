@@ -30,8 +30,10 @@ export interface AccessDenial {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    principal?: Principal;
-    accessDenial?: AccessDenial;
+    /** The verified caller of a gateway request; null before (and without) one. */
+    principal: Principal | null;
+    /** Why the bearer check refused the request; null otherwise. */
+    accessDenial: AccessDenial | null;
   }
 }
 

@@ -26,18 +26,19 @@ function oauthErrorCode(payload: unknown, status: number): string {
 
 /** Installs the hooks on the root app, so they see every route. */
 export function installRequestMetrics(app: FastifyInstance, metrics: MetricsRecorder): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Callback hooks, not async ones: one promise less per hook and request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (request.routeOptions.url === TOKEN_ROUTE && request.method === 'POST') {
       if (reply.statusCode === 200) metrics.tokenIssued();
       else metrics.tokenDenied(oauthErrorCode(payload, reply.statusCode));
     }
     // Every refusal of the bearer check, one by one: the audit log keeps only per-minute counts of some.
     if (request.accessDenial) metrics.accessDenied(request.accessDenial.reason);
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED;
-    if (OPS_PATHS.has(route)) return;
-    metrics.httpRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    if (!OPS_PATHS.has(route)) metrics.httpRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 }

@@ -15,7 +15,7 @@ import { parseBasicCredentials } from '../../basic-credentials.js';
 declare module 'fastify' {
   interface FastifyRequest {
     /** The client authenticated by {@link authenticateClient}, on the OAuth endpoints. */
-    oauthClient?: ClientRecord;
+    oauthClient: ClientRecord | null;
   }
 }
 
