@@ -82,8 +82,14 @@ function quotaOf(decision: RateLimitDecision, limit: number, windowSeconds: numb
 
 const ADMITTED: RateLimitDecision = Object.freeze({ allowed: true, remaining: 0, retryAfterSeconds: 0 });
 
+/** A dotted-quad IPv4 address as ipaddr.js prints it: no leading zeros (which it would read as octal). */
+const CANONICAL_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
 /** The address a budget is kept for: IPv4 as is (IPv4-mapped IPv6 unmapped), IPv6 by its /64. */
 export function sourceKey(ip: string): string {
+  // How node gives an IPv4 peer, and already its own key: parsing it (ipaddr.js) was ~1.8% of a
+  // token request's CPU, for every budget of the token endpoint and the gateway's bearer check.
+  if (CANONICAL_IPV4.test(ip)) return ip;
   if (!ipaddr.isValid(ip)) return ip;
   const address = ipaddr.process(ip);
   if (address.kind() === 'ipv4') return address.toString();

@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { MemoryRateLimiter } from '../../src/adapters/rate-limit/memory-rate-limiter.js';
 import { RequestThrottle, sourceKey, type RateLimitSettings } from '../../src/app/request-throttle.js';
 import { TooManyRequests } from '../../src/domain/errors.js';
@@ -44,6 +46,20 @@ describe('sourceKey', () => {
     assert.equal(sourceKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff'), '2001:db8:1:2::/64');
     assert.notEqual(sourceKey('2001:db8:1:3::1'), sourceKey('2001:db8:1:2::1'));
     assert.equal(sourceKey('not an address'), 'not an address');
+  });
+
+  it('gives every IPv4 address the key ipaddr.js gives it (the canonical form skips parsing)', () => {
+    const octet = fc.oneof(fc.integer({ min: 0, max: 255 }).map(String), fc.integer({ min: 0, max: 255 }).map((n) => n.toString().padStart(3, '0')), fc.constantFrom('256', '999', '-1', '', '0x1f'));
+    fc.assert(
+      fc.property(fc.tuple(octet, octet, octet, octet), (octets) => {
+        const ip = octets.join('.');
+        const expected = ipaddr.isValid(ip) ? ipaddr.process(ip).toString() : ip;
+        assert.equal(sourceKey(ip), expected);
+      }),
+      { numRuns: 2000 },
+    );
+    // Octal-looking octets are what ipaddr.js makes of them, not a key of their own.
+    assert.equal(sourceKey('010.0.0.1'), ipaddr.process('010.0.0.1').toString());
   });
 });
 
