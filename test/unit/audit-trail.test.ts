@@ -37,7 +37,22 @@ describe('AuditTrail', () => {
     const log = new ScriptedLog(async () => {});
     const trail = new AuditTrail(log, clock, { waitMs: 1_000, onFailure: () => assert.fail('no failure expected') });
     await trail.record(ENTRY);
-    assert.deepEqual(log.written, [{ ...ENTRY, occurredAt: new Date('2026-03-01T08:00:00.000Z') }]);
+    // An entry without an institution is stored with none (null).
+    assert.deepEqual(log.written, [{ ...ENTRY, institution: null, occurredAt: new Date('2026-03-01T08:00:00.000Z') }]);
+  });
+
+  it('keeps every field of an entry, and the count and address of an aggregated one', async () => {
+    const log = new ScriptedLog(async () => {});
+    const trail = new AuditTrail(log, new FakeClock('2026-03-01T08:00:00.000Z'), { waitMs: 1_000, onFailure: () => assert.fail('no failure expected') });
+    const full: AuditEntry = { ...ENTRY, institution: 'bank-a', customerId: 'cust-1' };
+    const aggregated: AuditEntry = { ...ENTRY, type: 'token.denied', outcome: 'failure', reason: 'invalid_client', clientId: null, platform: null, requestId: null, count: 7, sourceIp: '203.0.113.9' };
+    await trail.record(full);
+    await trail.record(aggregated);
+    const occurredAt = new Date('2026-03-01T08:00:00.000Z');
+    assert.deepEqual(log.written, [
+      { ...full, occurredAt },
+      { ...aggregated, institution: null, occurredAt },
+    ]);
   });
 
   it('never throws: a failed write (rejected or thrown) is reported with the event', async () => {
