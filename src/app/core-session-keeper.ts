@@ -15,6 +15,7 @@ import { CoreProtocolError, CustomerNotRecognised, type CoreCallContext, type Co
 import { badGateway, reregistrationRequired } from './core-failures.js';
 import { lifecycleEvent } from '../domain/lifecycle-event.js';
 import { SingleFlight } from './single-flight.js';
+import { atInstitution } from './core-call-context.js';
 
 export interface KeeperOptions {
   readonly skewSeconds: number;
@@ -70,8 +71,8 @@ export class CoreSessionKeeper {
   renew(association: Association, context: CoreCallContext): Promise<Association> {
     const flightKey = JSON.stringify([association.institution, association.platform, association.customerId, association.version]);
     // The core called is always the association's institution's, whoever asked.
-    const atInstitution = { ...context, institution: association.institution };
-    return this.flights.run(flightKey, () => this.renewAcrossProcesses(association, atInstitution));
+    const atCore = atInstitution(context, association.institution);
+    return this.flights.run(flightKey, () => this.renewAcrossProcesses(association, atCore));
   }
 
   private async renewAcrossProcesses(association: Association, context: CoreCallContext): Promise<Association> {

@@ -10,6 +10,7 @@ import type { AssociationStore } from '../ports/association-store.js';
 import { SessionRejected, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
 import { badGateway } from './core-failures.js';
 import type { CoreSessionKeeper } from './core-session-keeper.js';
+import { atInstitution } from './core-call-context.js';
 
 export class AccountReader {
   constructor(
@@ -20,7 +21,7 @@ export class AccountReader {
 
   /** `key` names the caller's institution and platform (from its token) and the customerId asked for. */
   async list(key: AssociationKey, callContext: CoreCallContext): Promise<AccountRecord[]> {
-    const context = { ...callContext, institution: key.institution };
+    const context = atInstitution(callContext, key.institution);
     const stored = await this.store.find(key);
     // Another platform's (or institution's) customer gets the very same answer as an unknown one.
     if (!stored) throw new NotFound('no registered customer with this customerId', {}, { reason: 'customer_not_registered' });

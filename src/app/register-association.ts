@@ -10,6 +10,7 @@ import type { Clock } from '../ports/clock.js';
 import { CustomerNotRecognised, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
 import { badGateway } from './core-failures.js';
 import { lifecycleEvent } from '../domain/lifecycle-event.js';
+import { atInstitution } from './core-call-context.js';
 
 export interface RegisteredAssociation {
   readonly customerId: string;
@@ -25,7 +26,7 @@ export class AssociationRegistrar {
 
   /** `owner` is the caller's institution and platform, from its token. */
   async register(owner: AssociationOwner, registration: Registration, callContext: CoreCallContext): Promise<RegisteredAssociation> {
-    const context = { ...callContext, institution: owner.institution };
+    const context = atInstitution(callContext, owner.institution);
     const key = { institution: owner.institution, platform: owner.platform, customerId: registration.customerId };
     // Form B names the core customer up front: a customerId bound to another one is a
     // 409 decided from the database, before a core session is started for nothing.

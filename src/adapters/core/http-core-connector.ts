@@ -217,7 +217,9 @@ export class HttpCoreConnector implements CoreConnector {
     extra: Record<string, string>,
     body?: string,
   ): Promise<Answer> {
-    const headers: Record<string, string> = { accept: 'application/json', ...extra };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    // Copied, not spread: every core call builds these, and a spread is a slow copy in V8.
+    for (const name of Object.keys(extra)) headers[name] = extra[name]!;
     if (HEADER_SAFE.test(context.requestId)) headers[PROTOCOL_HEADERS.requestId] = context.requestId;
     if (this.apiKey !== undefined) headers[PROTOCOL_HEADERS.apiKey] = this.apiKey;
     const deadline = new CallDeadline(this.timeoutMs);
