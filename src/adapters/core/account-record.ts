@@ -63,15 +63,35 @@ export function jsonType(value: unknown): string {
   }
 }
 
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** `YYYY-MM-DDTHH:mm:ss`, a real calendar date and time, no zone (year 0001 allowed: it means "no date"). */
+const ZERO = 48;
+/** The number the ASCII digits `value[start, start + count)` spell, or -1 if one is not a digit. */
+function digitsAt(value: string, start: number, count: number): number {
+  let number = 0;
+  for (let i = start; i < start + count; i += 1) {
+    const digit = value.charCodeAt(i) - ZERO;
+    if (digit < 0 || digit > 9) return -1;
+    number = number * 10 + digit;
+  }
+  return number;
+}
+
+/**
+ * `YYYY-MM-DDTHH:mm:ss`, a real calendar date and time, no zone (year 0001 allowed: it means "no date").
+ * Read character by character: every account record of every core answer has two, and the
+ * regular expression with its match array cost ~2% of an accounts request's CPU.
+ */
 export function isDateTimeWithoutZone(value: string): boolean {
-  const match = DATE_TIME.exec(value);
-  if (!match) return false;
-  const [, y, mo, d, h, mi, s] = match.map(Number) as [number, number, number, number, number, number, number];
-  return isCalendarDate(y, mo, d) && h <= 23 && mi <= 59 && s <= 59;
+  if (value.length !== 19 || value[4] !== '-' || value[7] !== '-' || value[10] !== 'T' || value[13] !== ':' || value[16] !== ':') return false;
+  const hours = digitsAt(value, 11, 2);
+  const minutes = digitsAt(value, 14, 2);
+  const seconds = digitsAt(value, 17, 2);
+  if (hours < 0 || hours > 23 || minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59) return false;
+  const year = digitsAt(value, 0, 4);
+  const month = digitsAt(value, 5, 2);
+  const day = digitsAt(value, 8, 2);
+  return year >= 0 && month >= 0 && day >= 0 && isCalendarDate(year, month, day);
 }
 
 /** `YYYY-MM-DD`, a real calendar date. */
