@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { InvalidClient, USE_CLIENT_SECRET_BASIC } from '../../src/domain/errors.js';
 import { parseBasicCredentials } from '../../src/http/basic-credentials.js';
 
@@ -64,4 +65,14 @@ describe('parseBasicCredentials', () => {
       );
     });
   }
+
+  it('gives back any id and secret a client form-encodes (with or without characters to decode)', () => {
+    const part = fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }).filter((value) => !/[\u0000-\u001f\u007f]/.test(value));
+    fc.assert(
+      fc.property(part, part, (clientId, clientSecret) => {
+        assert.deepEqual(parseBasicCredentials(basic(clientId, clientSecret)), { clientId, clientSecret });
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
