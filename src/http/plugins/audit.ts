@@ -105,8 +105,8 @@ function auditEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | 
 
 function tokenEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | undefined {
   const client = request.oauthClient;
-  // Literals written out rather than spread from a common base: a spread followed by more
-  // fields cost ~7 µs per token request (3.5% of its CPU in the profile).
+  // Literals written out rather than spread from a common base: the profile put 3.5% of a token
+  // request's CPU on the spread (measured with the request-shape change: 0.986x, within noise).
   if (reply.statusCode < 400 && client) {
     return { type: 'token.issued', outcome: 'success', reason: null, actor: 'client', clientId: client.id, platform: client.platform, institution: client.institution, customerId: null, requestId: request.id };
   }
