@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { COMPARABLE, compareWith } from './lib/compare.mjs';
 import { describeEnvironment } from './lib/environment.mjs';
 import { startLoadGenerator } from './lib/load-client.mjs';
 import { METHOD } from './lib/method.mjs';
@@ -46,6 +47,10 @@ const USAGE = `Usage: npm run bench -- [options]
   --storage KINDS      comma-separated: postgres, pglite (default both)
   --profile            CPU-profile coregate on the token, accounts and registration scenarios (default in a full run)
   --no-profile         do not profile
+  --compare REF        this checkout beside the build of git REF (e.g. HEAD~1) on ${COMPARABLE.join(' and ')}
+                       (or those --only names), in rounds taken in turn; prints CPU µs per request of each and
+                       their ratio; touches neither docs/benchmarks.md nor bench/results
+  --rounds N           with --compare: rounds per path (default 6, 4 s each after a 10 s warm-up)
   --help               this text`;
 
 let values;
@@ -57,6 +62,8 @@ try {
       storage: { type: 'string' },
       profile: { type: 'boolean' },
       'no-profile': { type: 'boolean' },
+      compare: { type: 'string' },
+      rounds: { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -78,6 +85,18 @@ for (const name of only ?? []) {
     process.exit(2);
   }
 }
+const compareRef = values.compare;
+const compareRounds = values.rounds === undefined ? 6 : Number(values.rounds);
+if (!Number.isInteger(compareRounds) || compareRounds < 1 || (values.rounds !== undefined && !compareRef)) {
+  process.stderr.write(`bench: --rounds takes a whole number of at least 1, with --compare\n\n${USAGE}\n`);
+  process.exit(2);
+}
+for (const name of compareRef ? (only ?? []) : []) {
+  if (!COMPARABLE.includes(name)) {
+    process.stderr.write(`bench: --compare measures ${COMPARABLE.join(' and ')}, not "${name}"\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
 const requestedStorages = values.storage?.split(',').map((kind) => kind.trim()) ?? ['postgres', 'pglite'];
 for (const kind of requestedStorages) {
   if (kind !== 'postgres' && kind !== 'pglite') {
@@ -87,7 +106,7 @@ for (const kind of requestedStorages) {
 }
 
 const quick = values.quick;
-const full = !quick && !only && !values.storage;
+const full = !quick && !only && !values.storage && !compareRef;
 const profile = values['no-profile'] ? false : (values.profile ?? full);
 const started = Date.now();
 const log = (message) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
@@ -116,7 +135,11 @@ const ctx = {
   pgUnavailable,
   storages,
   primaryStorage: storages.includes('postgres') ? 'postgres' : 'pglite',
-  durations: quick ? { warmup: 0.5, measured: 1.5, rounds: 3 } : { warmup: 10, measured: 15, rounds: 3 },
+  durations: compareRef
+    ? { warmup: quick ? 2 : 10, measured: (quick ? 1 : 4) * compareRounds, rounds: compareRounds }
+    : quick
+      ? { warmup: 0.5, measured: 1.5, rounds: 3 }
+      : { warmup: 10, measured: 15, rounds: 3 },
   stormRepeats: quick ? 2 : 20,
   // On a shared machine, wait (this long at most) for other work to calm down before each measurement.
   quietWaitMs: quick ? 0 : 20_000,
@@ -133,6 +156,22 @@ const ctx = {
 };
 log(plan.pinned ? `server under test on CPU ${plan.server}, load side on CPU ${plan.load}` : `not pinning (${plan.reason})`);
 log(CONFIGURATION.summary);
+
+if (compareRef) {
+  let outcome;
+  try {
+    ctx.load = await startLoadGenerator(plan);
+    outcome = await compareWith(ctx, compareRef, only ?? COMPARABLE);
+  } finally {
+    await ctx.load?.stop().catch(() => {});
+    await stopAll();
+    await pg.dropAll();
+    rmSync(tmpDir, { recursive: true, force: true });
+  }
+  process.stdout.write(`${outcome.text}\n`);
+  log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  process.exit(outcome.failed ? 1 : 0);
+}
 
 const selectedNames = only ?? [...known];
 const selected = SCENARIOS.filter((scenario) => scenario.names.some((name) => selectedNames.includes(name)));

@@ -93,6 +93,8 @@ npm run bench -- --quick              # smoke run, 1–2 minutes; does not touch
 npm run bench -- --only token,storm   # some scenarios: token, accounts, registration, storm, scale, ceiling, cores
 npm run bench -- --storage pglite     # only one storage (postgres, pglite)
 npm run bench -- --no-profile         # skip the CPU profiles of a full run (--profile adds them to any run)
+npm run bench -- --compare HEAD~1     # this checkout beside another commit's build on token and accounts,
+                                      # in rounds taken in turn (--rounds N, --only token): how a commit's ratio is measured
 \`\`\`
 
 It needs PostgreSQL for the PostgreSQL figures (\`COREGATE_BENCH_PG_URL\`, default

@@ -9,6 +9,7 @@ import { runCommand, startProcess } from './processes.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = `${ROOT}bin/coregate`;
+const binOf = (root) => `${root}bin/coregate`;
 const BASELINES = `${ROOT}bench/baselines/`;
 
 /** The suite's environment without anything that configures coregate, so only what a scenario sets applies. */
@@ -101,11 +102,12 @@ let logFiles = 0;
 /**
  * coregate on the server CPU (on `cpus`, when given). `storage` is `{kind: 'postgres', url}` or
  * `{kind: 'pglite', dataDir}`; `coreUrl` an external core (the simulator);
- * `env` settings that differ from the defaults (recorded as `settings`); `nodeArgs` e.g. `--cpu-prof`.
+ * `env` settings that differ from the defaults (recorded as `settings`); `nodeArgs` e.g. `--cpu-prof`;
+ * `root` another build of coregate (a checkout with its own dist/, `--compare`).
  * Its logs (stderr, JSON lines at the default level) go to a file in the run's
  * temporary directory, deleted when it stops (see `startProcess`).
  */
-export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {}, nodeArgs = [], cpus }) {
+export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {}, nodeArgs = [], cpus, root = ROOT }) {
   const port = await freePort();
   const env = cleanEnv({
     PORT: String(port),
@@ -121,8 +123,8 @@ export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {},
   const workers = Number(extraEnv.COREGATE_WORKERS ?? 1);
   const entry = await startProcess(`coregate (${storage.kind})`, {
     command: process.execPath,
-    args: [...nodeArgs, BIN, 'serve'],
-    cwd: ROOT,
+    args: [...nodeArgs, binOf(root), 'serve'],
+    cwd: root,
     env,
     cpus: cpus ?? (ctx.plan.pinned ? ctx.plan.server : undefined),
     logFile: join(ctx.tmpDir, `coregate-${++logFiles}.log`),
@@ -144,8 +146,8 @@ export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {},
     async createClient(name, platform) {
       const result = await runCommand({
         command: process.execPath,
-        args: [BIN, 'clients', 'create', '--name', name, '--platform', platform, '--json'],
-        cwd: ROOT,
+        args: [binOf(root), 'clients', 'create', '--name', name, '--platform', platform, '--json'],
+        cwd: root,
         env,
       });
       if (result.code !== 0) throw new Error(`clients create failed (${result.code}): ${result.stderr}`);

@@ -40,8 +40,8 @@ export async function prepareHotCustomer(ctx, coregate, accessToken) {
 }
 
 /** Starts coregate on `storage` against `coreUrl` with the hot-path customer registered (scale, profiles). */
-export async function coregateWithHotCustomer(ctx, { storage, coreUrl, nodeArgs = [] }) {
-  const coregate = await startCoregate(ctx, { storage, coreUrl, nodeArgs });
+export async function coregateWithHotCustomer(ctx, { storage, coreUrl, nodeArgs = [], root }) {
+  const coregate = await startCoregate(ctx, { storage, coreUrl, nodeArgs, root });
   try {
     const { accessToken } = await clientWithToken(coregate, 'bench accounts');
     return { coregate, spec: await prepareHotCustomer(ctx, coregate, accessToken) };

@@ -1,0 +1,128 @@
+/**
+ * `npm run bench -- --compare REF`: this checkout's coregate beside the build of
+ * another commit, on the token and accounts hot paths, both serving all along and
+ * measured in rounds taken in turn (`measurePair`). It is how a performance commit
+ * states its before/after ratio: on a shared machine two runs minutes apart compare
+ * the moments as much as the code, rounds taken in turn see the same drift.
+ */
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkTokenEndpoint, tokenRequest } from './checks.mjs';
+import { measurePair } from './measure.mjs';
+import { onInterrupt, runCommand } from './processes.mjs';
+import { ROOT, startCoregate, startSimulator } from './servers.mjs';
+import { freshStorage } from './storage.mjs';
+import { coregateWithHotCustomer } from '../scenarios/accounts.mjs';
+
+export const COMPARABLE = ['token', 'accounts'];
+
+async function run(what, command, args, cwd) {
+  const result = await runCommand({ command, args, cwd, timeoutMs: 300_000 });
+  if (result.code !== 0) throw new Error(`${what} failed (${result.code ?? result.signal}): ${(result.stderr || result.stdout).trim().slice(-2000)}`);
+  return result.stdout.trim();
+}
+
+/**
+ * A detached git worktree of `ref` in the run's temporary directory, sharing this
+ * checkout's node_modules (the dependencies of `ref` must be the same ones: a
+ * commit that changes them is compared by installing it elsewhere), built with
+ * this checkout's TypeScript. Removed by `remove()`, and on an interrupt.
+ */
+export async function buildOf(ctx, ref) {
+  const commit = await run(`git rev-parse ${ref}`, 'git', ['rev-parse', '--verify', `${ref}^{commit}`], ROOT);
+  const dir = join(ctx.tmpDir, `compare-${commit.slice(0, 12)}`);
+  const remove = () => runCommand({ command: 'git', args: ['worktree', 'remove', '--force', dir], cwd: ROOT }).catch(() => {});
+  onInterrupt(remove);
+  await run('git worktree add', 'git', ['worktree', 'add', '--detach', dir, commit], ROOT);
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  ctx.log(`compare: building ${ref} (${commit.slice(0, 12)})`);
+  await run(`building ${ref}`, process.execPath, [tsc, '-p', 'packages/client/tsconfig.json'], dir);
+  await run(`building ${ref}`, process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
+  return { root: `${dir}/`, ref, commit, remove };
+}
+
+/** Token issuance on each build: its own database, its own client. */
+async function tokenSide(ctx, root, label) {
+  const storage = await freshStorage(ctx, ctx.primaryStorage, `compare_token_${label}`);
+  const coregate = await startCoregate(ctx, { storage, root });
+  try {
+    const client = await coregate.createClient('bench compare', 'bench');
+    await checkTokenEndpoint({ what: `${label} POST /oauth2/token`, tokenUrl: `${coregate.url}/oauth2/token`, jwksUrl: `${coregate.url}/.well-known/jwks.json`, issuer: coregate.url, client });
+    return { coregate, spec: { origin: coregate.url, path: '/oauth2/token', ...tokenRequest(client) } };
+  } catch (error) {
+    await coregate.stop();
+    throw error;
+  }
+}
+
+/** The accounts hot path on each build, in front of one shared simulator. */
+async function accountsSide(ctx, root, label, simulator) {
+  const storage = await freshStorage(ctx, ctx.primaryStorage, `compare_accounts_${label}`);
+  return coregateWithHotCustomer(ctx, { storage, coreUrl: simulator.url, root });
+}
+
+async function comparePath(ctx, path, base) {
+  const simulator = path === 'accounts' ? await startSimulator(ctx) : undefined;
+  const start = (root, label) => (path === 'token' ? tokenSide(ctx, root, label) : accountsSide(ctx, root, label, simulator));
+  const sides = [];
+  try {
+    sides.push(await start(ROOT, 'this'));
+    sides.push(await start(base.root, 'base'));
+    const [current, previous] = sides;
+    const peers = simulator ? [simulator] : [];
+    ctx.log(`compare ${path}: this checkout and ${base.ref} serve; in turns`);
+    const pair = await measurePair(ctx, {
+      subject: { server: current.coregate, peers, spec: current.spec },
+      baseline: { server: previous.coregate, peers, spec: previous.spec },
+    });
+    return { path, pair };
+  } finally {
+    for (const side of sides) await side.coregate.stop();
+    await simulator?.stop();
+  }
+}
+
+const fixed = (value, digits) => (value === undefined ? '—' : value.toFixed(digits));
+
+/** One line per path: CPU µs per request of each build, their ratio (below 1: this checkout is cheaper), req/s by round. */
+export function formatComparison(base, comparisons) {
+  const lines = [`this checkout vs ${base.ref} (${base.commit.slice(0, 12)}), CPU µs per request of the server process; ratio < 1: cheaper now`];
+  for (const { path, pair, error } of comparisons) {
+    if (error) {
+      lines.push(`  ${path.padEnd(9)} failed: ${error}`);
+      continue;
+    }
+    const now = pair.subject.cpuMicrosPerRequest;
+    const before = pair.baseline.cpuMicrosPerRequest;
+    const rounds = pair.roundRatios.map((ratio) => fixed(ratio, 2)).join(' ');
+    const failures = pair.subject.non2xx + pair.subject.errors + pair.baseline.non2xx + pair.baseline.errors;
+    lines.push(
+      `  ${path.padEnd(9)} ${fixed(before, 1)} -> ${fixed(now, 1)} µs (${fixed(now / before, 3)}×); ` +
+        `req/s ${fixed(pair.baseline.requestsPerSecond, 0)} -> ${fixed(pair.subject.requestsPerSecond, 0)}, ratio by round ${rounds}; ` +
+        `p99 ${fixed(pair.baseline.latencyMs?.p99, 1)} -> ${fixed(pair.subject.latencyMs?.p99, 1)} ms` +
+        (failures ? `; ${failures} failed requests` : ''),
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Runs the comparison of `paths`; resolves with the text to print and whether a path failed. */
+export async function compareWith(ctx, ref, paths) {
+  const base = await buildOf(ctx, ref);
+  try {
+    const comparisons = [];
+    for (const path of paths) {
+      try {
+        comparisons.push(await comparePath(ctx, path, base));
+      } catch (error) {
+        ctx.log(`compare ${path} failed: ${error.stack ?? error}`);
+        comparisons.push({ path, error: error.message.split('\n')[0] });
+      }
+    }
+    const failed = comparisons.some((entry) => entry.error || entry.pair.subject.errors + entry.pair.baseline.errors > 0);
+    return { text: formatComparison(base, comparisons), failed };
+  } finally {
+    await base.remove();
+  }
+}
