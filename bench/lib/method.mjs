@@ -94,7 +94,8 @@ npm run bench -- --only token,storm   # some scenarios: token, accounts, registr
 npm run bench -- --storage pglite     # only one storage (postgres, pglite)
 npm run bench -- --no-profile         # skip the CPU profiles of a full run (--profile adds them to any run)
 npm run bench -- --compare HEAD~1     # this checkout beside another commit's build on token and accounts,
-                                      # in rounds taken in turn (--rounds N, --only token): how a commit's ratio is measured
+                                      # in rounds taken in turn (--rounds N, --only token): how a commit's ratio is measured;
+                                      # on this VM an A/A run (a commit against itself) reads 0.93-1.03x: below 5%, noise
 \`\`\`
 
 It needs PostgreSQL for the PostgreSQL figures (\`COREGATE_BENCH_PG_URL\`, default
