@@ -30,16 +30,19 @@ const POLL_MS = 20;
 interface Connection {
   busy: number;
   lastActive: number;
+  /** `socket.bytesRead` when last looked at while draining. */
+  bytesSeen: number;
 }
 
 export function installConnectionDraining(app: FastifyInstance): void {
   let closing = false;
   const connections = new Map<Socket, Connection>();
   const track = (socket: Socket) => {
-    const connection: Connection = { busy: 0, lastActive: Date.now() };
-    connections.set(socket, connection);
-    // Bytes of a next request count as activity before Node has parsed them into a request.
-    socket.on('data', () => (connection.lastActive = Date.now()));
+    connections.set(socket, { busy: 0, lastActive: Date.now(), bytesSeen: 0 });
+    // Not a 'data' listener (bytes of a next request, before Node parses them, are seen by
+    // `bytesRead` while draining): one makes Node's HTTP server "unconsume" the socket, and
+    // every request is then read through a JavaScript stream instead of by the native parser
+    // straight from the socket: 10% of a gateway request's CPU (0.900x when measured without it).
     socket.once('close', () => connections.delete(socket));
   };
   // Over TLS the request's socket is the TLS one; the raw TCP one never carries a request.
@@ -63,10 +66,16 @@ export function installConnectionDraining(app: FastifyInstance): void {
     // once (Fastify calls it after this hook, and tolerates the server being closed already).
     NetServer.prototype.close.call(app.server);
     const deadline = Date.now() + DRAIN_MS;
+    for (const [socket, connection] of connections) connection.bytesSeen = socket.bytesRead;
     while (Date.now() < deadline) {
       const now = Date.now();
       let waiting = false;
       for (const [socket, connection] of connections) {
+        // Bytes of a next request count as activity before Node has parsed them into a request.
+        if (socket.bytesRead !== connection.bytesSeen) {
+          connection.bytesSeen = socket.bytesRead;
+          connection.lastActive = now;
+        }
         if (connection.busy > 0) continue;
         if (now - connection.lastActive >= QUIET_MS) socket.end();
         else waiting = true;
