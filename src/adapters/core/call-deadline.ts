@@ -1,11 +1,11 @@
 /**
- * The deadline of one core call: a signal undici aborts the request on after `ms`,
- * released when the call ends.
+ * The deadline of one core call: a signal the exchange (`answer-exchange.ts`) aborts
+ * the request on after `ms`, released when the call ends.
  *
- * Not an AbortController: building one, with undici adding and removing its listener,
- * cost ~10 µs per call on Node 20 (EventTarget), against ~1 µs for an EventEmitter, which
- * undici's `request({ signal })` accepts as well (it listens for `'abort'` and reads
- * `aborted` and `reason`). Not `AbortSignal.timeout` either: its timer outlives the call,
+ * Not an AbortController: building one, with a listener added and removed, cost ~10 µs
+ * per call on Node 20 (EventTarget), against ~1 µs for an EventEmitter, which undici's
+ * `request({ signal })` accepts as well (it listens for `'abort'` and reads `aborted` and
+ * `reason`). Not `AbortSignal.timeout` either: its timer outlives the call,
  * firing `ms` later all the same for a call long answered.
  */
 import { EventEmitter } from 'node:events';

@@ -17,6 +17,7 @@ import {
 } from '../../ports/core-connector.js';
 import { describeProblems, jsonType, readAccountRecord, type Problem } from './account-record.js';
 import { CallDeadline } from './call-deadline.js';
+import { AnswerTooLarge, exchange, type Answer } from './answer-exchange.js';
 import { isPlainObject } from '../../domain/json.js';
 import {
   CUSTOMER_KEY_PATTERN,
@@ -63,13 +64,6 @@ const CUSTOMER_KEY = new RegExp(CUSTOMER_KEY_PATTERN);
 /** The session answer's shape, compiled once; a refused answer is explained field by field. */
 const sessionAnswer = TypeCompiler.Compile(SessionBodySchema);
 const ISO_WITH_ZONE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-
-class TooLarge extends Error {}
-
-interface Answer {
-  readonly status: number;
-  readonly text: string;
-}
 
 function errorCode(error: unknown): string | undefined {
   const candidate = error as { code?: unknown; cause?: { code?: unknown }; errors?: { code?: unknown }[] };
@@ -189,10 +183,9 @@ export class HttpCoreConnector implements CoreConnector {
     const deadline = new CallDeadline(timeoutMs);
     let answer: Answer;
     try {
-      const response = await this.dispatcher.request({ origin: this.origin, path: `${this.prefix}${PROTOCOL_PATHS.health}`, method: 'GET', headers, signal: deadline.signal });
-      answer = { status: response.statusCode, text: await this.read(response.body) };
+      answer = await exchange(this.dispatcher, { origin: this.origin, path: `${this.prefix}${PROTOCOL_PATHS.health}`, method: 'GET', headers }, { maxBytes: this.maxResponseBytes, deadline });
     } catch (error) {
-      if (error instanceof TooLarge) throw new CoreProtocolError('the health answer is too large', true);
+      if (error instanceof AnswerTooLarge) throw new CoreProtocolError('the health answer is too large', true);
       const code = errorCode(error);
       if (deadline.expired || (code !== undefined && TIMED_OUT.has(code))) throw new CoreUnavailable(`no answer within ${timeoutMs} ms`, true);
       throw new CoreUnavailable(`cannot reach the core (${code ?? (error as Error)?.name ?? 'unknown error'})`, true);
@@ -224,11 +217,9 @@ export class HttpCoreConnector implements CoreConnector {
     if (this.apiKey !== undefined) headers[PROTOCOL_HEADERS.apiKey] = this.apiKey;
     const deadline = new CallDeadline(this.timeoutMs);
     try {
-      const response = await this.dispatcher.request({ origin: this.origin, path: `${this.prefix}${path}`, method, headers, body: body ?? null, signal: deadline.signal });
-      const text = await this.read(response.body);
-      return { status: response.statusCode, text };
+      return await exchange(this.dispatcher, { origin: this.origin, path: `${this.prefix}${path}`, method, headers, body: body ?? null }, { maxBytes: this.maxResponseBytes, deadline });
     } catch (error) {
-      if (error instanceof TooLarge) throw new CoreProtocolError(`the answer is larger than ${this.maxResponseBytes} bytes`, retrySafe(operation, true));
+      if (error instanceof AnswerTooLarge) throw new CoreProtocolError(`the answer is larger than ${this.maxResponseBytes} bytes`, retrySafe(operation, true));
       const code = errorCode(error);
       if (deadline.expired || (code !== undefined && TIMED_OUT.has(code))) {
         throw new CoreUnavailable(`no answer within ${this.timeoutMs} ms`, retrySafe(operation, true));
@@ -238,20 +229,6 @@ export class HttpCoreConnector implements CoreConnector {
     } finally {
       deadline.release();
     }
-  }
-
-  private async read(body: Dispatcher.ResponseData['body']): Promise<string> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length;
-      if (size > this.maxResponseBytes) {
-        body.destroy();
-        throw new TooLarge();
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks).toString('utf8');
   }
 
   private json(operation: CoreOperation, answer: Answer): unknown {
