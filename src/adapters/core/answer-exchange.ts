@@ -38,8 +38,14 @@ class AnswerCollector implements Dispatcher.DispatchHandler {
   ) {}
 
   abort(reason: Error): void {
-    if (this.controller) this.controller.abort(reason);
-    else this.abortedWith = reason;
+    if (this.controller) {
+      this.controller.abort(reason);
+      return;
+    }
+    // Still queued for a connection: the caller hears of its deadline now, not once a
+    // connection frees up, and the request is dropped when undici starts it.
+    this.abortedWith = reason;
+    this.onResponseError(undefined, reason);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
