@@ -136,3 +136,43 @@ describe('connections while the app is closing', () => {
     await closing;
   });
 });
+
+describe('a long request while the app is closing', () => {
+  let h: Harness;
+  let port: number;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+
+  before(async () => {
+    h = await createHarness(QUICKEST_BACKEND, {
+      routes: (app) => {
+        app.get('/test/slow', async () => {
+          await released;
+          return { done: true };
+        });
+      },
+    });
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (h.app.server.address() as AddressInfo).port;
+  });
+  after(() => h?.close());
+
+  it('is answered even when it outlasts the quiet time: its connection is busy, not idle', async () => {
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      http
+        .get({ port, host: '127.0.0.1', path: '/test/slow', agent: new http.Agent({ keepAlive: true }) }, (response) => {
+          let body = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, body }));
+        })
+        .on('error', reject);
+    });
+    await sleep(50);
+    const closing = h.app.close();
+    // Well past QUIET_MS (250 ms) without a byte on the connection.
+    await sleep(600);
+    release();
+    assert.deepEqual(await answer, { status: 200, body: '{"done":true}' });
+    await closing;
+  });
+});
