@@ -42,8 +42,8 @@ function refusalFor(code: string | undefined): Refusal {
 }
 
 /**
- * The server's `clientError` handler, and the `request` listener that remembers
- * which path a connection's current request is for (a timeout has no packet to read).
+ * The server's `clientError` handler, and what remembers, from each request's first
+ * hook, which path a connection's current request is for (a timeout has no packet to read).
  */
 export function clientErrorHandling(logger: FastifyBaseLogger) {
   const currentPath = new WeakMap<Socket, string>();
