@@ -120,4 +120,12 @@ describe('HTTP edges: duplicate credentials, 405, parser refusals, slow bodies',
     assert.ok(answer.closed, 'the connection is closed');
     assert.ok(answer.ms < REQUEST_TIMEOUT_MS + 2000, `answered after ${answer.ms} ms`);
   });
+
+  it('answers that 408 in the OAuth form on the token endpoint (the path is remembered from the request)', async () => {
+    const head = `POST /oauth2/token HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic(client.id, client.secret)}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n`;
+    const answer = await rawRequest(port, [head, ...Array.from({ length: 20 }, () => 'x')], { gapMs: 300, waitMs: 6000 });
+    assert.equal(answer.status, 408, answer.body);
+    assert.equal(JSON.parse(answer.body).error, 'invalid_request');
+    assert.ok(answer.closed, 'the connection is closed');
+  });
 });
