@@ -12,35 +12,47 @@ export const METHOD = {
   obstacles: `### What stands in the way of the targets missed
 
 Measured by hand on this machine, not by the run: each server pinned to CPU 0, autocannon with 50 connections on
-CPU 1, CPU µs per request of the server process. Figures of two sessions: the machine's speed moves between hours (the
-bare proxy cost 70 µs a request in the first and 49–54 in the second), so each compares with its own session's.
+CPU 1, CPU µs per request of the server process. The machine's speed moves between hours (the bare proxy cost 70 µs
+a request in the first session and 48–54 in the later ones), so each figure compares with its own session's.
 
 | GET /core/accounts answered by | CPU µs/request |
 |---|---:|
-| the bare proxy (node:http + undici \`Pool.stream\`, bytes passed through) (first / second session) | 70–71 / 49–54 |
+| the bare proxy (node:http + undici \`Pool.stream\`, bytes passed through) (first / later sessions) | 70–71 / 48–54 |
 | fastify returning the same 2.2 KB of JSON from memory (first) | 66–70 |
 | fastify + one undici request to the simulator + \`JSON.parse\` + \`{data}\` (first) | 107–112 |
 | coregate with the handler answering from memory (everything but the core call; first) | 123–126 |
-| coregate (first / second session, after its steps) | 230–270 / 145–160 |
+| coregate (first session / second / third, after each one's steps) | 230–270 / 145–160 / 122–135 |
 
-- **Accounts ≥ 0.5× the bare proxy** means coregate at about twice the proxy's CPU per request; it is at about three times.
-  A fastify server that makes the one core call and nothing else already costs about 1.55× the proxy; the token check
-  (a cached verification), the rate limit, the audit row awaited before the answer, the metrics, the log line and the
-  validation of the core's answer all have to fit in the remaining half. In the profile after this work the largest
-  single items are the socket writes (the answer, the core request, the audit batch to PostgreSQL), \`JSON.parse\` of the
-  core's answer (4 %), undici (7 %) and the garbage collector (7 %); no step of coregate's own is above 2 %. Reaching 0.5×
-  would take a cheaper HTTP layer for the hot route (node:http without fastify's hook chain), a design change to weigh
-  against what fastify gives (schemas, hooks, the OpenAPI document), not a tuning step. In a closed loop the p99 follows
-  the throughput (50 connections queue behind a slower server), so the p99 target falls with it; at an ordinary fixed
-  rate (1,000 req/s, open loop) coregate adds under 1 ms at the median and about 3 ms at the p99.
-- **Token ≥ 1.5× oidc-provider**: partial runs in this session measured 1.26×, 1.36× and 1.53×, this full run 1.38×
-  (rounds 1.32–1.46×): the target is within the machine's drift, not yet clear of it. coregate spends 145–165 µs a
-  token, of which Ed25519 signing (node:crypto) is about a quarter; the rest is spread over steps the contract asks for
-  and oidc-provider does not make: the HMAC check of the client secret (~4 %), the access log line (~6 %: formatting
-  and the write), the audit row (~5 %), three rate-limit budgets (~3 %). Steps measured and kept in this session:
-  spread-free audit entries (0.933×), one request shape and callback hooks with the IPv4 key fast path (0.920×).
+What each part of coregate's accounts path costs, measured in the third session by building coregate without it and
+comparing the two builds with \`npm run bench -- --compare\` (CPU per request, without / with; an A/A run reads 0.93–1.03×):
+
+| taken out | ratio |
+|---|---:|
+| the access log line (pino, one JSON line per request, batched writes) | 0.914× |
+| the connection-draining plugin, before the third session's two changes to it | 0.900× |
+| the guards around the core call (metrics, retries, circuit breaker) | 0.947× (0.856× in another run) |
+| the request metrics hooks (prom-client) | 0.958× |
+| the audit row awaited before the answer | **1.341×** (one run): more CPU per request without it |
+
+The last row, most likely: answers that wait for the same audit batch go out together, in fewer turns of the event
+loop, and that saves more than the audit's own cost (about 8 % in the profile, mostly the \`pg\` encoding of the batch).
+
+- **Accounts ≥ 0.5× the bare proxy**: this run 0.46× (rounds 0.45×, 0.40×, 0.56×), 122 against the proxy's 53 µs a
+  request; the p99 target (≤ 2×) now passes at 1.69×. What moved it in the third session was not coregate's own steps
+  but two places where Node fell off its fast path: a \`'data'\` listener the draining plugin put on every connection
+  made Node's HTTP server read every request through a JavaScript stream instead of letting its native parser read the
+  socket, and each core answer was read through undici's \`request()\`, a Readable stream and an async iterator, where its
+  dispatch handler hands over the chunks (0.844×). What is left is spread thin: socket writes (the answer, the core
+  request, the audit batch; 9 % + 6 %), the garbage collector (8 %), \`JSON.parse\` of the core's answer (5 %) and its
+  validation (2 %), the log line (9 %), no other step of coregate above 2 %. The rest of the way (about 15 µs a request)
+  would have to come from those: a log line built without pino's generic serializers, metrics counted in plain
+  counters and handed to prom-client when scraped, the guards around the core call with fewer promise layers.
+- **Token ≥ 1.5× oidc-provider**: this run 1.48× (rounds 1.43×, 1.49×, 1.52×; a partial run of the same code 1.54×),
+  163 against 244 µs a request: on the line, within the machine's drift. Ed25519 signing (node:crypto) is 29 % of a
+  token request; the rest is spread over steps the contract asks for and oidc-provider does not make: the HMAC check
+  of the client secret (~5 %), the access log line (~6 %), the audit row (~5 %), three rate-limit budgets (~3 %).
 - **Peak RSS < 200 MB** passes since the old generation's growth is bounded (\`--heap-growing-percent=50\`, set by
-  \`serve\`; docs/operations.md, "Memory"). On PGlite the figure (about 530 MB) is dominated by the embedded PostgreSQL: read by
+  \`serve\`; docs/operations.md, "Memory"). On PGlite the figure (about 510–530 MB) is dominated by the embedded PostgreSQL: read by
   hand on a serving process under a load of token requests, \`process.memoryUsage()\` gave RSS 515–521 MB with 202 MB \`external\` (PGlite's
   WebAssembly memory: PostgreSQL's shared buffers and its own heap, which a WebAssembly memory never gives back) and a
   JavaScript heap of 108–113 MB; the rest is native memory outside the JavaScript heap, most likely the code compiled for PostgreSQL's
