@@ -30,36 +30,47 @@ async function startedRequest(port: number, head: string): Promise<{ finish(rest
   };
 }
 
+/** A GET on a keep-alive connection of its own, read to its end. */
+function keepAliveGet(port: number, path: string): Promise<{ status: number; connection: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ port, host: '127.0.0.1', path, agent: new http.Agent({ keepAlive: true }) }, (response) => {
+        let body = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+/** A listening app with `GET /test/slow`, which answers once `release()` is called. */
+async function appWithSlowRoute(): Promise<{ h: Harness; port: number; release: () => void }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const h = await createHarness(QUICKEST_BACKEND, {
+    routes: (app) => {
+      app.get('/test/slow', async () => {
+        await released;
+        return { done: true };
+      });
+    },
+  });
+  await h.app.listen({ port: 0, host: '127.0.0.1' });
+  return { h, port: (h.app.server.address() as AddressInfo).port, release };
+}
+
 describe('requests while the app is closing', () => {
   let h: Harness;
   let port: number;
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
+  let release: () => void;
 
   before(async () => {
-    h = await createHarness(QUICKEST_BACKEND, {
-      routes: (app) => {
-        app.get('/test/slow', async () => {
-          await released;
-          return { done: true };
-        });
-      },
-    });
-    await h.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (h.app.server.address() as AddressInfo).port;
+    ({ h, port, release } = await appWithSlowRoute());
   });
   after(() => h?.close());
 
   it('finishes the request in flight; refuses what arrives meanwhile with 503 in the route’s format', async () => {
-    const inFlight = new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
-      http
-        .get({ port, host: '127.0.0.1', path: '/test/slow', agent: new http.Agent({ keepAlive: true }) }, (response) => {
-          let body = '';
-          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-          response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, body }));
-        })
-        .on('error', reject);
-    });
+    const inFlight = keepAliveGet(port, '/test/slow');
     const gateway = await startedRequest(port, 'GET /core/accounts?customerId=c-1 HTTP/1.1\r\nHost: coregate.test\r\n');
     const token = await startedRequest(port, 'POST /oauth2/token HTTP/1.1\r\nHost: coregate.test\r\nContent-Type: application/x-www-form-urlencoded\r\n');
     await sleep(50);
@@ -140,39 +151,21 @@ describe('connections while the app is closing', () => {
 describe('a long request while the app is closing', () => {
   let h: Harness;
   let port: number;
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
+  let release: () => void;
 
   before(async () => {
-    h = await createHarness(QUICKEST_BACKEND, {
-      routes: (app) => {
-        app.get('/test/slow', async () => {
-          await released;
-          return { done: true };
-        });
-      },
-    });
-    await h.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (h.app.server.address() as AddressInfo).port;
+    ({ h, port, release } = await appWithSlowRoute());
   });
   after(() => h?.close());
 
   it('is answered even when it outlasts the quiet time: its connection is busy, not idle', async () => {
-    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      http
-        .get({ port, host: '127.0.0.1', path: '/test/slow', agent: new http.Agent({ keepAlive: true }) }, (response) => {
-          let body = '';
-          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-          response.on('end', () => resolve({ status: response.statusCode!, body }));
-        })
-        .on('error', reject);
-    });
+    const answer = keepAliveGet(port, '/test/slow');
     await sleep(50);
     const closing = h.app.close();
     // Well past QUIET_MS (250 ms) without a byte on the connection.
     await sleep(600);
     release();
-    assert.deepEqual(await answer, { status: 200, body: '{"done":true}' });
+    assert.deepEqual(await answer, { status: 200, connection: 'close', body: '{"done":true}' });
     await closing;
   });
 });
