@@ -60,16 +60,10 @@ async function appWithSlowRoute(): Promise<{ h: Harness; port: number; release: 
 }
 
 describe('requests while the app is closing', () => {
-  let h: Harness;
-  let port: number;
-  let release: () => void;
-
-  before(async () => {
-    ({ h, port, release } = await appWithSlowRoute());
-  });
-  after(() => h?.close());
-
-  it('finishes the request in flight; refuses what arrives meanwhile with 503 in the route’s format', async () => {
+  // Each test closes its app: each has an app of its own.
+  it('finishes the request in flight; refuses what arrives meanwhile with 503 in the route’s format', async (t) => {
+    const { h, port, release } = await appWithSlowRoute();
+    t.after(() => h.close());
     const inFlight = keepAliveGet(port, '/test/slow');
     const gateway = await startedRequest(port, 'GET /core/accounts?customerId=c-1 HTTP/1.1\r\nHost: coregate.test\r\n');
     const token = await startedRequest(port, 'POST /oauth2/token HTTP/1.1\r\nHost: coregate.test\r\nContent-Type: application/x-www-form-urlencoded\r\n');
@@ -92,6 +86,19 @@ describe('requests while the app is closing', () => {
     release();
     const answer = await inFlight;
     assert.deepEqual(answer, { status: 200, connection: 'close', body: '{"done":true}' });
+    await closing;
+  });
+
+  it('answers a request that outlasts the quiet time: its connection is busy, not idle', async (t) => {
+    const { h, port, release } = await appWithSlowRoute();
+    t.after(() => h.close());
+    const answer = keepAliveGet(port, '/test/slow');
+    await sleep(50);
+    const closing = h.app.close();
+    // Well past QUIET_MS (250 ms) without a byte on the connection.
+    await sleep(600);
+    release();
+    assert.deepEqual(await answer, { status: 200, connection: 'close', body: '{"done":true}' });
     await closing;
   });
 });
@@ -144,28 +151,6 @@ describe('connections while the app is closing', () => {
     await closed;
     assert.match(received, /^HTTP\/1\.1 503 /);
     assert.match(received, /\r\nconnection: close\r\n/i);
-    await closing;
-  });
-});
-
-describe('a long request while the app is closing', () => {
-  let h: Harness;
-  let port: number;
-  let release: () => void;
-
-  before(async () => {
-    ({ h, port, release } = await appWithSlowRoute());
-  });
-  after(() => h?.close());
-
-  it('is answered even when it outlasts the quiet time: its connection is busy, not idle', async () => {
-    const answer = keepAliveGet(port, '/test/slow');
-    await sleep(50);
-    const closing = h.app.close();
-    // Well past QUIET_MS (250 ms) without a byte on the connection.
-    await sleep(600);
-    release();
-    assert.deepEqual(await answer, { status: 200, connection: 'close', body: '{"done":true}' });
     await closing;
   });
 });
