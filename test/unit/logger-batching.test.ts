@@ -3,9 +3,11 @@
  * them, including those logged while an earlier write is still in flight.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import type { Logger } from 'pino';
 import { batchedDestination, createLogger } from '../../src/adapters/logging/logger.js';
@@ -49,4 +51,26 @@ describe('batched log destination', () => {
       await sleep(1_200);
       assert.match(read(), /one request/);
     }));
+
+  it('writes many lines whole and in order, across batches', () =>
+    withLogFile(async (logger, read) => {
+      for (let n = 0; n < 2_000; n++) logger.info({ n }, 'request completed');
+      logger.warn('last');
+      await sleep(250);
+      const lines = read().trim().split('\n').map((line) => JSON.parse(line) as { n?: number; msg: string });
+      assert.equal(lines.length, 2_001);
+      assert.deepEqual(lines.slice(0, -1).map((line) => line.n), Array.from({ length: 2_000 }, (_, n) => n));
+      assert.equal(lines.at(-1)?.msg, 'last');
+    }));
+
+  it('writes the lines it holds when the process exits', () => {
+    const logger = fileURLToPath(new URL('../../src/adapters/logging/logger.js', import.meta.url));
+    const script = `const { createLogger, batchedDestination } = await import(${JSON.stringify(logger)});
+      const log = createLogger('info', batchedDestination());
+      log.info('held line one'); log.info('held line two');
+      process.exit(0);`;
+    const { stderr, status } = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(status, 0, stderr);
+    assert.deepEqual(stderr.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg), ['held line one', 'held line two']);
+  });
 });
