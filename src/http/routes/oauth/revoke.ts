@@ -53,7 +53,8 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
       // Access tokens are short-lived JWTs and are not revocable one by one; disabling
       // the client stops them. RFC 7009 lets a server answer 200 for tokens it ignores.
       await deps.revoker.revoke(client, token);
-      return noStore(reply).code(200).type('application/json;charset=UTF-8').send({});
+      noStore(reply).code(200).type('application/json;charset=UTF-8');
+      return {};
     },
   });
 }

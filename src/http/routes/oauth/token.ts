@@ -106,7 +106,10 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
         refresh_token: form.get('refresh_token'),
       });
       request.log.debug({ clientId: client.id, scope: tokens.scope }, 'token issued');
-      return noStore(reply).type('application/json;charset=UTF-8').send(tokens);
+      noStore(reply).type('application/json;charset=UTF-8');
+      // The payload, not `reply.send()`: an async handler returning the reply (a thenable)
+      // makes Fastify watch the response stream for its end, ~1% of a request for nothing.
+      return tokens;
     },
   });
 }

@@ -54,7 +54,8 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthRouteDeps):
       reply.header('cache-control', 'no-store');
       if (!report.ready) {
         request.log.warn({ failures: report.failures }, 'not ready');
-        return reply.code(503).send({ status: 'unavailable', checks: report.checks });
+        reply.code(503);
+        return { status: 'unavailable', checks: report.checks };
       }
       if (report.failures.length > 0) request.log.warn({ failures: report.failures }, 'ready, with a dependency failing');
       return { status: 'ok', checks: report.checks };

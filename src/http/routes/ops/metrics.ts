@@ -20,7 +20,8 @@ export async function metricsRoute(app: FastifyInstance, deps: MetricsRouteDeps)
     },
     async (_request, reply) => {
       const text = await deps.metrics.render();
-      return reply.header('cache-control', 'no-store').type(deps.metrics.contentType).send(text);
+      reply.header('cache-control', 'no-store').type(deps.metrics.contentType);
+      return text;
     },
   );
 }
