@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { pbkdf2 } from 'node:crypto';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,12 +16,12 @@ import { batchedDestination, createLogger } from '../../src/adapters/logging/log
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A logger writing through a batched destination into a temporary file; `read` answers what reached the file. */
-async function withLogFile(work: (logger: Logger, read: () => string) => Promise<void>): Promise<void> {
+async function withLogFile(work: (logger: Logger, read: () => string, destination: ReturnType<typeof batchedDestination>) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'coregate-log-'));
   const file = join(dir, 'log');
   const destination = batchedDestination(openSync(file, 'w'));
   try {
-    await work(createLogger('info', destination), () => readFileSync(file, 'utf8'));
+    await work(createLogger('info', destination), () => readFileSync(file, 'utf8'), destination);
     destination.end();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -73,4 +74,16 @@ describe('batched log destination', () => {
     assert.equal(status, 0, stderr);
     assert.deepEqual(stderr.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg), ['held line one', 'held line two']);
   });
+
+  it('has written every held line when flushSync returns, even with libuv\'s pool busy', () =>
+    withLogFile(async (logger, read, destination) => {
+      logger.info('held one');
+      logger.info('held two');
+      // Keep every pool thread busy: an asynchronous write queued now would not run before the read below.
+      const busy = Array.from({ length: 4 }, () => new Promise((resolve) => pbkdf2('x', 'y', 300_000, 32, 'sha256', resolve)));
+      destination.flushSync();
+      const messages = read().trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
+      await Promise.all(busy);
+      assert.deepEqual(messages, ['held one', 'held two']);
+    }));
 });

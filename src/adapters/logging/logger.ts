@@ -3,6 +3,7 @@
  * line of defence should a secret or a personal field reach a log call anyway.
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type PinoPretty from 'pino-pretty';
 import type { LogLevel } from '../../config/config.js';
@@ -31,6 +32,28 @@ const FLUSH_EVERY_MS = 1000;
  * soon as its previous write is done, and keeps its handling of the descriptor (partial
  * writes, EAGAIN, a closed pipe, the synchronous write at exit).
  */
+/** Gives up on a descriptor that stays full (a stuck reader) after about this long. */
+const EXIT_WRITE_PATIENCE_MS = 1000;
+
+/**
+ * Writes `text` before returning, for the last lines of an exiting process: an asynchronous
+ * write would never finish. A full pipe (EAGAIN) is waited on for a while; what still cannot
+ * be written is dropped, so that a log reader's failure never changes the exit status.
+ */
+function writeBeforeExit(fd: number, text: string): void {
+  let rest = Buffer.from(text);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; rest.length > 0; ) {
+    try {
+      rest = rest.subarray(writeSync(fd, rest));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || waited >= EXIT_WRITE_PATIENCE_MS) return;
+      Atomics.wait(pause, 0, 0, 10);
+      waited += 10;
+    }
+  }
+}
+
 export function batchedDestination(fd = 2): ReturnType<typeof pino.destination> {
   const stream = pino.destination({ fd, sync: false });
   const open = () => !(stream as { destroyed?: boolean }).destroyed;
@@ -56,9 +79,15 @@ export function batchedDestination(fd = 2): ReturnType<typeof pino.destination> 
       handOver();
       done?.();
     },
+    // At exit (pino calls it): what sonic-boom holds first, it is older; then the batch,
+    // written here and now. Handed to sonic-boom, it would start an asynchronous write that
+    // an exiting process does not wait for (a cluster worker lost its last lines that way).
     flushSync(): void {
-      handOver();
+      if (!open()) return;
       flushSyncNow();
+      const lines = batch;
+      batch = '';
+      if (lines !== '') writeBeforeExit(fd, lines);
     },
     end(): void {
       handOver();
