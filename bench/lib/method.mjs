@@ -22,7 +22,7 @@ a request in the first session, 48–54 in the next two and 32–33 in the fourt
 | fastify + one undici request to the simulator + \`JSON.parse\` + \`{data}\` (first) | 107–112 |
 | coregate with the handler answering from memory (everything but the core call; first) | 123–126 |
 | coregate (first session / second / third, after each one's steps) | 230–270 / 145–160 / 122–135 |
-| the bare proxy / coregate in the fourth session (a faster machine: raw node:http 78,000–88,000 req/s, was 62,700) | 32–33 / 86–93 |
+| the bare proxy / coregate in the fourth session (a faster machine: raw node:http 78,000–88,000 req/s, was 62,700) | 32–34 / 86–93 |
 
 What each part of coregate's accounts path costs, measured in the third session by building coregate without it and
 comparing the two builds with \`npm run bench -- --compare\` (CPU per request, without / with; an A/A run reads 0.93–1.03×):
@@ -38,12 +38,14 @@ comparing the two builds with \`npm run bench -- --compare\` (CPU per request, w
 The last row, most likely: answers that wait for the same audit batch go out together, in fewer turns of the event
 loop, and that saves more than the audit's own cost (about 8 % in the profile, mostly the \`pg\` encoding of the batch).
 
-- **Accounts ≥ 0.5× the bare proxy**: this run 0.41× (rounds 0.40×, 0.38×, 0.45×), 86 against the proxy's 33 µs a
-  request, and the p99 target (≤ 2×) is missed again at 2.22×. An earlier full run of the same session read 0.37× and
-  2.66×, and the previous session's 0.46× and 1.69× with 122 against 53 µs.
-  coregate's own cost fell between the sessions, but the machine changed more: raw node:http's ceiling went from 62,700 to 78,000–88,000 req/s, and the proxy gained more than coregate (16,978 → 26,665 req/s
-  against 7,821 → 10,952). The proxy is mostly system calls, and the load generator's CPU is 95 % busy while it is measured,
-  so its figure is, if anything, low. The ratio therefore moves with how fast the machine runs the kernel's
+- **Accounts ≥ 0.5× the bare proxy**: this run 0.43× (rounds 0.39×, 0.55×, 0.38×), 86 against the proxy's 34 µs a
+  request, and the p99 target (≤ 2×) is missed at 2.12×. Two earlier full runs of the same session, before its last
+  step (the record copy, 0.960×), read 0.37× / 2.66× and 0.41× / 2.22×; the previous session's 0.46× and 1.69× with
+  122 against 53 µs.
+  coregate's own cost fell between the sessions, but the machine changed more: raw node:http's ceiling went from
+  62,700 to 78,000–88,000 req/s, and the proxy gained more than coregate (16,978 → 25,236 req/s against
+  7,821 → 10,825). The proxy is mostly system calls, and the load generator's CPU is 85–95 % busy while it is
+  measured, so its figure is, if anything, low. The ratio therefore moves with how fast the machine runs the kernel's
   work against JavaScript, not with coregate alone.
   - What the third session moved was two places where Node fell off its fast path:
     - a \`'data'\` listener on every connection made Node's HTTP server read each request
@@ -51,7 +53,8 @@ loop, and that saves more than the audit's own cost (about 8 % in the profile, m
     - each core answer was read through undici's \`request()\`, a Readable stream and an
       async iterator (0.844×).
   - The fourth session batched the log lines itself: an asynchronous write costs the server 15–20 µs whatever its
-    size, and sonic-boom's own batching copied its growing buffer on every line (0.958× on accounts).
+    size, and sonic-boom's own batching copied its growing buffer on every line (0.958× on accounts); and it copies
+    a checked account record by one generated object literal instead of 27 assignments (0.960×).
   - What is left is spread thin: socket writes (the answer and the core request, ~15 %), the garbage collector
     (8 %), \`JSON.parse\` of the core's 2.2 KB answer (5 %), the audit batch's \`pg\` encoding (~6 %), the log
     line (~6 %), the record's validation and the answer's serialization (~5 %). The bare proxy parses, validates,
@@ -63,9 +66,8 @@ loop, and that saves more than the audit's own cost (about 8 % in the profile, m
       too;
     - a larger young generation (\`--max-semi-space-size\`): node takes it only on its command line or in
       \`NODE_OPTIONS\`, so it would not be a default.
-- **Token ≥ 1.5× oidc-provider**: this run 1.54× (rounds 1.61×, 1.54×, 1.47×), 77 against 121 µs a request, p99
-  0.52×: pass; an earlier full run of the same session read 1.70× (oidc-provider was slower in it), the previous
-  session's 1.48×. Batching the log lines in a string of coregate's own, 16 K
+- **Token ≥ 1.5× oidc-provider**: this run 1.60× (rounds 1.46×, 1.65×, 1.70×), 77 against 127 µs a request, p99
+  0.46×: pass; the session's two earlier full runs read 1.70× and 1.54×, the previous session's 1.48×. Batching the log lines in a string of coregate's own, 16 K
   characters at a time, measured 0.977× and then 0.951×. Ed25519 signing (node:crypto) is about 30 % of a token request; most
   of the rest is steps the contract asks for and oidc-provider does not make: the HMAC check of the client
   secret (~4 %), the access log line, the audit row (~4 %) and three rate-limit budgets (~2 %).
