@@ -38,6 +38,7 @@ export const ACCOUNT_FIELDS = Object.freeze(
 ) as Readonly<Record<keyof AccountRecord, FieldKind>>;
 
 const FIELD_NAMES = Object.keys(ACCOUNT_FIELDS) as (keyof AccountRecord)[];
+const DATE_FIELDS = FIELD_NAMES.filter((name) => ACCOUNT_FIELDS[name] === 'dateTime');
 
 /**
  * The spec's fields of a checked record, and no others, as one object literal generated from
@@ -48,7 +49,6 @@ const FIELD_NAMES = Object.keys(ACCOUNT_FIELDS) as (keyof AccountRecord)[];
 const copySpecFields = new Function('value', `return { ${FIELD_NAMES.map((name) => `${JSON.stringify(name)}: value[${JSON.stringify(name)}]`).join(', ')} };`) as (
   value: Record<string, unknown>,
 ) => AccountRecord;
-const DATE_FIELDS = FIELD_NAMES.filter((name) => ACCOUNT_FIELDS[name] === 'dateTime');
 
 /** Fixture files: exactly the spec's fields. */
 const closedRecord = TypeCompiler.Compile(AccountRecordSchema);

@@ -15,23 +15,6 @@ const BATCH_CHARS = 16_384;
 /** ...or after this long, whichever comes first: a line is never held longer. */
 const FLUSH_EVERY_MS = 1000;
 
-/**
- * A file descriptor (stderr by default), written in batches: an asynchronous write costs
- * 15–20 µs of the server's CPU whatever its size (libuv's pool thread, the switches to it
- * and back), so the fewer the better: a batch of 16 K characters (40–60 request lines)
- * measured 0.95× the CPU per request of a 4 K one on both hot paths. A line waits at most
- * {@link FLUSH_EVERY_MS}; warnings and errors go at once (`logMethod` below), and what is
- * held is written when the process exits (pino ends the stream: `flushSync`, `end`). A hard
- * kill (SIGKILL, power loss) can lose the last second of info lines — never an audit row:
- * the audit log is in the database.
- *
- * The batch is a string of its own, handed to sonic-boom whole. sonic-boom's own batching
- * (`minLength`) measures the byte length of its growing buffer on every line, which copies
- * the buffer each time: 2.5–3 µs a line against 0.9–1.5 µs this way (400,000 lines of a
- * request's size into a file). sonic-boom, with no `minLength`, writes what it is given as
- * soon as its previous write is done, and keeps its handling of the descriptor (partial
- * writes, EAGAIN, a closed pipe, the synchronous write at exit).
- */
 /** Gives up on a descriptor that stays full (a stuck reader) after about this long. */
 const EXIT_WRITE_PATIENCE_MS = 1000;
 
@@ -54,6 +37,24 @@ function writeBeforeExit(fd: number, text: string): void {
   }
 }
 
+/**
+ * A file descriptor (stderr by default), written in batches: an asynchronous write costs
+ * 15–20 µs of the server's CPU whatever its size (libuv's pool thread, the switches to it
+ * and back), so the fewer the better: a batch of 16 K characters (40–60 request lines)
+ * measured 0.95× the CPU per request of a 4 K one on both hot paths. A line waits at most
+ * {@link FLUSH_EVERY_MS}; warnings and errors go at once (`logMethod` below), and what is
+ * held is written when the process exits (pino ends the stream: `flushSync`, `end`). A hard
+ * kill (SIGKILL, power loss) can lose the last second of info lines — never an audit row:
+ * the audit log is in the database.
+ *
+ * The batch is a string of its own, handed to sonic-boom whole. sonic-boom's own batching
+ * (`minLength`) measures the byte length of its growing buffer on every line, which copies
+ * the buffer each time: 2.5–3 µs a line against 0.9–1.5 µs this way (400,000 lines of a
+ * request's size into a file). sonic-boom, with no `minLength`, writes what it is given as
+ * soon as its previous write is done, and keeps its handling of the descriptor (partial
+ * writes, EAGAIN, a closed pipe). At exit, the batch not yet handed over is written here
+ * ({@link writeBeforeExit}), after what sonic-boom still holds.
+ */
 export function batchedDestination(fd = 2): ReturnType<typeof pino.destination> {
   const stream = pino.destination({ fd, sync: false });
   const open = () => !(stream as { destroyed?: boolean }).destroyed;
