@@ -66,7 +66,7 @@ export const ConfigSchema = Type.Object({
     maximum: 60,
     default: 5,
     description:
-      'how long a process reuses a customer association it read (0 = never); changes by other processes, such as `sessions revoke`, take effect within this time',
+      'how long a process reuses a customer association it read (0 = never); a removal by another process (`DELETE /core/sessions`, `sessions revoke`) reaches it at once through the change feed, and within this time while the feed is down',
   }),
   COREGATE_TRUST_PROXY: Type.Union([Type.Boolean(), Type.Array(Type.String({ format: 'proxy-address' }))], {
     default: false,

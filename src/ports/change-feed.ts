@@ -1,9 +1,11 @@
 /**
- * Changes that alter what client authentication, the bearer check or token
- * verification decide, announced to every process sharing the database as soon as
- * they are committed (issue 12). Caches drop what a change names at once; while the
- * feed is not live they fall back to their time-bounded behaviour.
+ * Changes that alter what client authentication, the bearer check, token
+ * verification or the accounts read decide, announced to every process sharing the
+ * database as soon as they are committed (issue 12). Caches drop what a change names
+ * at once; while the feed is not live they fall back to their time-bounded behaviour.
  */
+import type { AssociationKey } from '../domain/association.js';
+
 
 /** A row that changed: a client, an institution or a signing key (its kid). */
 export interface RowChange {
@@ -22,7 +24,13 @@ export interface FeedStateChange {
   readonly error?: unknown;
 }
 
-export type Change = RowChange | FeedStateChange;
+/** A customer's association removed (deregistered by its platform, or revoked by an operator). */
+export interface AssociationRemoved {
+  readonly kind: 'association';
+  readonly key: AssociationKey;
+}
+
+export type Change = RowChange | AssociationRemoved | FeedStateChange;
 
 export type ChangeListener = (change: Change) => void;
 

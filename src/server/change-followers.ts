@@ -1,8 +1,9 @@
 /**
  * What this process drops when the change feed announces a change (issue 12): a
  * client's cached record (token endpoint) and access rules (bearer check), the
- * institutions, the signing keys. When the feed becomes live again, all of them:
- * changes may have been missed while it was not.
+ * institutions, the signing keys, a removed customer association (accounts read).
+ * When the feed becomes live again, all of them: changes may have been missed while
+ * it was not.
  *
  * Losing the feed drops nothing: every entry is still bounded by the lifetime it had
  * before the feed existed, the token endpoint stops using its cache by itself (it asks
@@ -14,17 +15,19 @@ import type { ClientDirectory } from '../app/client-directory.js';
 import type { InstitutionRegistry } from '../app/institution-registry.js';
 import type { ClientRecord } from '../domain/client.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
+import type { CachingAssociationStore } from '../adapters/store/caching-association-store.js';
 
 export interface ChangeFollowers {
   readonly clientRecords: ChangeDrivenCache<ClientRecord>;
   readonly clientDirectory: Pick<ClientDirectory, 'forget' | 'forgetAll'>;
   readonly institutions: Pick<InstitutionRegistry, 'invalidate'>;
   readonly keyring: { forgetKeys(): void };
+  readonly associations: Pick<CachingAssociationStore, 'forgetRemoved' | 'forgetAll'>;
 }
 
 /** Subscribes the caches to the feed; returns the unsubscribe. */
 export function followChanges(feed: ChangeFeed, followers: ChangeFollowers, logger: Logger): () => void {
-  const { clientRecords, clientDirectory, institutions, keyring } = followers;
+  const { clientRecords, clientDirectory, institutions, keyring, associations } = followers;
   return feed.subscribe((change) => {
     switch (change.kind) {
       case 'client':
@@ -37,16 +40,20 @@ export function followChanges(feed: ChangeFeed, followers: ChangeFollowers, logg
       case 'signing_key':
         keyring.forgetKeys();
         return;
+      case 'association':
+        associations.forgetRemoved(change.key);
+        return;
       case 'feed':
         if (!change.live) {
-          logger.warn({ err: change.error }, 'change feed lost: until it is back, cached clients are trusted for COREGATE_CLIENT_CACHE_SECONDS and the token endpoint reads every client');
+          logger.warn({ err: change.error }, 'change feed lost: until it is back, cached clients are trusted for COREGATE_CLIENT_CACHE_SECONDS, associations for COREGATE_ASSOCIATION_CACHE_SECONDS, and the token endpoint reads every client');
           return;
         }
         clientRecords.forgetAll();
         clientDirectory.forgetAll();
         institutions.invalidate();
         keyring.forgetKeys();
-        logger.info('change feed live: cached clients, institutions and signing keys are dropped as soon as they change');
+        associations.forgetAll();
+        logger.info('change feed live: cached clients, institutions, signing keys and associations are dropped as soon as they change');
         return;
     }
   });

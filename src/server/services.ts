@@ -258,7 +258,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
   });
   const clientDirectory = new ClientDirectory(clients, clock, config.clientCacheSeconds, undefined, changeFeed);
   if (changeFeed) {
-    followChanges(changeFeed, { clientRecords, clientDirectory, institutions, keyring }, logger);
+    followChanges(changeFeed, { clientRecords, clientDirectory, institutions, keyring, associations }, logger);
     // Not live yet: every cache falls back until it is (the feed keeps trying).
     await changeFeed.start().catch((error: unknown) => logger.warn({ err: error }, 'change feed: cannot listen yet; retrying'));
   }

@@ -3,11 +3,14 @@
  * accounts hot path: a platform reading a customer's accounts again within a few
  * seconds costs no database round trip and no decryption.
  *
- * Every write made through this process updates or drops the entry at once. What
- * another process changes is seen within `ttlSeconds`; that is safe because a
- * cached delegate reference ID either still works at the core (starting a session
- * never ends the customer's other sessions, docs/core-protocol.md) or is rejected,
- * which makes coregate renew through the database as usual.
+ * Every write made through this process updates or drops the entry at once. An
+ * association removed by another process (deregistered, or revoked with the CLI) is
+ * dropped as soon as the change feed announces it (`forgetRemoved`), and while the
+ * feed is down within `ttlSeconds`. Other changes elsewhere are seen within
+ * `ttlSeconds`; that is safe because a cached delegate reference ID either still
+ * works at the core (starting a session never ends the customer's other sessions,
+ * docs/core-protocol.md) or is rejected, which makes coregate renew through the
+ * database as usual.
  *
  * lru-cache holds the entries (least recently used dropped first, expiry on the
  * injected clock) and shares one pending read between concurrent callers.
@@ -87,6 +90,16 @@ export class CachingAssociationStore implements AssociationStore {
     const deleted = await this.inner.delete(key, record);
     this.forget(key);
     return deleted;
+  }
+
+  /** Another process removed this association (the change feed said so): not served from here again. */
+  forgetRemoved(key: AssociationKey): void {
+    this.forget(key);
+  }
+
+  /** The change feed is live again after a gap: removals may have been missed. */
+  forgetAll(): void {
+    this.entries.clear();
   }
 
   private remember(key: AssociationKey, association: Association): void {

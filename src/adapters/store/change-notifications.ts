@@ -1,26 +1,36 @@
 /**
  * The notifications the database itself sends when a client, an institution or a
- * signing key changes: triggers (migration 8) call `pg_notify` on {@link CHANGE_CHANNEL}
+ * signing key changes, or an association is removed: triggers (migrations 8 and 9) call `pg_notify` on {@link CHANGE_CHANNEL}
  * in the writing transaction, so every write path — the server, a CLI process on
  * PostgreSQL, an operator's hand-written SQL — announces its change, and only once
  * it is committed. Both change feeds (PostgreSQL and PGlite) read them here.
  */
-import type { Change, ChangeListener, RowChange } from '../../ports/change-feed.js';
+import type { AssociationRemoved, Change, ChangeListener, RowChange } from '../../ports/change-feed.js';
 
 export const CHANGE_CHANNEL = 'coregate_changes';
 
 const ROW_KINDS: ReadonlySet<string> = new Set<RowChange['kind']>(['client', 'institution', 'signing_key']);
 
-/** `{"kind":"client","id":"cg_…"}` as the trigger writes it; `undefined` for anything else. */
-export function parseChange(payload: string | undefined): RowChange | undefined {
+/**
+ * `{"kind":"client","id":"cg_…"}` or `{"kind":"association","institution":…,"platform":…,"customerId":…}`
+ * as the triggers write them; `undefined` for anything else.
+ */
+export function parseChange(payload: string | undefined): RowChange | AssociationRemoved | undefined {
+  let parsed: Record<string, unknown>;
   try {
-    const parsed = JSON.parse(payload ?? '') as { kind?: unknown; id?: unknown };
-    return typeof parsed.kind === 'string' && ROW_KINDS.has(parsed.kind) && typeof parsed.id === 'string'
-      ? { kind: parsed.kind as RowChange['kind'], id: parsed.id }
-      : undefined;
+    parsed = JSON.parse(payload ?? '') as Record<string, unknown>;
   } catch {
     return undefined;
   }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { kind, id, institution, platform, customerId } = parsed;
+  if (typeof kind !== 'string') return undefined;
+  if (kind === 'association') {
+    return typeof institution === 'string' && typeof platform === 'string' && typeof customerId === 'string'
+      ? { kind, key: { institution, platform, customerId } }
+      : undefined;
+  }
+  return ROW_KINDS.has(kind) && typeof id === 'string' ? { kind: kind as RowChange['kind'], id } : undefined;
 }
 
 /** The subscribers of a feed; one listener failing does not keep the change from the others. */

@@ -3,7 +3,8 @@
  * and its own LISTEN connection, as two servers would be (issue 12). A change made
  * through A — by its admin operations, as the CLI runs them — takes effect at B
  * within a second, far below COREGATE_CLIENT_CACHE_SECONDS: a disabled client, a
- * rotated secret, a revoked signing key. When B's listening connection is killed, B
+ * rotated secret, a revoked signing key; and a customer revoked or deregistered
+ * through A is no longer served by B, far below COREGATE_ASSOCIATION_CACHE_SECONDS. When B's listening connection is killed, B
  * falls back to the bounded behaviour of before (the token endpoint reads every
  * client, the bearer check trusts its cache for COREGATE_CLIENT_CACHE_SECONDS on its
  * clock), then reconnects and follows changes at once again.
@@ -22,11 +23,13 @@ import { createHarness, protectedTestRoute, type Harness } from '../../support/h
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../../support/postgres.js';
 import { PostgresRelay } from '../../support/postgres-relay.js';
 import { getProtected } from '../bearer/bearer-responses.js';
+import { formB, getAccounts, postSession, uniqueId } from '../gateway/gateway-requests.js';
 import { clientCredentials, postToken, type TestClient } from '../oauth/oauth-requests.js';
 import { arrivesWithin, countingClientReads, type CountedBackend } from './change-support.js';
 
 const CHANGE_ARRIVES_MS = 1000;
 const CLIENT_CACHE_SECONDS = 30;
+const ASSOCIATION_CACHE_SECONDS = 60;
 
 describe('change feed across two instances on one PostgreSQL database', { skip: postgresSkip, timeout: 90_000 }, () => {
   let database: FreshDatabase;
@@ -64,7 +67,9 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
     listenerRelay = new PostgresRelay();
     await listenerRelay.open();
     // Both instances must open each other's sealed data.
-    const env = { COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'), COREGATE_CLIENT_CACHE_SECONDS: String(CLIENT_CACHE_SECONDS) };
+    const env = { COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'), COREGATE_CLIENT_CACHE_SECONDS: String(CLIENT_CACHE_SECONDS),
+      COREGATE_ASSOCIATION_CACHE_SECONDS: String(ASSOCIATION_CACHE_SECONDS),
+    };
     a = await createHarness(instance(), { env, routes: protectedTestRoute() });
     bBackend = countingClientReads(instance(true));
     b = await createHarness(bBackend, { env, routes: protectedTestRoute() });
@@ -84,7 +89,7 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
   const bearerStatus = async (h: Harness, token: string) => (await getProtected(h, { token })).statusCode;
 
   /** A client created through A, with a token from B that B's bearer check has admitted (so B holds it in every cache). */
-  async function clientKnownToB(): Promise<{ client: TestClient; token: string }> {
+  async function clientKnownToB(): Promise<{ client: TestClient & { platform: string }; token: string }> {
     const client = await a.client();
     await sleep(100); // its creation announced to B
     const { access_token: token } = await clientCredentials(b, client);
@@ -122,6 +127,24 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
     const fresh = await clientCredentials(b, client);
     assert.equal(decodeProtectedHeader(fresh.access_token).kid, revoked.rotatedTo, 'B signs with the new key at once');
     assert.equal(await bearerStatus(a, fresh.access_token), 200);
+  });
+
+  it('a customer revoked through A (as the CLI does) or deregistered at A is no longer served by B within 1 s, though B cached it', async () => {
+    const { client, token } = await clientKnownToB();
+    const accountsAtB = async (customerId: string) => (await getAccounts(b, { token }, customerId)).statusCode;
+    const revoked = uniqueId('revoked');
+    const deregistered = uniqueId('deregistered');
+    for (const customerId of [revoked, deregistered]) {
+      assert.equal((await postSession(a, { token }, formB(customerId))).statusCode, 200);
+      assert.equal(await accountsAtB(customerId), 200, 'B reads it, and caches it');
+    }
+
+    await admin['sessions.revoke']({ platform: client.platform, customerId: revoked });
+    await arrivesWithin(CHANGE_ARRIVES_MS, 'revocation at B', async () => (await accountsAtB(revoked)) === 404);
+
+    const deleted = await a.app.inject({ method: 'DELETE', url: `/core/sessions?customerId=${deregistered}`, headers: { authorization: `Bearer ${token}` } });
+    assert.equal(deleted.statusCode, 200, deleted.body);
+    await arrivesWithin(CHANGE_ARRIVES_MS, 'deregistration at B', async () => (await accountsAtB(deregistered)) === 404);
   });
 
   it('B’s listening connection killed (pg_terminate_backend): B listens again at once and follows changes', async () => {

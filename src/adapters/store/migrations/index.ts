@@ -237,4 +237,28 @@ export const MIGRATIONS: readonly Migration[] = [
         for each row execute function coregate_notify_change('signing_key', 'kid')`,
     ],
   },
+  {
+    version: 9,
+    name: 'association removal notifications',
+    statements: [
+      // A customer deregistered or revoked (`DELETE /core/sessions`, `sessions revoke`, by any
+      // process) is announced like a client change, so that no process serves its accounts from
+      // an association it cached (COREGATE_ASSOCIATION_CACHE_SECONDS) after the delete committed.
+      // Only deletes: an association never moves to another core customer (a re-registration
+      // for another customer key is refused), and a renewal elsewhere leaves the cached session
+      // working or rejected by the core, which renews through the database.
+      `create function coregate_notify_association_removed() returns trigger language plpgsql as $$
+      begin
+        perform pg_notify('coregate_changes', json_build_object(
+          'kind', 'association',
+          'institution', old.institution,
+          'platform', old.platform,
+          'customerId', old.customer_id
+        )::text);
+        return null;
+      end $$`,
+      `create trigger associations_removed after delete on associations
+        for each row execute function coregate_notify_association_removed()`,
+    ],
+  },
 ];
