@@ -162,7 +162,10 @@ const ctx = {
     ? { warmup: quick ? 2 : 10, measured: (quick ? 1 : 4) * compareRounds, rounds: compareRounds }
     : quick
       ? { warmup: 0.5, measured: 1.5, rounds: 3 }
-      : { warmup: 10, measured: 15, rounds: 3 },
+      // Eight short rounds rather than three long ones: the two CPUs' speeds drift apart within
+      // seconds here (one round's ratio read 0.63× between two of 0.35× and 0.38×), and more
+      // turns average that out; the sum over rounds is the same estimate, with less spread.
+      : { warmup: 10, measured: 16, rounds: 8 },
   stormRepeats: quick ? 2 : 20,
   // On a shared machine, wait (this long at most) for other work to calm down before each measurement.
   quietWaitMs: quick ? 0 : 20_000,

@@ -167,10 +167,13 @@ Results: \`bench/results/latest.json\` (not committed) and, for full runs, this 
   requests in the first half of each second (measured: no answer at all in the second half).
 - **Targets measured in turns**: the comparisons with a target in req/s against another server (token vs
   oidc-provider; accounts and registration vs the bare proxy) keep both servers running and measure them in rounds taken in turn — each warmed
-  up, then three rounds of a third of the measured time each, in the order baseline–subject,
-  subject–baseline, baseline–subject. On a shared virtual machine the speed of a CPU drifts by tens of
-  percent within minutes as neighbours come and go (seen here: the same code 315–545 µs per token request in
-  four runs in a row); figures taken minutes apart compared those moments as much as the servers. Each
+  up, then eight rounds of 2 s each, in the order baseline–subject, subject–baseline, and so on. On a shared
+  virtual machine the speed of a CPU drifts by tens of percent within minutes as neighbours come and go (seen
+  here: the same code 315–545 µs per token request in four runs in a row), and the two CPUs drift apart within
+  seconds: the bare proxy is bounded by the load CPU (the load generator and the simulator share it), coregate by
+  the server's, so one round's ratio can read 0.63× between two of 0.35× and 0.38× (three 5-second rounds, the
+  previous method). Figures taken minutes apart compared those moments as much as the servers; many short turns
+  average the drift out. Each
   side's rounds add up to its row (requests and CPU summed, percentiles over all its requests), and the row
   notes the req/s ratio of each round, so their spread shows how far the machine moved.
 - **Warm-up to a steady state**: 10 s of the same load before anything is measured. With the server pinned to
