@@ -38,10 +38,11 @@ comparing the two builds with \`npm run bench -- --compare\` (CPU per request, w
 The last row, most likely: answers that wait for the same audit batch go out together, in fewer turns of the event
 loop, and that saves more than the audit's own cost (about 8 % in the profile, mostly the \`pg\` encoding of the batch).
 
-- **Accounts ≥ 0.5× the bare proxy**: this run 0.42× (eight rounds: 0.31× to 0.56×), 134 against the proxy's 55 µs a
-  request, and the p99 target (≤ 2×) is missed at 2.07×. The fourth session's full runs read 0.43× / 2.12×, 0.37× / 2.66×
-  and 0.41× / 2.22×, the third's 0.46× / 1.69×; a run of ten rounds in the fifth session read 0.50× / 1.95×, the same code
-  0.44× a few minutes later. The target sits inside the spread of the machine, and below most of it.
+- **Accounts ≥ 0.5× the bare proxy**: this run 0.44× (eight rounds: 0.37× to 0.56×), 129 against the proxy's 52 µs a
+  request; the p99 target (≤ 2×) passes at 1.71×. The fifth session's other full run of the same code read 0.42×
+  (rounds 0.31× to 0.56×) with p99 2.07×, and a run of ten rounds 0.50× / 1.95×; the fourth session's full runs read
+  0.43× / 2.12×, 0.37× / 2.66× and 0.41× / 2.22×, the third's 0.46× / 1.69×. The target sits inside the spread of
+  the machine, and below most of it.
   coregate's own cost fell between the sessions, but the machine changed more: raw node:http's ceiling went from
   62,700 to 78,000–88,000 req/s, and the proxy gained more than coregate (16,978 → 25,236 req/s against
   7,821 → 10,825). The proxy is mostly system calls, and the load generator's CPU is 85–95 % busy while it is
@@ -72,18 +73,18 @@ loop, and that saves more than the audit's own cost (about 8 % in the profile, m
     - the audit batch sent as one JSON parameter (\`json_to_recordset\`) instead of twelve arrays that \`pg\`
       encodes element by element: 1.6 against 1.4 µs an event in a micro-benchmark, so the encoding is ~1 % of
       a request, not the ~6 % its inclusive profile time suggested.
-  - At a realistic rate (1,000 req/s, open loop) every request costs about four times its closed-loop CPU (512
-    against 134 µs; the proxy 181 against 55): nothing is batched — each request wakes the event loop for its own
+  - At a realistic rate (1,000 req/s, open loop) every request costs three to four times its closed-loop CPU (408
+    against 129 µs in this run, 512 against 134 in the session's other; the proxy 165 against 52): nothing is batched — each request wakes the event loop for its own
     socket reads and writes, and each audit row is a transaction of its own (PostgreSQL's CPU per request rises
-    the same way). That is the cost an operator pays below saturation. Of the p99 added there (+6.3 ms over the
-    proxy) the audit commit explains part: timed by hand at that rate, the one-row inserts took 0.45 ms at the
+    the same way). That is the cost an operator pays below saturation. Of the p99 added there (+3.2 ms over the
+    proxy in this run, +6.3 ms in the other) the audit commit explains part: timed by hand at that rate, the one-row inserts took 0.45 ms at the
     median, 0.8–1.5 ms at p99 and 4–30 ms at worst in each 2-second window. The rest is the garbage collector,
     read by hand with \`monitorEventLoopDelay\` and a \`gc\` PerformanceObserver in the serving process at that rate:
     about six young-generation collections a second of 1.5 ms each, and a full one about every 10 s (7–11 ms), when
     the event loop is held up to 17–25 ms; outside those the loop's delay is about 1 ms at p99. The full
     collections come that often because the heap is kept small (\`--heap-growing-percent=50\`, for the RSS target).
-- **Token ≥ 1.5× oidc-provider**: this run 1.53× (eight rounds: 1.45× to 1.61×), 160 against 251 µs a request, p99
-  0.59×: pass; the fourth session's full runs read 1.60×, 1.70× and 1.54×, the third's 1.48×. Batching the log lines in a string of coregate's own, 16 K
+- **Token ≥ 1.5× oidc-provider**: this run 1.72× (eight rounds: 1.58× to 1.98×), 144 against 254 µs a request, p99
+  0.46×: pass; the session's other full run read 1.53×, the fourth session's 1.60×, 1.70× and 1.54×, the third's 1.48×. Batching the log lines in a string of coregate's own, 16 K
   characters at a time, measured 0.977× and then 0.951×. Ed25519 signing (node:crypto) is about 30 % of a token request; most
   of the rest is steps the contract asks for and oidc-provider does not make: the HMAC check of the client
   secret (~4 %), the access log line, the audit row (~4 %) and three rate-limit budgets (~2 %).
