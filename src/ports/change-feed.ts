@@ -6,7 +6,6 @@
  */
 import type { AssociationKey } from '../domain/association.js';
 
-
 /** A row that changed: a client, an institution or a signing key (its kid). */
 export interface RowChange {
   readonly kind: 'client' | 'institution' | 'signing_key';

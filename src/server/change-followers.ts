@@ -22,7 +22,7 @@ export interface ChangeFollowers {
   readonly clientDirectory: Pick<ClientDirectory, 'forget' | 'forgetAll'>;
   readonly institutions: Pick<InstitutionRegistry, 'invalidate'>;
   readonly keyring: { forgetKeys(): void };
-  readonly associations: Pick<CachingAssociationStore, 'forgetRemoved' | 'forgetAll'>;
+  readonly associations: Pick<CachingAssociationStore, 'forget' | 'forgetAll'>;
 }
 
 /** Subscribes the caches to the feed; returns the unsubscribe. */
@@ -41,7 +41,7 @@ export function followChanges(feed: ChangeFeed, followers: ChangeFollowers, logg
         keyring.forgetKeys();
         return;
       case 'association':
-        associations.forgetRemoved(change.key);
+        associations.forget(change.key);
         return;
       case 'feed':
         if (!change.live) {

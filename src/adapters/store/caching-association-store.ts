@@ -5,7 +5,7 @@
  *
  * Every write made through this process updates or drops the entry at once. An
  * association removed by another process (deregistered, or revoked with the CLI) is
- * dropped as soon as the change feed announces it (`forgetRemoved`), and while the
+ * dropped as soon as the change feed announces it (`forget`), and while the
  * feed is down within `ttlSeconds`. Other changes elsewhere are seen within
  * `ttlSeconds`; that is safe because a cached delegate reference ID either still
  * works at the core (starting a session never ends the customer's other sessions,
@@ -92,11 +92,6 @@ export class CachingAssociationStore implements AssociationStore {
     return deleted;
   }
 
-  /** Another process removed this association (the change feed said so): not served from here again. */
-  forgetRemoved(key: AssociationKey): void {
-    this.forget(key);
-  }
-
   /** The change feed is live again after a gap: removals may have been missed. */
   forgetAll(): void {
     this.entries.clear();
@@ -107,7 +102,8 @@ export class CachingAssociationStore implements AssociationStore {
     else this.forget(key);
   }
 
-  private forget(key: AssociationKey): void {
+  /** Drops the entry: a write here, or another process removed it (the change feed said so). */
+  forget(key: AssociationKey): void {
     this.entries.delete(cacheKey(key));
   }
 }

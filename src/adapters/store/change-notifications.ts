@@ -1,9 +1,10 @@
 /**
  * The notifications the database itself sends when a client, an institution or a
- * signing key changes, or an association is removed: triggers (migrations 8 and 9) call `pg_notify` on {@link CHANGE_CHANNEL}
- * in the writing transaction, so every write path — the server, a CLI process on
- * PostgreSQL, an operator's hand-written SQL — announces its change, and only once
- * it is committed. Both change feeds (PostgreSQL and PGlite) read them here.
+ * signing key changes, or an association is removed: triggers (migrations 8 and 9)
+ * call `pg_notify` on {@link CHANGE_CHANNEL} in the writing transaction, so every
+ * write path — the server, a CLI process on PostgreSQL, an operator's hand-written
+ * SQL — announces its change, and only once it is committed. Both change feeds
+ * (PostgreSQL and PGlite) read them here.
  */
 import type { AssociationRemoved, Change, ChangeListener, RowChange } from '../../ports/change-feed.js';
 
