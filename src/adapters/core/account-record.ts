@@ -41,14 +41,14 @@ const FIELD_NAMES = Object.keys(ACCOUNT_FIELDS) as (keyof AccountRecord)[];
 const DATE_FIELDS = FIELD_NAMES.filter((name) => ACCOUNT_FIELDS[name] === 'dateTime');
 
 /**
- * The spec's fields of a checked record, and no others, as one object literal generated from
- * the schema's field names (ours, never the input's): the object is made whole, in its final
- * shape, where assigning 27 fields one by one to `{}` grew it step by step (about 0.5 µs a
- * record against 0.05 µs, measured with JSON.parse of a three-record answer).
+ * The spec's fields of a checked record, and no others (a core's answer may carry more:
+ * they never reach a platform). The names are the schema's, never the input's.
  */
-const copySpecFields = new Function('value', `return { ${FIELD_NAMES.map((name) => `${JSON.stringify(name)}: value[${JSON.stringify(name)}]`).join(', ')} };`) as (
-  value: Record<string, unknown>,
-) => AccountRecord;
+function copySpecFields(value: Record<string, unknown>): AccountRecord {
+  const record: Record<string, unknown> = {};
+  for (const name of FIELD_NAMES) record[name] = value[name];
+  return record as unknown as AccountRecord;
+}
 
 /** Fixture files: exactly the spec's fields. */
 const closedRecord = TypeCompiler.Compile(AccountRecordSchema);
