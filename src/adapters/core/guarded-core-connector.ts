@@ -117,6 +117,9 @@ export interface CoreGuardOptions {
  */
 type Settled<T> = { readonly value: T } | { readonly error: CoreError; readonly retryable: boolean };
 
+/** The `retryUntil` of calls never retried. */
+const NEVER = 0;
+
 /** Only failures of the core itself open the circuit; its typed answers show it works. */
 function isCoreFailure(error: unknown): boolean {
   return error instanceof CoreUnavailable || error instanceof CoreProtocolError;
@@ -246,24 +249,24 @@ export class GuardedCoreConnector implements CoreConnector {
   }
 
   startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession> {
-    return this.guard('startSession', context, this.otherCalls, () => this.transport.startSession(subject, context));
+    return this.guard('startSession', context, this.otherCalls, NEVER, () => this.transport.startSession(subject, context));
   }
 
   listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]> {
-    return this.guard('listAccounts', context, this.safeCalls, () => this.transport.listAccounts(delegateReferenceId, context));
+    return this.guard('listAccounts', context, this.safeCalls, Date.now() + this.retryWindowMs, () => this.transport.listAccounts(delegateReferenceId, context));
   }
 
   /** Resolves without a call when the transport cannot end sessions (the session expires at the core). */
   async endSession(delegateReferenceId: string, context: CoreCallContext): Promise<void> {
     const end = this.transport.endSession?.bind(this.transport);
-    if (end) await this.guard('endSession', context, this.otherCalls, () => end(delegateReferenceId, context));
+    if (end) await this.guard('endSession', context, this.otherCalls, NEVER, () => end(delegateReferenceId, context));
   }
 
   /** Readiness looks at the core itself, whatever the circuit's state, and does not move it. */
   async ping(context: CoreCallContext): Promise<void> {
     const ping = this.transport.ping?.bind(this.transport);
     if (!ping) return;
-    const settled = await this.attempt('ping', 0, () => ping(context));
+    const settled = await this.attempt('ping', NEVER, () => ping(context));
     if ('error' in settled) throw settled.error;
   }
 
@@ -271,8 +274,8 @@ export class GuardedCoreConnector implements CoreConnector {
     return this.transport.close();
   }
 
-  private async guard<T>(operation: CoreCallOperation, context: CoreCallContext, policy: IPolicy, call: () => Promise<T>): Promise<T> {
-    const retryUntil = policy === this.safeCalls ? Date.now() + this.retryWindowMs : 0;
+  /** Runs `call` through `policy`, its core failures retryable (where `policy` retries) until the wall time `retryUntil`. */
+  private async guard<T>(operation: CoreCallOperation, context: CoreCallContext, policy: IPolicy, retryUntil: number, call: () => Promise<T>): Promise<T> {
     const attempt = () => this.attempt(operation, retryUntil, call);
     const settled = this.breaker ? await this.breaker.run(operation, context.requestId, policy, attempt) : await policy.execute(attempt);
     if ('error' in settled) throw settled.error;
