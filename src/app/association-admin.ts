@@ -10,13 +10,13 @@ import type { AssociationStore, AssociationSummary } from '../ports/association-
 import type { AuditTrail } from './audit-trail.js';
 import { lifecycleEvent } from '../domain/lifecycle-event.js';
 import type { Clock } from '../ports/clock.js';
-import type { CoreConnector } from '../ports/core-connector.js';
+import type { InstitutionCores } from '../ports/core-connector.js';
 import { endCoreSession, type CoreSessionEndFailure } from './end-core-session.js';
 
-/** What a revoke needs besides the store: to tell webhooks (clock) and to end the core session (core). */
+/** What a revoke needs besides the store: to tell webhooks (clock) and to end the core session (cores). */
 export interface AssociationAdminOptions {
   readonly clock: Clock;
-  readonly core?: CoreConnector;
+  readonly cores?: InstitutionCores;
   readonly onCoreFailure?: CoreSessionEndFailure;
 }
 
@@ -64,7 +64,7 @@ export class AssociationAdmin {
     if (!isInstitutionId(institution)) problems.push({ path: 'institution', message: 'must be 1 to 64 of a-z, 0-9 and -' });
     if (problems.length > 0) throw new BadRequest('invalid session', problems);
     const key = { institution, platform, customerId };
-    const found = this.options?.core ? await this.store.find(key) : undefined;
+    const found = this.options?.cores ? await this.store.find(key) : undefined;
     const events = this.options ? { events: [lifecycleEvent('customer.deregistered', key, 'operator_revoked')], now: this.options.clock.now() } : undefined;
     const deleted = await this.store.delete(key, events);
     if (!deleted) throw new NotFound(`no registered customer "${customerId}" on platform "${platform}" at institution "${institution}"`);
@@ -79,6 +79,6 @@ export class AssociationAdmin {
       customerId,
       requestId: null,
     });
-    if (found && this.options?.core) await endCoreSession(this.options.core, found, { requestId: `operator-revoke-${this.options.clock.now().getTime().toString(36)}` }, this.options.onCoreFailure);
+    if (found && this.options?.cores) await endCoreSession(this.options.cores, found, { requestId: `operator-revoke-${this.options.clock.now().getTime().toString(36)}` }, this.options.onCoreFailure);
   }
 }

@@ -11,7 +11,7 @@ import { NotFound } from '../domain/errors.js';
 import { associationKeyOf, needsRenewal, type Association } from '../domain/association.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
-import { CoreProtocolError, CustomerNotRecognised, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
+import { CoreProtocolError, CustomerNotRecognised, type CoreCallContext, type InstitutionCores } from '../ports/core-connector.js';
 import { badGateway, reregistrationRequired } from './core-failures.js';
 import { lifecycleEvent } from '../domain/lifecycle-event.js';
 import { SingleFlight } from './single-flight.js';
@@ -52,7 +52,7 @@ export class CoreSessionKeeper {
 
   constructor(
     private readonly store: AssociationStore,
-    private readonly core: CoreConnector,
+    private readonly cores: InstitutionCores,
     private readonly clock: Clock,
     private readonly options: KeeperOptions,
     private readonly events: RenewalEvents = {},
@@ -100,7 +100,8 @@ export class CoreSessionKeeper {
     const key = associationKeyOf(association);
     let session;
     try {
-      session = await this.core.startSession({ kind: 'customerKey', customerKey: association.customerKey }, context);
+      const core = await this.cores.coreFor(association.institution);
+      session = await core.startSession({ kind: 'customerKey', customerKey: association.customerKey }, context);
       if (session.customerKey !== association.customerKey) {
         throw new CoreProtocolError('the core answered for another customer key', false);
       }

@@ -8,14 +8,14 @@ import type { AssociationKey } from '../domain/association.js';
 import { lifecycleEvent } from '../domain/lifecycle-event.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
-import type { CoreCallContext, CoreConnector } from '../ports/core-connector.js';
+import type { CoreCallContext, InstitutionCores } from '../ports/core-connector.js';
 import { endCoreSession, type CoreSessionEndFailure } from './end-core-session.js';
 import { unknownCustomer } from './read-association.js';
 
 export class AssociationDeregistrar {
   constructor(
     private readonly store: AssociationStore,
-    private readonly core: CoreConnector,
+    private readonly cores: InstitutionCores,
     private readonly clock: Clock,
     private readonly onCoreFailure?: CoreSessionEndFailure,
   ) {}
@@ -26,7 +26,7 @@ export class AssociationDeregistrar {
     const deleted = await this.store.delete(key, { events: [lifecycleEvent('customer.deregistered', key, 'platform_request')], now: this.clock.now() });
     // Deleted meanwhile by another request: the same answer as if it had never been there.
     if (!deleted) throw unknownCustomer();
-    await endCoreSession(this.core, association, context, this.onCoreFailure);
+    await endCoreSession(this.cores, association, context, this.onCoreFailure);
     return { customerId: association.customerId };
   }
 }

@@ -7,16 +7,16 @@
  * and its session simply expires there on its own.
  */
 import type { Association } from '../domain/association.js';
-import type { CoreCallContext, CoreConnector } from '../ports/core-connector.js';
+import type { CoreCallContext, InstitutionCores } from '../ports/core-connector.js';
 
 /** Told of a core that could not end a session; never given the delegate reference ID. */
 export type CoreSessionEndFailure = (error: unknown, association: Pick<Association, 'platform' | 'customerId'>, context: CoreCallContext) => void;
 
-export async function endCoreSession(core: CoreConnector, association: Association, context: CoreCallContext, onFailure: CoreSessionEndFailure | undefined): Promise<void> {
-  if (!core.endSession) return;
+export async function endCoreSession(cores: InstitutionCores, association: Association, context: CoreCallContext, onFailure: CoreSessionEndFailure | undefined): Promise<void> {
   try {
     // The core called is always the association's institution's, whoever asked.
-    await core.endSession(association.delegateReferenceId, { ...context, institution: association.institution });
+    const core = await cores.coreFor(association.institution);
+    await core.endSession?.(association.delegateReferenceId, { ...context, institution: association.institution });
   } catch (error) {
     onFailure?.(error, { platform: association.platform, customerId: association.customerId }, context);
   }

@@ -7,7 +7,7 @@ import type { AccountRecord } from '../domain/account.js';
 import type { AssociationKey } from '../domain/association.js';
 import { NotFound } from '../domain/errors.js';
 import type { AssociationStore } from '../ports/association-store.js';
-import { SessionRejected, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
+import { SessionRejected, type CoreCallContext, type InstitutionCores } from '../ports/core-connector.js';
 import { badGateway } from './core-failures.js';
 import type { CoreSessionKeeper } from './core-session-keeper.js';
 import { atInstitution } from './core-call-context.js';
@@ -15,7 +15,7 @@ import { atInstitution } from './core-call-context.js';
 export class AccountReader {
   constructor(
     private readonly store: AssociationStore,
-    private readonly core: CoreConnector,
+    private readonly cores: InstitutionCores,
     private readonly keeper: CoreSessionKeeper,
   ) {}
 
@@ -28,7 +28,8 @@ export class AccountReader {
     let association = await this.keeper.fresh(stored, context);
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.core.listAccounts(association.delegateReferenceId, context);
+        const core = await this.cores.coreFor(key.institution);
+        return await core.listAccounts(association.delegateReferenceId, context);
       } catch (error) {
         if (error instanceof SessionRejected && attempt === 0) {
           association = await this.keeper.renew(association, context);

@@ -7,7 +7,7 @@ import { Conflict, NotAuthenticated } from '../domain/errors.js';
 import type { Registration } from '../domain/registration.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
-import { CustomerNotRecognised, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
+import { CustomerNotRecognised, type CoreCallContext, type InstitutionCores } from '../ports/core-connector.js';
 import { badGateway } from './core-failures.js';
 import { lifecycleEvent } from '../domain/lifecycle-event.js';
 import { atInstitution } from './core-call-context.js';
@@ -20,7 +20,7 @@ export interface RegisteredAssociation {
 export class AssociationRegistrar {
   constructor(
     private readonly store: AssociationStore,
-    private readonly core: CoreConnector,
+    private readonly cores: InstitutionCores,
     private readonly clock: Clock,
   ) {}
 
@@ -36,7 +36,8 @@ export class AssociationRegistrar {
     }
     let session;
     try {
-      session = await this.core.startSession(registration.subject, context);
+      const core = await this.cores.coreFor(owner.institution);
+      session = await core.startSession(registration.subject, context);
     } catch (error) {
       if (error instanceof CustomerNotRecognised) {
         // "Authentication to the third-party system failed" (spec §7.2): a 401 about
@@ -49,7 +50,7 @@ export class AssociationRegistrar {
     const result = await this.store.register(key, session, this.clock.now(), [lifecycleEvent('customer.registered', key)]);
     if (result.outcome === 'conflict') {
       // Form A: only the core could say who the demographics name, so its session was started.
-      await this.endOrphanSession(session.delegateReferenceId, context);
+      await this.endOrphanSession(owner.institution, session.delegateReferenceId, context);
       throw conflict(registration.customerId);
     }
     return { customerId: result.association.customerId, customerKey: result.association.customerKey };
@@ -60,8 +61,13 @@ export class AssociationRegistrar {
    * that no session lives at the core for nobody. Best effort: the answer is the 409
    * either way, and a session the core keeps expires there on its own.
    */
-  private async endOrphanSession(delegateReferenceId: string, context: CoreCallContext): Promise<void> {
-    await this.core.endSession?.(delegateReferenceId, context).catch(() => {});
+  private async endOrphanSession(institution: string, delegateReferenceId: string, context: CoreCallContext): Promise<void> {
+    try {
+      const core = await this.cores.coreFor(institution);
+      await core.endSession?.(delegateReferenceId, context);
+    } catch {
+      // Best effort, as said above.
+    }
   }
 }
 

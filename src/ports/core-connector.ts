@@ -1,8 +1,9 @@
 /**
  * The bank's core banking system, as coregate needs it: start a session for a
  * customer (getting a delegate reference ID), and read accounts with that ID.
- * Implementations: the HTTP connector (reference core protocol) and the
- * in-process simulator.
+ * Implementations: the two transports, the HTTP connector (reference core
+ * protocol) and the in-process simulator, and the guarded connector each
+ * institution's transport is wrapped in (retries, circuit breaker, metrics).
  */
 import type { AccountRecord } from '../domain/account.js';
 import type { RegistrationSubject } from '../domain/registration.js';
@@ -42,6 +43,15 @@ export interface CoreConnector {
    */
   endSession?(delegateReferenceId: string, context: CoreCallContext): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Each institution's core, guarded (the institution registry): a use case asks for
+ * the core of its call's institution. Throws {@link InstitutionUnavailable} when the
+ * institution is disabled or unknown.
+ */
+export interface InstitutionCores {
+  coreFor(institution: string): Promise<CoreConnector>;
 }
 
 /** A failure reported by, or on the way to, the core. */

@@ -34,11 +34,10 @@ import { RequestThrottle } from '../app/request-throttle.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
 import { createCoreConnector, guardCoreConnector, institutionCoreFactory } from '../adapters/core/create-core-connector.js';
 import { InstitutionRegistry } from '../app/institution-registry.js';
-import { InstitutionCoreRouter } from '../app/institution-core-router.js';
 import { InstitutionAdmin } from '../app/institution-admin.js';
 import { SqlInstitutionStore } from '../adapters/store/sql-institution-store.js';
 import { DEFAULT_INSTITUTION } from '../domain/institution.js';
-import type { CircuitBreakerConnector } from '../adapters/core/circuit-breaker-connector.js';
+import type { CoreBreaker } from '../adapters/core/guarded-core-connector.js';
 import type { CoreSimulator } from '../adapters/core/simulator/core-simulator.js';
 import { AesGcmSealer } from '../adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKeys } from '../adapters/crypto/encryption-keys.js';
@@ -84,9 +83,7 @@ export interface Services {
   readonly clientDirectory: ClientDirectory;
   /** Announces committed changes of clients, institutions and keys; `undefined` in CLI commands. */
   readonly changeFeed: ChangeFeed | undefined;
-  /** The core of each call's institution (`context.institution`, `default` when absent). */
-  readonly core: CoreConnector;
-  /** The institutions and their cores, cached for COREGATE_INSTITUTION_CACHE_SECONDS. */
+  /** The institutions and their guarded cores (the use cases ask it for each call's), cached for COREGATE_INSTITUTION_CACHE_SECONDS. */
   readonly institutions: InstitutionRegistry;
   /** `coregate institutions …`. */
   readonly institutionAdmin: InstitutionAdmin;
@@ -100,7 +97,7 @@ export interface Services {
   /** The `/readyz` checks: database and core. */
   readonly readiness: ReadinessProbe;
   /** The circuit breaker of the `default` institution's core; `undefined` when COREGATE_CORE_BREAKER_FAILURES is 0. */
-  readonly coreBreaker: CircuitBreakerConnector | undefined;
+  readonly coreBreaker: CoreBreaker | undefined;
   /** The rate-limit store: Redis with COREGATE_REDIS_URL, else this process's memory. */
   readonly rateLimiter: RateLimiter;
   /** The rate limits of the gateway and the token endpoints, on {@link rateLimiter}. */
@@ -181,14 +178,13 @@ export async function createServices(config: Config, options: ServiceOptions): P
   };
   const { core: connector, simulator } = options.core ? { core: options.core, simulator: undefined } : createCoreConnector(config, clock);
   const metrics = new PrometheusMetrics(database.poolStats ? { poolStats: () => database.poolStats!() } : {});
-  const { core: defaultCore, breaker: coreBreaker } = guardCoreConnector(connector, config, clock, metrics, logger);
+  const defaultCore = guardCoreConnector(connector, config, metrics, logger);
   const institutionStore = new SqlInstitutionStore(database, sealer);
-  const institutions = new InstitutionRegistry(institutionStore, institutionCoreFactory({ config, clock, metrics, logger, defaultCore }), clock, {
+  const institutions = new InstitutionRegistry(institutionStore, institutionCoreFactory({ config, metrics, logger, defaultCore }), clock, {
     cacheSeconds: config.institutionCacheSeconds,
     onError: (error, institution) => logger.error({ err: error, institution }, 'institutions: reload or core set-up failed'),
   });
   // Read on first use (not here): a CLI command that never calls a core builds no connector.
-  const core = new InstitutionCoreRouter(institutions);
   // The core lines are reported, never a reason to be unready (CONTRACT §3 Health).
   // CONTRACT §3 "Health": only what this instance cannot serve without (database, signing
   // key) makes it unready; each institution's core is reported (body and
@@ -237,7 +233,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
   });
   const sessionKeeper = new CoreSessionKeeper(
     associations,
-    core,
+    institutions,
     clock,
     { skewSeconds: config.sessionSkewSeconds, coreTimeoutMs: config.coreTimeoutMs },
     observedRenewals(audit, metrics),
@@ -280,7 +276,6 @@ export async function createServices(config: Config, options: ServiceOptions): P
     keyring,
     clientDirectory,
     changeFeed,
-    core,
     institutions,
     institutionAdmin: new InstitutionAdmin(institutionStore, clock, {
       coreUrl: config.coreUrl,
@@ -290,18 +285,18 @@ export async function createServices(config: Config, options: ServiceOptions): P
     }),
     simulator,
     sessionKeeper,
-    registrar: new AssociationRegistrar(associations, core, clock),
-    accountReader: new AccountReader(associations, core, sessionKeeper),
+    registrar: new AssociationRegistrar(associations, institutions, clock),
+    accountReader: new AccountReader(associations, institutions, sessionKeeper),
     metrics,
     readiness,
-    coreBreaker,
+    coreBreaker: defaultCore.breaker,
     rateLimiter,
     throttle,
     audit,
     auditReader: new AuditReader(auditLog),
-    associationAdmin: new AssociationAdmin(associations, audit, { clock, core, onCoreFailure: coreSessionEndFailure }),
+    associationAdmin: new AssociationAdmin(associations, audit, { clock, cores: institutions, onCoreFailure: coreSessionEndFailure }),
     associationReader: new AssociationReader(associations),
-    deregistrar: new AssociationDeregistrar(associations, core, clock, coreSessionEndFailure),
+    deregistrar: new AssociationDeregistrar(associations, institutions, clock, coreSessionEndFailure),
     webhookAdmin: new WebhookAdmin(webhookStore, clock, new WebhookTargetPolicy(targetPolicy)),
     webhookDispatcher,
     async close() {
@@ -312,7 +307,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
       await webhookDispatcher.stop();
       await webhookSender.close();
       await rateLimiter.close();
-      await core.close();
+      await institutions.close();
       await changeFeed?.close();
       await database.close();
       options.onClose?.();

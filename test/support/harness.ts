@@ -113,7 +113,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
     },
     async close() {
       await app.close();
-      await services.core.close();
+      await services.institutions.close();
       await services.rateLimiter.close();
       await services.changeFeed?.close();
       await opened.close();

@@ -1,6 +1,6 @@
 /**
- * The core circuit breaker's state machine (cockatiel's SamplingBreaker), on mocked
- * time: closed → open once more than half of at least N calls in the window failed;
+ * The core circuit breaker's state machine (cockatiel's SamplingBreaker, in
+ * `adapters/core/guarded-core-connector.ts`), on mocked time: closed → open once more than half of at least N calls in the window failed;
  * open refuses at once with the time left as Retry-After; after the cool-down
  * exactly one probe goes through; its success closes, its failure opens again.
  * Typed answers of the core are not failures. cockatiel reads `Date.now()`, so the
@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { CircuitBreakerConnector } from '../../src/adapters/core/circuit-breaker-connector.js';
+import { CoreBreaker, GuardedCoreConnector } from '../../src/adapters/core/guarded-core-connector.js';
 import type { AccountRecord } from '../../src/domain/account.js';
 import {
   CoreCircuitOpen,
@@ -66,14 +66,18 @@ function setup(threshold = THRESHOLD) {
   const core = new ScriptedCore();
   const states: CircuitState[] = [];
   const rejected: string[] = [];
-  const breaker = new CircuitBreakerConnector(core, {
-    minimumCalls: threshold,
-    cooldownSeconds: COOLDOWN,
-    onStateChange: (state) => states.push(state),
-    onRejected: (operation) => rejected.push(operation),
+  const connector = new GuardedCoreConnector(core, {
+    metrics: { coreCall: () => {} },
+    breaker: {
+      minimumCalls: threshold,
+      cooldownSeconds: COOLDOWN,
+      onStateChange: (state) => states.push(state),
+      onRejected: (operation) => rejected.push(operation),
+    },
   });
-  const call = () => breaker.listAccounts('d', CONTEXT);
-  return { clock, core, breaker, states, rejected, call };
+  const breaker = connector.breaker!;
+  const call = () => connector.listAccounts('d', CONTEXT);
+  return { clock, core, connector, breaker, states, rejected, call };
 }
 
 const unavailable = () => new CoreUnavailable('the core answered 500', true);
@@ -109,11 +113,11 @@ describe('core circuit breaker', () => {
   });
 
   it('counts protocol errors as failures, on either operation', async () => {
-    const { core, breaker } = setup();
+    const { connector, core, breaker } = setup();
     core.failure = offProtocol;
-    await assert.rejects(breaker.startSession({ kind: 'customerKey', customerKey: 'C-1' }, CONTEXT), CoreProtocolError);
-    await assert.rejects(breaker.listAccounts('d', CONTEXT), CoreProtocolError);
-    await assert.rejects(breaker.startSession({ kind: 'customerKey', customerKey: 'C-1' }, CONTEXT), CoreProtocolError);
+    await assert.rejects(connector.startSession({ kind: 'customerKey', customerKey: 'C-1' }, CONTEXT), CoreProtocolError);
+    await assert.rejects(connector.listAccounts('d', CONTEXT), CoreProtocolError);
+    await assert.rejects(connector.startSession({ kind: 'customerKey', customerKey: 'C-1' }, CONTEXT), CoreProtocolError);
     assert.equal(breaker.state, 'open');
   });
 
@@ -191,12 +195,12 @@ describe('core circuit breaker', () => {
   });
 
   it('refuses at once while open, without calling the core, with the cool-down left as Retry-After', async () => {
-    const { core, call, rejected, breaker } = setup();
+    const { connector, core, call, rejected, breaker } = setup();
     core.failure = unavailable;
     await failTimes(call, THRESHOLD);
     const calls = core.calls;
     await assertOpen(call, COOLDOWN);
-    await assert.rejects(breaker.startSession({ kind: 'customerKey', customerKey: 'C-1' }, CONTEXT), CoreCircuitOpen);
+    await assert.rejects(connector.startSession({ kind: 'customerKey', customerKey: 'C-1' }, CONTEXT), CoreCircuitOpen);
     clock.advance(3.5);
     await assertOpen(call, 7);
     clock.advance(6);
@@ -294,10 +298,10 @@ describe('core circuit breaker', () => {
   });
 
   it('sends readiness pings to the core whatever the state, without moving it', async () => {
-    const { core, breaker, call } = setup();
+    const { connector, core, breaker, call } = setup();
     core.failure = unavailable;
     await failTimes(call, THRESHOLD);
-    await breaker.ping(CONTEXT);
+    await connector.ping(CONTEXT);
     assert.equal(core.pings, 1);
     assert.equal(breaker.state, 'open');
   });
@@ -307,8 +311,8 @@ describe('core circuit breaker', () => {
     core.failure = unavailable;
     await failTimes(call, 1);
     assert.equal(breaker.state, 'open');
-    assert.throws(() => new CircuitBreakerConnector(core, { minimumCalls: 0, cooldownSeconds: 1 }), RangeError);
-    assert.throws(() => new CircuitBreakerConnector(core, { minimumCalls: 1, cooldownSeconds: 0 }), RangeError);
-    assert.throws(() => new CircuitBreakerConnector(core, { minimumCalls: 1, cooldownSeconds: 1, failureRate: 1 }), RangeError);
+    assert.throws(() => new CoreBreaker({ minimumCalls: 0, cooldownSeconds: 1 }), RangeError);
+    assert.throws(() => new CoreBreaker({ minimumCalls: 1, cooldownSeconds: 0 }), RangeError);
+    assert.throws(() => new CoreBreaker({ minimumCalls: 1, cooldownSeconds: 1, failureRate: 1 }), RangeError);
   });
 });

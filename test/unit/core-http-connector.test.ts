@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { Agent } from 'undici';
+import { Agent, Pool } from 'undici';
 import { CoreProtocolError, CoreUnavailable, CustomerNotRecognised, SessionRejected, } from '../../src/ports/core-connector.js';
 import { HttpCoreConnector } from '../../src/adapters/core/http-core-connector.js';
 import { DEMO_CUSTOMERS } from '../../src/adapters/core/simulator/demo-data.js';
@@ -176,6 +177,9 @@ describe('HttpCoreConnector against a misbehaving core', () => {
       const error = await failure(small.listAccounts(DELEGATE, ctx));
       assert.ok(error instanceof CoreProtocolError);
       assert.match(error.message, /larger than 1024 bytes/);
+      // The pool serves the next call.
+      answer(200, { accounts: [goodAccount] });
+      assert.deepEqual(await small.listAccounts(DELEGATE, ctx), [goodAccount]);
     } finally {
       await small.close();
     }
@@ -210,5 +214,58 @@ describe('HttpCoreConnector against a misbehaving core', () => {
   it('rejects a base URL that is not http(s) and an API key that cannot be a header', () => {
     assert.throws(() => new HttpCoreConnector({ baseUrl: 'ftp://core.example', timeoutMs: 1000 }), /http: or https:/);
     assert.throws(() => new HttpCoreConnector({ baseUrl: url, apiKey: 'with space', timeoutMs: 1000 }), /visible ASCII/);
+  });
+});
+
+describe('HttpCoreConnector: reading answers and deadlines', () => {
+  let server: Server;
+  let url: string;
+  const failure = (promise: Promise<unknown>) => promise.then(() => assert.fail('expected a failure'), (error: unknown) => error as Error);
+  /** The answer of `GET /v1/accounts` as UTF-8, sent in three writes flushed apart, one of them inside a character. */
+  const body = Buffer.from(JSON.stringify({ accounts: [{ ...goodAccount, id: 'compte-épargne-ü' }] }));
+
+  before(async () => {
+    server = createServer((request, response) => {
+      if (request.url !== '/v1/accounts') return; // never answered
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const cut = body.indexOf('é') + 1;
+      response.write(body.subarray(0, 10));
+      setTimeout(() => response.write(body.subarray(10, cut)), 5);
+      setTimeout(() => response.end(body.subarray(cut)), 10);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('reads an answer sent in several chunks, a character split across two of them', async () => {
+    const connector = new HttpCoreConnector({ baseUrl: url, timeoutMs: 1000 });
+    try {
+      assert.deepEqual(await connector.listAccounts(DELEGATE, ctx), [{ ...goodAccount, id: 'compte-épargne-ü' }]);
+    } finally {
+      await connector.close();
+    }
+  });
+
+  it('ends a call at its deadline while it still waits for a pool connection', async () => {
+    const pool = new Pool(url, { connections: 1 });
+    // Two connectors on one pool of one connection: the slow one holds it, unanswered.
+    const holding = new HttpCoreConnector({ baseUrl: `${url}/hang`, timeoutMs: 2000, dispatcher: pool });
+    const queued = new HttpCoreConnector({ baseUrl: `${url}/hang`, timeoutMs: 100, dispatcher: pool });
+    try {
+      const hanging = failure(holding.listAccounts(DELEGATE, ctx));
+      const started = performance.now();
+      const error = await failure(queued.listAccounts(DELEGATE, ctx));
+      const elapsed = performance.now() - started;
+      assert.ok(error instanceof CoreUnavailable, String(error));
+      assert.match(error.message, /no answer within 100 ms/);
+      assert.ok(elapsed < 1000, `ended after ${Math.round(elapsed)} ms, not when the connection freed up`);
+      assert.match((await hanging).message, /no answer within 2000 ms/);
+    } finally {
+      await pool.destroy();
+    }
   });
 });

@@ -41,14 +41,43 @@ const FIELD_NAMES = Object.keys(ACCOUNT_FIELDS) as (keyof AccountRecord)[];
 const DATE_FIELDS = FIELD_NAMES.filter((name) => ACCOUNT_FIELDS[name] === 'dateTime');
 
 /**
- * The spec's fields of a checked record, and no others, as one object literal generated from
- * the schema's field names (ours, never the input's): the object is made whole, in its final
- * shape, where assigning 27 fields one by one to `{}` grew it step by step (about 0.5 µs a
- * record against 0.05 µs, measured with JSON.parse of a three-record answer).
+ * The spec's fields of a checked record, and no others (a core's answer may carry more:
+ * they never reach a platform). One object literal, which the compiler holds to the
+ * record's type (a field added to the schema fails the build until it is added here):
+ * the object is made whole in its final shape, where copying field by field grows it
+ * step by step, a few percent of an accounts request (docs/benchmarks.md).
  */
-const copySpecFields = new Function('value', `return { ${FIELD_NAMES.map((name) => `${JSON.stringify(name)}: value[${JSON.stringify(name)}]`).join(', ')} };`) as (
-  value: Record<string, unknown>,
-) => AccountRecord;
+function specFieldsOf(record: AccountRecord): AccountRecord {
+  return {
+    id: record.id,
+    customerKey: record.customerKey,
+    guid: record.guid,
+    nickname: record.nickname,
+    accountReferenceId: record.accountReferenceId,
+    type: record.type,
+    currentBalance: record.currentBalance,
+    availableBalance: record.availableBalance,
+    interestRate: record.interestRate,
+    accruedInterest: record.accruedInterest,
+    yearToDateInterest: record.yearToDateInterest,
+    paidYearToDateInterest: record.paidYearToDateInterest,
+    pastDueAmount: record.pastDueAmount,
+    creditLimit: record.creditLimit,
+    availableCredit: record.availableCredit,
+    originationDate: record.originationDate,
+    nextPaymentDate: record.nextPaymentDate,
+    maturityDate: record.maturityDate,
+    productCode: record.productCode,
+    isDefault: record.isDefault,
+    hasCard: record.hasCard,
+    receiveEmailNotices: record.receiveEmailNotices,
+    receiveEmailStatements: record.receiveEmailStatements,
+    receivePaperNotices: record.receivePaperNotices,
+    receivePaperStatements: record.receivePaperStatements,
+    authorizationCode: record.authorizationCode,
+    originalBalance: record.originalBalance,
+  };
+}
 
 /** Fixture files: exactly the spec's fields. */
 const closedRecord = TypeCompiler.Compile(AccountRecordSchema);
@@ -172,7 +201,7 @@ export function readAccountRecord(
     return undefined;
   }
   const checker = unknownFields === 'reject' ? closedRecord : openRecord;
-  if (checker.Check(value) && realDates(value)) return copySpecFields(value);
+  if (checker.Check(value) && realDates(value)) return specFieldsOf(value as AccountRecord);
   const before = problems.length;
   explain(value, path, problems, unknownFields);
   // The checker and the explanation agree; should they ever not, the record is still refused.

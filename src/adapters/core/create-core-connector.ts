@@ -1,17 +1,15 @@
 /**
- * The configured core connector, and the guards every core call passes through
- * (counted and timed, behind the circuit breaker).
+ * The configured core transport, and each institution's core guarded once
+ * (`guarded-core-connector.ts`: counted and timed, retries, circuit breaker).
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config.js';
 import type { Clock } from '../../ports/clock.js';
 import type { CoreConnector } from '../../ports/core-connector.js';
 import type { CircuitState, MetricsRecorder } from '../../ports/metrics.js';
-import { CircuitBreakerConnector } from './circuit-breaker-connector.js';
+import { GuardedCoreConnector } from './guarded-core-connector.js';
 import { HttpCoreConnector } from './http-core-connector.js';
 import { InProcessCoreConnector } from './in-process-core-connector.js';
-import { InstrumentedCoreConnector } from './instrumented-core-connector.js';
-import { RetryingCoreConnector } from './retrying-core-connector.js';
 import { CoreSimulator } from './simulator/core-simulator.js';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_INSTITUTION, type InstitutionRecord } from '../../domain/institution.js';
@@ -45,34 +43,37 @@ export function logBreakerStateChange(logger: Logger, cooldownSeconds: number) {
 }
 
 /**
- * The core as the use cases see it: every call counted and timed, safe calls
- * retried within the core timeout (`retrying-core-connector.ts`), behind the
- * circuit breaker (unless COREGATE_CORE_BREAKER_FAILURES is 0), whichever
- * connector was configured or injected.
+ * The core as the use cases see it: `connector` (whichever was configured or injected)
+ * counted and timed, reading accounts retried within the core timeout
+ * (COREGATE_CORE_RETRIES), behind the circuit breaker unless
+ * COREGATE_CORE_BREAKER_FAILURES is 0; its metrics and log lines name `institution`.
  */
 export function guardCoreConnector(
   connector: CoreConnector,
   config: Config,
-  clock: Clock,
   metrics: MetricsRecorder,
   logger: Logger,
   institution: string = DEFAULT_INSTITUTION,
-): { core: CoreConnector; breaker: CircuitBreakerConnector | undefined } {
-  // Each attempt is counted and timed; safe calls are retried inside the breaker's one outcome.
-  const counted = new InstrumentedCoreConnector(connector, metrics, institution);
-  const instrumented = config.coreRetries > 0 ? new RetryingCoreConnector(counted, { budgetMs: config.coreTimeoutMs, retries: config.coreRetries }) : counted;
-  if (config.coreBreakerFailures === 0) return { core: instrumented, breaker: undefined };
+): GuardedCoreConnector {
   const logStateChange = logBreakerStateChange(logger, config.coreBreakerCooldownSeconds);
-  const breaker = new CircuitBreakerConnector(instrumented, {
-    minimumCalls: config.coreBreakerFailures,
-    cooldownSeconds: config.coreBreakerCooldownSeconds,
-    onStateChange: (state, cause, reqId) => {
-      metrics.circuitState(state, institution);
-      logStateChange(state, cause, reqId);
-    },
-    onRejected: (operation) => metrics.circuitRejected(operation, institution),
+  return new GuardedCoreConnector(connector, {
+    metrics,
+    institution,
+    retry: { retries: config.coreRetries, budgetMs: config.coreTimeoutMs },
+    ...(config.coreBreakerFailures === 0
+      ? {}
+      : {
+          breaker: {
+            minimumCalls: config.coreBreakerFailures,
+            cooldownSeconds: config.coreBreakerCooldownSeconds,
+            onStateChange: (state, cause, reqId) => {
+              metrics.circuitState(state, institution);
+              logStateChange(state, cause, reqId);
+            },
+            onRejected: (operation) => metrics.circuitRejected(operation, institution),
+          },
+        }),
   });
-  return { core: breaker, breaker };
 }
 
 /** Reads one PEM file of an institution's mutual TLS; the error names the file, never its content. */
@@ -87,7 +88,6 @@ function readPemFile(institution: string, what: string, path: string | undefined
 
 export interface InstitutionCoreFactoryOptions {
   readonly config: Config;
-  readonly clock: Clock;
   readonly metrics: MetricsRecorder;
   readonly logger: Logger;
   /** The guarded core of `default`, built once from the configuration (or injected), closed with the registry. */
@@ -100,7 +100,7 @@ export interface InstitutionCoreFactoryOptions {
  * with log lines that name it.
  */
 export function institutionCoreFactory(options: InstitutionCoreFactoryOptions): InstitutionCoreFactory {
-  const { config, clock, metrics, logger, defaultCore } = options;
+  const { config, metrics, logger, defaultCore } = options;
   return {
     create(institution: InstitutionRecord): CoreConnector {
       // Its core settings are not in the database, so a reload never retires it (never closes it).
@@ -117,7 +117,7 @@ export function institutionCoreFactory(options: InstitutionCoreFactoryOptions): 
         tls: { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) },
       });
       // Its retries stay within its own core timeout.
-      return guardCoreConnector(connector, { ...config, coreTimeoutMs: timeoutMs }, clock, metrics, logger.child({ institution: institution.id }), institution.id).core;
+      return guardCoreConnector(connector, { ...config, coreTimeoutMs: timeoutMs }, metrics, logger.child({ institution: institution.id }), institution.id);
     },
   };
 }
