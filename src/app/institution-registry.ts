@@ -52,6 +52,9 @@ export class InstitutionRegistry {
   /** The institutions with their cores, as last read: the cached list, and what a failed read falls back on. */
   private entries: ReadonlyMap<string, Entry> = new Map();
   private readonly list: LoadingCache<ReadonlyMap<string, Entry>>;
+  /** Numbers the reads: one that finishes after a newer one was applied is older, and not applied. */
+  private readsStarted = 0;
+  private lastReadApplied = 0;
   private closed = false;
 
   constructor(
@@ -60,7 +63,7 @@ export class InstitutionRegistry {
     clock: Clock,
     private readonly options: InstitutionRegistryOptions,
   ) {
-    this.list = new LoadingCache((_key, _context, superseded) => this.reload(superseded), { clock, ttlSeconds: options.cacheSeconds, maxEntries: 1 });
+    this.list = new LoadingCache(() => this.reload(), { clock, ttlSeconds: options.cacheSeconds, maxEntries: 1 });
   }
 
   /** The institution as last read (at most `cacheSeconds` ago); `undefined` when unknown. */
@@ -104,7 +107,7 @@ export class InstitutionRegistry {
 
   private async current(): Promise<ReadonlyMap<string, Entry>> {
     try {
-      return (await this.list.get(INSTITUTIONS)) ?? this.entries;
+      return (await this.list.get(INSTITUTIONS))!;
     } catch (error) {
       // Never read: nothing to fall back on. Read before: go on with what was read,
       // and try again after another `cacheSeconds` (not on every call while the database is down).
@@ -116,12 +119,14 @@ export class InstitutionRegistry {
   }
 
   /** Reads the list and keeps each connector whose core settings stayed the same. */
-  private async reload(superseded: AbortSignal): Promise<ReadonlyMap<string, Entry>> {
+  private async reload(): Promise<ReadonlyMap<string, Entry>> {
     if (this.closed) return this.entries;
+    const read = (this.readsStarted += 1);
     const records = await this.store.list();
-    // A change was announced while reading (this list may be older than it): the next call
-    // reads again, and what this read found is not applied over a newer one.
-    if (this.closed || superseded.aborted) return this.entries;
+    // A read begun before a change and finished after the read that followed it: not applied
+    // over the newer list (nor kept by the cache, which dropped it when the change came).
+    if (this.closed || read < this.lastReadApplied) return this.entries;
+    this.lastReadApplied = read;
     const next = new Map<string, Entry>();
     const retired: CoreConnector[] = [];
     for (const record of records) {

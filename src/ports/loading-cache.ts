@@ -43,11 +43,8 @@ export interface GetOptions<C> {
   readonly whenFeedDown?: FeedDownPolicy;
 }
 
-/**
- * Loads the value of `key`; `undefined` when there is none. `signal` is aborted once the
- * entry is dropped while the load is under way: what it read may be older than the change.
- */
-export type Loader<V, C> = (key: string, context: C, signal: AbortSignal) => Promise<V | undefined>;
+/** Loads the value of `key`; `undefined` when there is none. */
+export type Loader<V, C> = (key: string, context: C) => Promise<V | undefined>;
 
 /** A box, so that "no such thing" can be kept too (lru-cache does not store `undefined`). */
 interface Entry<V> {
@@ -61,9 +58,6 @@ interface Entry<V> {
  * after a clear keeps misses cheap; only an eviction (a cache full to `max`) can drop it.
  */
 const PLACEHOLDER = Symbol('never-empty placeholder');
-
-/** Never aborted: a load made for a `'bypass'` call is not kept, so nothing can overtake it. */
-const NOT_KEPT = new AbortController().signal;
 
 export class LoadingCache<V, C = undefined> {
   private readonly entries: LRUCache<string | typeof PLACEHOLDER, Entry<V> | typeof PLACEHOLDER, unknown>;
@@ -87,7 +81,7 @@ export class LoadingCache<V, C = undefined> {
       // A load whose entry was dropped meanwhile answers its callers; lru-cache does not keep it.
       ignoreFetchAbort: true,
       noDeleteOnFetchRejection: true,
-      fetchMethod: async (key, _held, { context, signal }) => ({ value: await this.load(key as string, context as C, signal) }),
+      fetchMethod: async (key, _held, { context }) => ({ value: await this.load(key as string, context as C) }),
     });
     this.pin();
   }
@@ -95,7 +89,7 @@ export class LoadingCache<V, C = undefined> {
   /** The value of `key`, loaded if it is not held (or may not be used now); `undefined` when there is none. */
   async get(key: string, options: GetOptions<C> = {}): Promise<V | undefined> {
     if ((options.whenFeedDown ?? this.options.whenFeedDown) === 'bypass' && this.options.feed?.live !== true) {
-      return this.load(key, options.context as C, NOT_KEPT);
+      return this.load(key, options.context as C);
     }
     const entry = (await this.entries.forceFetch(key, { context: options.context, forceRefresh: options.reload === true || !this.keeps })) as Entry<V>;
     // Loaded for its callers only: dropped unless it is already something newer.
