@@ -1,15 +1,21 @@
 /**
- * What the bearer check needs to know about a token's client, cached so that the
- * gateway does not query the database on every request. A change to the client,
- * announced by the change feed, drops its entry at once; while the feed is not
- * live the cache lifetime alone bounds how long a disabled client's tokens keep
- * working (as before the feed existed).
+ * This process's one cache of client records, read by the token endpoint's client
+ * authentication ({@link ClientDirectory.findById}: the record, with its secret's
+ * digest) and by the bearer check ({@link ClientDirectory.get}: the access rules derived
+ * from it), so that neither queries the database on every request. A change to a
+ * client, announced by the change feed or made by this process, drops its entry at once.
+ *
+ * While the feed is not live the two differ, as before the feed existed: the bearer
+ * check trusts an entry for the cache lifetime, which bounds how long a disabled
+ * client's tokens keep working; the token endpoint reads the database on every request
+ * (a secret rotated in another process stops working at once) and keeps nothing.
  */
+import type { ClientRecord } from '../domain/client.js';
 import { IpAllowList } from '../domain/ip-allow-list.js';
 import type { FeedLiveness } from '../ports/change-feed.js';
 import type { ClientStore } from '../ports/client-store.js';
 import type { Clock } from '../ports/clock.js';
-import { ChangeDrivenCache } from './change-driven-cache.js';
+import { LoadingCache } from '../ports/loading-cache.js';
 
 export interface ClientAccess {
   readonly clientId: string;
@@ -19,8 +25,14 @@ export interface ClientAccess {
   readonly allowedIps: IpAllowList;
 }
 
-export class ClientDirectory {
-  private readonly entries: ChangeDrivenCache<ClientAccess>;
+/** A record and its access rules, derived once per read (the allow-list parsed once). */
+interface CachedClient {
+  readonly record: ClientRecord;
+  readonly access: ClientAccess;
+}
+
+export class ClientDirectory implements Pick<ClientStore, 'findById'> {
+  private readonly entries: LoadingCache<CachedClient>;
 
   constructor(
     private readonly clients: Pick<ClientStore, 'findById'>,
@@ -31,12 +43,17 @@ export class ClientDirectory {
     /** The change feed whose changes {@link forget} entries; without it only the lifetime bounds them. */
     feed?: FeedLiveness,
   ) {
-    this.entries = new ChangeDrivenCache((clientId) => this.load(clientId), clock, feed, { ttlSeconds: cacheSeconds, whenFeedDown: 'cache', maxEntries });
+    this.entries = new LoadingCache((clientId) => this.load(clientId), { clock, ttlSeconds: cacheSeconds, maxEntries, feed, whenFeedDown: 'cache' });
   }
 
-  /** The client's access rules; `undefined` for a client that no longer exists. */
+  /** The client's record, for client authentication; `undefined` for an unknown client. */
+  async findById(clientId: string): Promise<ClientRecord | undefined> {
+    return (await this.entries.get(clientId, { whenFeedDown: 'bypass' }))?.record;
+  }
+
+  /** The client's access rules, for the bearer check; `undefined` for a client that no longer exists. */
   async get(clientId: string): Promise<ClientAccess | undefined> {
-    return this.entries.get(clientId);
+    return (await this.entries.get(clientId))?.access;
   }
 
   /** The client changed: read it again on its next request. */
@@ -49,15 +66,18 @@ export class ClientDirectory {
     this.entries.forgetAll();
   }
 
-  private async load(clientId: string): Promise<ClientAccess | undefined> {
+  private async load(clientId: string): Promise<CachedClient | undefined> {
     const record = await this.clients.findById(clientId);
     return (
       record && {
-        clientId: record.id,
-        platform: record.platform,
-        institution: record.institution,
-        enabled: record.enabled,
-        allowedIps: new IpAllowList(record.allowedIps),
+        record,
+        access: {
+          clientId: record.id,
+          platform: record.platform,
+          institution: record.institution,
+          enabled: record.enabled,
+          allowedIps: new IpAllowList(record.allowedIps),
+        },
       }
     );
   }

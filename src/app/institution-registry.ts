@@ -1,9 +1,10 @@
 /**
  * This process's view of the institutions and their cores (CONTRACT §8). The list
- * is read from the database and kept for `cacheSeconds`; a change announced by the
- * change feed (any process, the CLI included) or made by this process calls
- * {@link InstitutionRegistry.invalidate}, and the next call reads it again. While the
- * feed is not live, a change made elsewhere arrives within `cacheSeconds`.
+ * is read from the database as one entry of a {@link LoadingCache} and kept for
+ * `cacheSeconds`; a change announced by the change feed (any process, the CLI
+ * included) or made by this process calls {@link InstitutionRegistry.forgetAll}, and
+ * the next call reads it again. While the feed is not live, a change made elsewhere
+ * arrives within `cacheSeconds`.
  *
  * Each institution keeps its connector (pool, timeout, breaker) for as long as its
  * core settings stay the same: renaming, disabling or enabling it keeps its pool and
@@ -15,6 +16,7 @@ import type { Clock } from '../ports/clock.js';
 import { CoreUnavailable, InstitutionUnavailable, type CoreConnector } from '../ports/core-connector.js';
 import type { InstitutionCoreFactory } from '../ports/institution-core-factory.js';
 import type { InstitutionStore } from '../ports/institution-store.js';
+import { LoadingCache } from '../ports/loading-cache.js';
 
 export interface InstitutionRegistryOptions {
   readonly cacheSeconds: number;
@@ -43,22 +45,26 @@ function failingCore(reason: string): CoreConnector {
   return { startSession: fail, listAccounts: fail, ping: fail, close: async () => {} };
 }
 
+/** The one entry of the registry's cache: all institutions are read together. */
+const INSTITUTIONS = 'institutions';
+
 export class InstitutionRegistry {
+  /** The institutions with their cores, as last read: the cached list, and what a failed read falls back on. */
   private entries: ReadonlyMap<string, Entry> = new Map();
-  private loadedAt: number | undefined;
-  private loading: { readonly promise: Promise<void>; readonly generation: number } | undefined;
-  /** Moved on by {@link invalidate}: a read begun before it neither counts as fresh nor is joined. */
-  private generation = 0;
-  /** The generation of the read whose entries are held. */
-  private appliedGeneration = 0;
+  private readonly list: LoadingCache<ReadonlyMap<string, Entry>>;
+  /** Numbers the reads: one that finishes after a newer one was applied is older, and not applied. */
+  private readsStarted = 0;
+  private lastReadApplied = 0;
   private closed = false;
 
   constructor(
     private readonly store: InstitutionStore,
     private readonly factory: InstitutionCoreFactory,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly options: InstitutionRegistryOptions,
-  ) {}
+  ) {
+    this.list = new LoadingCache(() => this.reload(), { clock, ttlSeconds: options.cacheSeconds, maxEntries: 1 });
+  }
 
   /** The institution as last read (at most `cacheSeconds` ago); `undefined` when unknown. */
   async find(id: string): Promise<InstitutionRecord | undefined> {
@@ -82,50 +88,45 @@ export class InstitutionRegistry {
   }
 
   /** Reads the institutions again on the next use (after a change, here or announced by the change feed). */
-  invalidate(): void {
-    this.generation += 1;
-    this.loadedAt = undefined;
+  forgetAll(): void {
+    this.list.forgetAll();
   }
 
   /** Reads the institutions now (joining a read under way, unless a change came after it began). */
   async refresh(): Promise<void> {
-    if (this.loading?.generation !== this.generation) {
-      const generation = this.generation;
-      const promise: Promise<void> = this.reload(generation).finally(() => {
-        if (this.loading?.promise === promise) this.loading = undefined;
-      });
-      this.loading = { promise, generation };
-    }
-    await this.loading.promise;
+    await this.list.get(INSTITUTIONS, { reload: true });
   }
 
   async close(): Promise<void> {
     this.closed = true;
     const cores = [...this.entries.values()].map((entry) => entry.core);
     this.entries = new Map();
+    this.list.forgetAll();
     await Promise.all(cores.map((core) => core.close().catch((error: unknown) => this.options.onError?.(error, undefined))));
   }
 
   private async current(): Promise<ReadonlyMap<string, Entry>> {
-    const fresh = this.loadedAt !== undefined && this.clock.now().getTime() - this.loadedAt < this.options.cacheSeconds * 1000;
-    if (fresh) return this.entries;
     try {
-      await this.refresh();
+      return (await this.list.get(INSTITUTIONS))!;
     } catch (error) {
-      // Never loaded: nothing to fall back on. Loaded before: go on with what was read,
+      // Never read: nothing to fall back on. Read before: go on with what was read,
       // and try again after another `cacheSeconds` (not on every call while the database is down).
       if (this.entries.size === 0) throw error;
-      this.loadedAt = this.clock.now().getTime();
       this.options.onError?.(error, undefined);
+      this.list.set(INSTITUTIONS, this.entries);
+      return this.entries;
     }
-    return this.entries;
   }
 
-  private async reload(generation: number): Promise<void> {
+  /** Reads the list and keeps each connector whose core settings stayed the same. */
+  private async reload(): Promise<ReadonlyMap<string, Entry>> {
+    if (this.closed) return this.entries;
+    const read = (this.readsStarted += 1);
     const records = await this.store.list();
-    // A newer read (begun after a change) already replaced the entries: this one is older.
-    if (this.closed || generation < this.appliedGeneration) return;
-    this.appliedGeneration = generation;
+    // A read begun before a change and finished after the read that followed it: not applied
+    // over the newer list (nor kept by the cache, which dropped it when the change came).
+    if (this.closed || read < this.lastReadApplied) return this.entries;
+    this.lastReadApplied = read;
     const next = new Map<string, Entry>();
     const retired: CoreConnector[] = [];
     for (const record of records) {
@@ -140,10 +141,9 @@ export class InstitutionRegistry {
     }
     for (const [id, entry] of this.entries) if (!next.has(id)) retired.push(entry.core);
     this.entries = next;
-    // Fresh only if no change was announced while reading: else the next call reads again.
-    this.loadedAt = generation === this.generation ? this.clock.now().getTime() : undefined;
     // A retired pool finishes the calls under way before it closes.
     for (const core of retired) void core.close().catch((error: unknown) => this.options.onError?.(error, undefined));
+    return next;
   }
 
   private build(record: InstitutionRecord): CoreConnector {

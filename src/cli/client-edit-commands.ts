@@ -51,7 +51,7 @@ export function addClientEditCommands(clients: Command, context: AdminContext, p
         ...(options.clearAllowIps === true ? { clearAllowedIps: true } : {}),
       });
       print(client, options.json === true);
-      io.err('gateways apply the change within their client cache time (60 seconds by default)');
+      io.err('running servers apply the change at once (within COREGATE_CLIENT_CACHE_SECONDS, 30 s by default, while their change feed is down)');
     });
 
   withJson(
@@ -66,6 +66,6 @@ export function addClientEditCommands(clients: Command, context: AdminContext, p
     .action(async (id: string, options: { json?: boolean }) => {
       const result = await (await context.admin()).call('clients.delete', { id });
       io.out(options.json ? JSON.stringify(result) : `deleted client ${result.client_id}`);
-      io.err('its refresh tokens are gone; its access tokens stop working within the client cache time (60 seconds by default)');
+      io.err('its refresh tokens are gone; its access tokens stop working at once (within COREGATE_CLIENT_CACHE_SECONDS, 30 s by default, while a server\'s change feed is down)');
     });
 }

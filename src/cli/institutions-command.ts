@@ -11,8 +11,8 @@ import { UsageError } from './io.js';
 import { examples, required, withJson, type AdminContext } from './program.js';
 
 const DEFAULT_INSTITUTION = `"default" always exists and takes its core from CORE_URL, COREGATE_CORE_API_KEY and
-COREGATE_CORE_TIMEOUT_MS. Changes reach every running server within COREGATE_INSTITUTION_CACHE_SECONDS
-(10 s by default).`;
+COREGATE_CORE_TIMEOUT_MS. Changes reach every running server at once (within
+COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while its change feed is down).`;
 
 /** The flags that describe an institution's core, shared by `add` (where the first two are required) and `update`. */
 function coreOptions(command: Command, adding: boolean): Command {
@@ -182,7 +182,7 @@ export function institutionsCommand(context: AdminContext): Command {
       .addHelpText('after', examples(`coregate institutions ${action} bank-b`))
       .action(async (id: string, options: { json?: boolean }) => {
         print(await (await context.admin()).call('institutions.set-enabled', { id, enabled: action === 'enable' }), options.json === true);
-        io.err('running servers apply this within COREGATE_INSTITUTION_CACHE_SECONDS (10 s by default)');
+        io.err('running servers apply this at once (within COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while their change feed is down)');
       });
   }
   return institutions;

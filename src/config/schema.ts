@@ -173,7 +173,8 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     maximum: 30,
     default: 10,
-    description: 'how long a process trusts its cached list of institutions (cores, enabled flags); CLI changes reach every process within this time',
+    description:
+      'how long a process trusts its cached list of institutions (cores, enabled flags); a change announced by the database (LISTEN/NOTIFY) applies at once, this bounds it should the notifications stop',
   }),
   COREGATE_WEBHOOK_RETRY_SCHEDULE_SECONDS: Type.Array(Type.Integer({ minimum: 1, maximum: 7 * DAY }), {
     minItems: 0,

@@ -1,58 +1,55 @@
 /**
  * What this process drops when the change feed announces a change (issue 12): a
- * client's cached record (token endpoint) and access rules (bearer check), the
- * institutions, the signing keys, a removed customer association (accounts read).
- * When the feed becomes live again, all of them: changes may have been missed while
- * it was not.
+ * client's cached record, the institutions, the signing keys, a removed customer
+ * association (accounts read). When the feed becomes live again, everything: changes
+ * may have been missed while it was not.
  *
  * Losing the feed drops nothing: every entry is still bounded by the lifetime it had
- * before the feed existed, the token endpoint stops using its cache by itself (it asks
- * the feed), and what is held keeps requests working through a database outage.
+ * before the feed existed, the token endpoint stops using the client cache by itself
+ * (it asks the feed), and what is held keeps requests working through a database outage.
  */
 import type { Logger } from 'pino';
-import type { ChangeDrivenCache } from '../app/change-driven-cache.js';
 import type { ClientDirectory } from '../app/client-directory.js';
 import type { InstitutionRegistry } from '../app/institution-registry.js';
-import type { ClientRecord } from '../domain/client.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import type { CachingAssociationStore } from '../adapters/store/caching-association-store.js';
+import type { JoseKeyring } from '../adapters/crypto/jose-keyring.js';
 
 export interface ChangeFollowers {
-  readonly clientRecords: ChangeDrivenCache<ClientRecord>;
-  readonly clientDirectory: Pick<ClientDirectory, 'forget' | 'forgetAll'>;
-  readonly institutions: Pick<InstitutionRegistry, 'invalidate'>;
-  readonly keyring: { forgetKeys(): void };
+  readonly clients: Pick<ClientDirectory, 'forget' | 'forgetAll'>;
+  /** Read as one list: any institution's change drops all of it. */
+  readonly institutions: Pick<InstitutionRegistry, 'forgetAll'>;
+  /** Loaded together: any key's change drops all of them. */
+  readonly keyring: Pick<JoseKeyring, 'forgetAll'>;
   readonly associations: Pick<CachingAssociationStore, 'forget' | 'forgetAll'>;
 }
 
 /** Subscribes the caches to the feed; returns the unsubscribe. */
 export function followChanges(feed: ChangeFeed, followers: ChangeFollowers, logger: Logger): () => void {
-  const { clientRecords, clientDirectory, institutions, keyring, associations } = followers;
+  const { clients, institutions, keyring, associations } = followers;
   return feed.subscribe((change) => {
     switch (change.kind) {
       case 'client':
-        clientRecords.forget(change.id);
-        clientDirectory.forget(change.id);
+        clients.forget(change.id);
         return;
       case 'institution':
-        institutions.invalidate();
+        institutions.forgetAll();
         return;
       case 'signing_key':
-        keyring.forgetKeys();
+        keyring.forgetAll();
         return;
       case 'association':
         associations.forget(change.key);
         return;
       case 'feed':
         if (!change.live) {
-          logger.warn({ err: change.error }, 'change feed lost: until it is back, cached clients are trusted for COREGATE_CLIENT_CACHE_SECONDS, associations for COREGATE_ASSOCIATION_CACHE_SECONDS, and the token endpoint reads every client');
+          logger.warn(
+            { err: change.error },
+            'change feed lost: until it is back, cached clients are trusted for COREGATE_CLIENT_CACHE_SECONDS, institutions for COREGATE_INSTITUTION_CACHE_SECONDS, associations for COREGATE_ASSOCIATION_CACHE_SECONDS, signing keys for 30 s, and the token endpoint reads every client',
+          );
           return;
         }
-        clientRecords.forgetAll();
-        clientDirectory.forgetAll();
-        institutions.invalidate();
-        keyring.forgetKeys();
-        associations.forgetAll();
+        for (const cache of [clients, institutions, keyring, associations]) cache.forgetAll();
         logger.info('change feed live: cached clients, institutions, signing keys and associations are dropped as soon as they change');
         return;
     }

@@ -6,8 +6,6 @@
 import type { Logger } from 'pino';
 import { ClientAuthenticator } from '../app/authenticate-client.js';
 import { ClientDirectory } from '../app/client-directory.js';
-import { ChangeDrivenCache } from '../app/change-driven-cache.js';
-import type { ClientRecord } from '../domain/client.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import { followChanges } from './change-followers.js';
 import { ClientRegistry } from '../app/client-registry.js';
@@ -246,15 +244,10 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const coreSessionEndFailure: CoreSessionEndFailure = (error, association, context) =>
     logger.warn({ err: error, platform: association.platform, customerId: association.customerId, requestId: context.requestId }, 'the core did not end the session of a deregistered customer');
   if (rateLimiter instanceof BreakerRateLimiter) registerRateLimitStoreMetrics(metrics.registry, rateLimiter);
-  // The token endpoint's client records: kept only while the change feed is live (else read
-  // every time, as without a feed); the bearer check's access rules: kept while it is not, too.
-  const clientRecords = new ChangeDrivenCache<ClientRecord>((id) => clients.findById(id), clock, changeFeed, {
-    ttlSeconds: config.clientCacheSeconds,
-    whenFeedDown: 'bypass',
-  });
+  // The one cache of client records, for the token endpoint and the bearer check.
   const clientDirectory = new ClientDirectory(clients, clock, config.clientCacheSeconds, undefined, changeFeed);
   if (changeFeed) {
-    followChanges(changeFeed, { clientRecords, clientDirectory, institutions, keyring, associations }, logger);
+    followChanges(changeFeed, { clients: clientDirectory, institutions, keyring, associations }, logger);
     // Not live yet: every cache falls back until it is (the feed keeps trying).
     await changeFeed.start().catch((error: unknown) => logger.warn({ err: error }, 'change feed: cannot listen yet; retrying'));
   }
@@ -266,11 +259,8 @@ export async function createServices(config: Config, options: ServiceOptions): P
     database,
     migration,
     issuer,
-    clientRegistry: new ClientRegistry(clients, hasher, clock, institutionStore, (id) => {
-      clientRecords.forget(id);
-      clientDirectory.forget(id);
-    }),
-    authenticator: new ClientAuthenticator({ findById: (id) => clientRecords.get(id) }, hasher, institutions, clock),
+    clientRegistry: new ClientRegistry(clients, hasher, clock, institutionStore, (id) => clientDirectory.forget(id)),
+    authenticator: new ClientAuthenticator(clientDirectory, hasher, institutions, clock),
     tokenIssuer: new TokenIssuer(refreshTokens, hasher, keyring, clock, tokenOptions),
     revoker: new TokenRevoker(refreshTokens, hasher, clock),
     keyring,
@@ -281,7 +271,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
       coreUrl: config.coreUrl,
       hasApiKey: config.coreApiKey !== undefined && config.coreApiKey !== '',
       coreTimeoutMs: config.coreTimeoutMs,
-      onChange: () => institutions.invalidate(),
+      onChange: () => institutions.forgetAll(),
     }),
     simulator,
     sessionKeeper,

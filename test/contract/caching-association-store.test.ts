@@ -105,4 +105,23 @@ describe('CachingAssociationStore (pglite)', () => {
     assert.equal((await store.find(key))?.delegateReferenceId, 's-2');
     assert.equal(reads, 2);
   });
+
+  it('answers a look-up of an absent customer that a registration overtook (not an error), and keeps nothing of it', async () => {
+    const key = { institution: 'default', platform: 'p', customerId: 'overtaken' };
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const gated = Object.create(sql) as SqlAssociationStore;
+    gated.find = async (k) => {
+      const found = await sql.find(k);
+      await gate;
+      return found;
+    };
+    const store = new CachingAssociationStore(gated, clock, 5);
+    const pending = store.find(key);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await store.register(key, session('o-1'), clock.now());
+    release();
+    assert.equal(await pending, undefined, 'what the look-up saw');
+    assert.equal((await store.find(key))?.delegateReferenceId, 'o-1');
+  });
 });

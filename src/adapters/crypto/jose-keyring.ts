@@ -5,14 +5,13 @@
  * at once when a token names a key this process has not seen yet (another
  * process rotated), at most once per `minReloadIntervalMs`. After a change to the
  * keys announced by the change feed (a rotation or `keys revoke` in any process) the
- * next use reads them again ({@link JoseKeyring.forgetKeys}).
+ * next use reads them again ({@link JoseKeyring.forgetAll}).
  */
 import { createPrivateKey, randomUUID, sign as cryptoSign, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
-import { NeverEmptyLRUCache } from '../../ports/never-empty-lru-cache.js';
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, errors as joseErrors, type CryptoKey, type JWK, type JWTHeaderParameters } from 'jose';
 import { isWellFormedClientId } from '../../domain/client.js';
-import { expiryOnClock, type Clock } from '../../ports/clock.js';
+import type { Clock } from '../../ports/clock.js';
+import { LoadingCache } from '../../ports/loading-cache.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import { ActiveKeyConflict, type SigningKeyStore, type StoredSigningKey } from '../../ports/signing-key-store.js';
 import { InvalidAccessToken, type AccessTokenClaims, type PublicJwks, type TokenSigner, type TokenVerifier } from '../../ports/token-signer.js';
@@ -62,18 +61,20 @@ interface Verified {
 }
 
 export class JoseKeyring implements TokenSigner, TokenVerifier {
-  /** The published keys, re-read after `cacheSeconds`; concurrent callers share one pending load. */
-  private readonly loaded: LRUCache<typeof KEYS, LoadedKeys>;
+  /**
+   * The published keys (the JWKS, the verification keys and the active signing key),
+   * re-read after `cacheSeconds` (0: on every call, still one load for concurrent callers).
+   * A reload that fails leaves the keys held as they were, for the rest of their lifetime.
+   */
+  private readonly loaded: LoadingCache<LoadedKeys>;
   /**
    * Verified tokens by their text, without TTL: each carries its own `exp`, checked
    * on every use. Concurrent requests with the same new token share one verification.
    */
-  private readonly verified: LRUCache<string, Verified, Date>;
+  private readonly verified: LoadingCache<Verified, Date>;
   private readonly minReloadIntervalMs: number;
-  /** Moved on by every announced change of the keys ({@link forgetKeys}). */
+  /** Moved on by every announced change of the keys ({@link forgetAll}). */
   private generation = 0;
-  /** With `cacheSeconds: 0` every call reloads (still one load for concurrent callers). */
-  private readonly reloadEveryTime: boolean;
 
   constructor(
     private readonly store: SigningKeyStore,
@@ -82,29 +83,16 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     private readonly options: KeyringOptions,
   ) {
     this.minReloadIntervalMs = options.minReloadIntervalMs ?? 1000;
-    this.reloadEveryTime = (options.cacheSeconds ?? 30) <= 0;
-    this.loaded = new LRUCache<typeof KEYS, LoadedKeys>({
-      max: 1,
-      ...expiryOnClock(clock, options.cacheSeconds ?? 30),
-      // A rotation drops the keys while a load may be under way: that load answers its
-      // callers, but the next call loads again and sees the rotation.
-      ignoreFetchAbort: true,
-      // A reload that fails ({@link forgetKeys} while the database is down) leaves the keys
-      // held as they were, for the rest of their lifetime: as if no change had been announced.
-      noDeleteOnFetchRejection: true,
-      fetchMethod: () => this.load(),
-    });
-    this.verified = new NeverEmptyLRUCache<string, Verified, Date>({
-      max: VERIFIED_CACHE_ENTRIES,
-      ignoreFetchAbort: true,
-      fetchMethod: (token, _stale, { context: now }) => this.verifySignedToken(token, now),
-    });
+    // A rotation drops the keys while a load may be under way: that load answers its
+    // callers, but the next call loads again and sees the rotation.
+    this.loaded = new LoadingCache(() => this.load(), { clock, ttlSeconds: options.cacheSeconds ?? 30, maxEntries: 1 });
+    this.verified = new LoadingCache((token, now) => this.verifySignedToken(token, now), { clock, maxEntries: VERIFIED_CACHE_ENTRIES });
   }
 
   /** Creates the first signing key if the database has none (safe when processes race). */
   async ensureActiveKey(): Promise<void> {
     await this.createFirstKey();
-    this.loaded.delete(KEYS);
+    this.loaded.forget(KEYS);
   }
 
   private async createFirstKey(): Promise<void> {
@@ -122,7 +110,7 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     const key = await this.generate();
     const publishUntil = new Date(key.createdAt.getTime() + this.options.accessTokenTtlSeconds * 1000 + 60_000);
     await this.store.activate(key, { retireActive: true, publishUntil });
-    this.loaded.delete(KEYS);
+    this.loaded.forget(KEYS);
     return { kid: key.kid, previousKeysPublishedUntil: publishUntil };
   }
 
@@ -140,16 +128,18 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     if (!key) return undefined;
     const rotatedTo = key.retiredAt === null ? (await this.rotate()).kid : undefined;
     await this.store.unpublish(kid, this.clock.now());
-    this.loaded.delete(KEYS);
-    this.verified.clear();
+    this.loaded.forget(KEYS);
+    this.verified.forgetAll();
     return { kid, rotatedTo };
   }
 
   /**
    * The keys changed (announced by the change feed): the next use reads them again (see
-   * {@link keys}), so a revoked key's tokens are refused from then on.
+   * {@link keys}), so a revoked key's tokens are refused from then on. The keys held are
+   * not dropped: while the database cannot answer they serve out their lifetime, as they
+   * would without the change feed.
    */
-  forgetKeys(): void {
+  forgetAll(): void {
     this.generation += 1;
   }
 
@@ -173,14 +163,14 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     // its lifetime checked again. An Ed25519 verification costs more than a whole
     // proxied request, and platforms send the same token for up to an hour.
     // A token that fails verification is not cached (the rejection reaches every caller sharing it).
-    const { claims, kid } = (await this.verified.fetch(token, { context: now }))!;
+    const { claims, kid } = (await this.verified.get(token, { context: now }))!;
     if (claims.exp <= Math.floor(now.getTime() / 1000)) {
-      this.verified.delete(token);
+      this.verified.forget(token);
       throw new InvalidAccessToken('ERR_JWT_EXPIRED');
     }
     // Its key revoked since (in this process or another): the token goes with it.
     if (!(await this.keys()).verificationKeys.has(kid)) {
-      this.verified.delete(token);
+      this.verified.forget(token);
       throw new InvalidAccessToken('unknown kid');
     }
     return claims;
@@ -238,11 +228,11 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   }
 
   private async keys(forceReload = false): Promise<LoadedKeys> {
-    const keys = (await this.loaded.fetch(KEYS, { forceRefresh: forceReload || this.reloadEveryTime }))!;
+    const keys = (await this.loaded.get(KEYS, { reload: forceReload }))!;
     if (keys.generation === this.generation) return keys;
     // Read before the last announced change: read again. While the database cannot answer,
     // the keys held serve out their lifetime, as they would without the change feed.
-    return (await this.loaded.fetch(KEYS, { forceRefresh: true }).catch(() => undefined)) ?? keys;
+    return (await this.loaded.get(KEYS, { reload: true }).catch(() => undefined)) ?? keys;
   }
 
   private async load(): Promise<LoadedKeys> {

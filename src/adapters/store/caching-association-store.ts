@@ -5,30 +5,26 @@
  *
  * Every write made through this process updates or drops the entry at once. An
  * association removed by another process (deregistered, or revoked with the CLI) is
- * dropped as soon as the change feed announces it (`forget`), and while the
- * feed is down within `ttlSeconds`. Other changes elsewhere are seen within
- * `ttlSeconds`; that is safe because a cached delegate reference ID either still
+ * dropped as soon as the change feed announces it ({@link CachingAssociationStore.forget}),
+ * and while the feed is down within `ttlSeconds`. Other changes elsewhere are seen
+ * within `ttlSeconds`; that is safe because a cached delegate reference ID either still
  * works at the core (starting a session never ends the customer's other sessions,
  * docs/core-protocol.md) or is rejected, which makes coregate renew through the
- * database as usual.
- *
- * lru-cache holds the entries (least recently used dropped first, expiry on the
- * injected clock) and shares one pending read between concurrent callers.
+ * database as usual. An absent customer is never kept: a registration elsewhere (not
+ * announced) is visible at once.
  */
-import type { LRUCache } from 'lru-cache';
-import { NeverEmptyLRUCache } from '../../ports/never-empty-lru-cache.js';
 import type { Association, AssociationKey } from '../../domain/association.js';
 import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
 import type { AssociationStore, AssociationSummary, ClaimResult, EventsToRecord, NewSession, RegisterResult } from '../../ports/association-store.js';
-import { expiryOnClock, type Clock } from '../../ports/clock.js';
+import type { Clock } from '../../ports/clock.js';
+import { LoadingCache } from '../../ports/loading-cache.js';
 
 function cacheKey(key: AssociationKey): string {
   return `${key.institution}\u0000${key.platform}\u0000${key.customerId}`;
 }
 
 export class CachingAssociationStore implements AssociationStore {
-  private readonly entries: LRUCache<string, Association, AssociationKey>;
-  private readonly caching: boolean;
+  private readonly entries: LoadingCache<Association, AssociationKey>;
 
   constructor(
     private readonly inner: AssociationStore,
@@ -36,20 +32,11 @@ export class CachingAssociationStore implements AssociationStore {
     ttlSeconds: number,
     maxEntries = 100_000,
   ) {
-    this.caching = ttlSeconds > 0;
-    this.entries = new NeverEmptyLRUCache<string, Association, AssociationKey>({
-      max: maxEntries,
-      ...expiryOnClock(clock, ttlSeconds),
-      // A write drops the entry (aborting its load): the load still answers its
-      // callers, but what it read is not kept — the write's invalidation wins.
-      ignoreFetchAbort: true,
-      // Absent customers come back `undefined`, which is not cached: a registration elsewhere is visible at once.
-      fetchMethod: (_id, _stale, { context }) => this.inner.find(context),
-    });
+    this.entries = new LoadingCache((_id, key) => this.inner.find(key), { clock, ttlSeconds, maxEntries, keepMisses: false });
   }
 
   find(key: AssociationKey): Promise<Association | undefined> {
-    return this.entries.fetch(cacheKey(key), { context: key, forceRefresh: !this.caching });
+    return this.entries.get(cacheKey(key), { context: key });
   }
 
   async register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[]): Promise<RegisterResult> {
@@ -66,7 +53,7 @@ export class CachingAssociationStore implements AssociationStore {
 
   async completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date): Promise<Association | undefined> {
     const renewed = await this.inner.completeRenewal(key, version, owner, session, now);
-    if (renewed) this.remember(key, renewed);
+    if (renewed) this.entries.set(cacheKey(key), renewed);
     else this.forget(key);
     return renewed;
   }
@@ -94,16 +81,11 @@ export class CachingAssociationStore implements AssociationStore {
 
   /** The change feed is live again after a gap: removals may have been missed. */
   forgetAll(): void {
-    this.entries.clear();
-  }
-
-  private remember(key: AssociationKey, association: Association): void {
-    if (this.caching) this.entries.set(cacheKey(key), association);
-    else this.forget(key);
+    this.entries.forgetAll();
   }
 
   /** Drops the entry: a write here, or another process removed it (the change feed said so). */
   forget(key: AssociationKey): void {
-    this.entries.delete(cacheKey(key));
+    this.entries.forget(cacheKey(key));
   }
 }
