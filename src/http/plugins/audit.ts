@@ -9,7 +9,7 @@
  *
  * Rows hold identifiers and reason codes only: never a body, a header or a token. A
  * failure's reason is the code of the error answered (`domain/errors.ts`, docs/errors.md),
- * the same as the answer's `data.reason` and the log line's `err.code`.
+ * the same as the answer's `data.reason` and the log line's `code`.
  * A client id is recorded only once it is known to exist. Rate-limited requests
  * (429), and requests refused before the caller is identified for a reason other
  * than its credentials (load shedding, the database down), are not audited: they

@@ -121,15 +121,15 @@ export function installErrorHandling(app: FastifyInstance): void {
     const format = request.routeOptions.config?.errorFormat ?? 'envelope';
     const known = error instanceof ApiError ? error : fromFrameworkError(error, format);
     const caller = format === 'oauth' ? {} : callerOf(request);
-    if (!known) request.log.error({ err: error, ...caller }, 'unexpected error');
     const answer = known ?? internalError();
-    // One log line per refusal, with the code the answer and the audit row carry.
-    const line = { err: { code: answer.code, detail: answer.detail }, ...caller };
-    if (known && answer.status >= 500) {
+    // One log line per refusal, with the code the answer and the audit row carry; the cause in `err`.
+    if (!known) {
+      request.log.error({ code: answer.code, err: error, ...caller }, 'unexpected error');
+    } else if (answer.status >= 500) {
       // The core or the database failing is the operator's concern, not the caller's mistake.
-      request.log.warn(line, 'upstream failure');
-    } else if (known) {
-      request.log.info(line, format === 'oauth' ? 'oauth request refused' : 'request refused');
+      request.log.warn({ code: answer.code, err: { detail: answer.detail }, ...caller }, 'upstream failure');
+    } else {
+      request.log.info({ code: answer.code, err: { detail: answer.detail }, ...caller }, format === 'oauth' ? 'oauth request refused' : 'request refused');
     }
     return format === 'oauth' ? sendOAuthError(reply, answer) : sendEnvelopeError(reply, answer);
   });

@@ -1,6 +1,6 @@
 /**
  * One error vocabulary (docs/errors.md): a refused gateway request carries the same
- * code in its answer (`data.reason`), on its log line (`err.code`) and in its audit
+ * code in its answer (`data.reason`), on its log line (`code`) and in its audit
  * row (`reason`); and the envelope's name, className and status are the ones the
  * code's row of the table names.
  */
@@ -39,7 +39,7 @@ describe('one error code in the answer, the log line and the audit row', () => {
     );
     assert.equal(body.data.reason, code, `${why}: data.reason`);
     const refused = linesOf(response).filter((line) => line['msg'] === 'request refused' || line['msg'] === 'upstream failure');
-    assert.deepEqual(refused.map((line) => (line['err'] as { code?: string } | undefined)?.code), [code], `${why}: the log line`);
+    assert.deepEqual(refused.map((line) => line['code']), [code], `${why}: the log line`);
     await h.services.audit.drain();
     const rows = await rowsOf(h, response);
     assert.deepEqual(rows.map((row) => row.reason), [code], `${why}: the audit row`);
