@@ -28,7 +28,7 @@ export const ENVELOPE_KINDS = {
 
 export type EnvelopeName = keyof typeof ENVELOPE_KINDS;
 
-/** Error codes of the token endpoint (spec §7.1, RFC 6749 §5.2). */
+/** Error codes of the token endpoint (RFC 6749 §5.2; docs/behaviour.md). */
 export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type';
 
 /**

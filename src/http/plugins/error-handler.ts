@@ -1,8 +1,8 @@
 /**
- * The one error handler. OAuth routes answer `{error, error_description}` (spec
- * §7.1); every other route answers the FeathersJS envelope (CONTRACT §3). What
- * the caller is told never includes a stack, a secret or what it sent; the real
- * cause is logged.
+ * The one error handler: it renders the one error model (`domain/errors.ts`, docs/errors.md)
+ * in the route's form. OAuth routes answer `{error, error_description}` (RFC 6749 §5.2);
+ * every other route answers the FeathersJS envelope (docs/behaviour.md#envelope). What the
+ * caller is told never includes a stack, a secret or what it sent; the real cause is logged.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, internalError, invalidRequest, methodNotAllowed as wrongMethod, payloadTooLarge, routeNotFound, type FieldProblem } from '../../domain/errors.js';
@@ -137,7 +137,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   const routes = knownRoutes(app);
   app.setNotFoundHandler((request, reply) => {
     // A known path with a method it does not take is a 405 naming the methods it does
-    // take (CONTRACT §3), for every route: derived from the registered routes.
+    // take, for every route: derived from the registered routes.
     const known = routes.find(request.url);
     if (known) return sendMethodNotAllowed(reply, [...known.methods].sort().join(', '), known.errorFormat);
     return sendEnvelopeError(reply, routeNotFound());

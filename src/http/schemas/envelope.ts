@@ -1,5 +1,5 @@
 /**
- * The response envelope of `/core/*` (spec §2.2, CONTRACT §3); the account record
+ * The response envelope of `/core/*` (docs/behaviour.md#envelope); the account record
  * it carries is `AccountRecordSchema` of `domain/account.ts`. Response schemas are
  * allow-lists: fast-json-stringify writes exactly these fields, so nothing else can
  * leak to the platform.
@@ -132,7 +132,7 @@ function errorEnvelope(status: number) {
   };
 }
 
-/** Error statuses a gateway route can answer, each with its own envelope (CONTRACT §3), documented. */
+/** Error statuses a gateway route can answer, each with its own envelope (docs/errors.md), documented. */
 export function gatewayErrors(...statuses: number[]) {
   return Object.fromEntries(statuses.map((status) => [status, errorEnvelope(status)]));
 }
