@@ -3,7 +3,7 @@
  * list a platform's customers and revoke one, so that its customerId must be
  * registered again. Delegate reference IDs are never shown, not even sealed.
  */
-import { BadRequest, NotFound, type FieldProblem } from '../domain/errors.js';
+import { invalidRequest, notFound, type FieldProblem } from '../domain/errors.js';
 import { CUSTOMER_ID_PATTERN } from '../domain/registration.js';
 import { DEFAULT_INSTITUTION, isInstitutionId } from '../domain/institution.js';
 import type { AssociationStore, AssociationSummary } from '../ports/association-store.js';
@@ -46,7 +46,7 @@ export class AssociationAdmin {
       problems.push({ path: 'limit', message: `must be a whole number from 1 to ${MAX_ASSOCIATIONS_LIMIT}` });
     }
     if (institution !== undefined && !isInstitutionId(institution)) problems.push({ path: 'institution', message: 'must be 1 to 64 of a-z, 0-9 and -' });
-    if (problems.length > 0) throw new BadRequest('invalid sessions query', problems);
+    if (problems.length > 0) throw invalidRequest('invalid sessions query', { problems });
     const associations = await this.store.listByPlatform(platform, limit + 1, institution);
     return { associations: associations.slice(0, limit), truncated: associations.length > limit };
   }
@@ -62,12 +62,12 @@ export class AssociationAdmin {
     if (platform.length === 0) problems.push({ path: 'platform', message: 'must not be empty' });
     if (!CUSTOMER_ID.test(customerId)) problems.push({ path: 'customer', message: 'must be 1 to 128 printable characters without spaces' });
     if (!isInstitutionId(institution)) problems.push({ path: 'institution', message: 'must be 1 to 64 of a-z, 0-9 and -' });
-    if (problems.length > 0) throw new BadRequest('invalid session', problems);
+    if (problems.length > 0) throw invalidRequest('invalid session', { problems });
     const key = { institution, platform, customerId };
     const found = this.options?.cores ? await this.store.find(key) : undefined;
     const events = this.options ? { events: [lifecycleEvent('customer.deregistered', key, 'operator_revoked')], now: this.options.clock.now() } : undefined;
     const deleted = await this.store.delete(key, events);
-    if (!deleted) throw new NotFound(`no registered customer "${customerId}" on platform "${platform}" at institution "${institution}"`);
+    if (!deleted) throw notFound(`no registered customer "${customerId}" on platform "${platform}" at institution "${institution}"`);
     await this.audit.record({
       type: 'session.revoked',
       outcome: 'success',

@@ -1,5 +1,5 @@
 import type { ClientRecord } from '../domain/client.js';
-import { InvalidClient } from '../domain/errors.js';
+import { invalidClient } from '../domain/errors.js';
 import type { ClientStore } from '../ports/client-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { CredentialHasher } from '../ports/credential-hasher.js';
@@ -11,7 +11,7 @@ export interface ClientCredentials {
 
 /**
  * Authenticates a client by id and secret (client_secret_basic). Every failure is
- * the same {@link InvalidClient}; the real cause goes only to the log.
+ * the same `invalid_client`; the real cause goes only to the log.
  */
 export class ClientAuthenticator {
   /** Compared against when the client does not exist, so both paths cost one HMAC. */
@@ -32,12 +32,12 @@ export class ClientAuthenticator {
   async authenticate(credentials: ClientCredentials): Promise<ClientRecord> {
     const client = await this.clients.findById(credentials.clientId);
     const secretMatches = this.hasher.matches(credentials.clientSecret, client?.secretDigest ?? this.decoyDigest);
-    if (!client) throw new InvalidClient('unknown client_id');
+    if (!client) throw invalidClient('unknown client_id');
     const known = { id: client.id, platform: client.platform, institution: client.institution };
-    if (!secretMatches && !this.previousSecretMatches(client, credentials.clientSecret)) throw new InvalidClient(`wrong secret for ${client.id}`, known);
-    if (!client.enabled) throw new InvalidClient(`client ${client.id} is disabled`, known);
+    if (!secretMatches && !this.previousSecretMatches(client, credentials.clientSecret)) throw invalidClient(`wrong secret for ${client.id}`, { knownClient: known });
+    if (!client.enabled) throw invalidClient(`client ${client.id} is disabled`, { knownClient: known });
     if (this.institutions && !(await this.institutions.isEnabled(client.institution))) {
-      throw new InvalidClient(`institution ${client.institution} of client ${client.id} is disabled`, known);
+      throw invalidClient(`institution ${client.institution} of client ${client.id} is disabled`, { knownClient: known });
     }
     return client;
   }

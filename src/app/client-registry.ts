@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_SCOPE, isClientGrant, isKnownScope, KNOWN_SCOPES, type Client, type ClientGrant, type ClientRecord, type Scope } from '../domain/client.js';
-import { BadRequest, NotFound, type FieldProblem } from '../domain/errors.js';
+import { invalidRequest, notFound, type FieldProblem } from '../domain/errors.js';
 import { parseCidr } from '../domain/ip-allow-list.js';
 import type { ClientStore } from '../ports/client-store.js';
 import type { Clock } from '../ports/clock.js';
@@ -88,7 +88,7 @@ export class ClientRegistry {
     const institution = input.institution ?? DEFAULT_INSTITUTION;
     const known = this.institutions ? (await this.institutions.find(institution)) !== undefined : institution === DEFAULT_INSTITUTION;
     if (!known) problems.push({ path: 'institution', message: `no institution "${institution}" (see \`coregate institutions list\`)` });
-    if (problems.length > 0) throw new BadRequest('invalid client', problems);
+    if (problems.length > 0) throw invalidRequest('invalid client', { problems });
 
     const id = `cg_${randomBytes(15).toString('base64url')}`;
     const secret = this.hasher.generate(CLIENT_SECRET_PREFIX);
@@ -152,15 +152,15 @@ export class ClientRegistry {
       }
       changes.allowedIps = [...new Set(allowedIps)];
     }
-    if (problems.length > 0) throw new BadRequest('invalid client', problems);
-    if (Object.keys(changes).length === 0) throw new BadRequest('nothing to change', [{ path: 'name', message: 'give at least one of --name, --scope, --grant, --allow-ip, --clear-allow-ips' }]);
+    if (problems.length > 0) throw invalidRequest('invalid client', { problems });
+    if (Object.keys(changes).length === 0) throw invalidRequest('nothing to change', { problems: [{ path: 'name', message: 'give at least one of --name, --scope, --grant, --allow-ip, --clear-allow-ips' }] });
     return withoutDigest(this.changed(id, await this.store.update(id, changes, this.clock.now())));
   }
 
   /** `clients delete`: its refresh tokens go with it; its access tokens stop at the gateways as for a disabled client. */
   async delete(id: string): Promise<Client> {
     const client = await this.show(id);
-    if (!(await this.store.delete(id))) throw new NotFound(`no client "${id}"`);
+    if (!(await this.store.delete(id))) throw notFound(`no client "${id}"`);
     this.onChange?.(id);
     return client;
   }
@@ -179,7 +179,7 @@ export class ClientRegistry {
    */
   async rotateSecret(id: string, graceSeconds = 0): Promise<ClientWithSecret & { previousSecretUntil: Date | null }> {
     if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
-      throw new BadRequest('invalid grace period', [{ path: 'grace', message: `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}` }]);
+      throw invalidRequest('invalid grace period', { problems: [{ path: 'grace', message: `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}` }] });
     }
     const current = this.found(id, await this.store.findById(id));
     const now = this.clock.now();
@@ -190,7 +190,7 @@ export class ClientRegistry {
   }
 
   private found(id: string, record: ClientRecord | undefined): ClientRecord {
-    if (!record) throw new NotFound(`no client "${id}"`);
+    if (!record) throw notFound(`no client "${id}"`);
     return record;
   }
 

@@ -7,12 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { NotFound } from '../domain/errors.js';
+import { customerNotRegistered, reregistrationRequired } from '../domain/errors.js';
 import { associationKeyOf, needsRenewal, type Association } from '../domain/association.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
 import { CoreProtocolError, CustomerNotRecognised, type CoreCallContext, type InstitutionCores } from '../ports/core-connector.js';
-import { badGateway, reregistrationRequired } from './core-failures.js';
+import { fromCoreFailure } from './core-failures.js';
 import { lifecycleEvent } from '../domain/lifecycle-event.js';
 import { SingleFlight } from './single-flight.js';
 import { atInstitution } from './core-call-context.js';
@@ -85,11 +85,11 @@ export class CoreSessionKeeper {
       const claim = await this.store.claimRenewal(key, association.version, this.owner, now, new Date(now.getTime() + this.leaseSeconds * 1000));
       if (claim.outcome === 'claimed') return this.startNewSession(claim.association, context);
       const current = claim.association;
-      if (!current) throw new NotFound('no such customer', {}, { reason: 'customer_not_registered' });
+      if (!current) throw customerNotRegistered();
       if (current.needsReregistration) throw reregistrationRequired();
       // Another process finished a renewal (or a registration replaced the session).
       if (claim.outcome === 'stale') return current;
-      if (this.clock.now().getTime() > deadline) throw badGateway(new Error('timed out waiting for another process to renew the core session'));
+      if (this.clock.now().getTime() > deadline) throw fromCoreFailure(new Error('timed out waiting for another process to renew the core session'));
       if (!waiting) this.events.onWait?.();
       waiting = true;
       await sleep(pollMs);
@@ -113,13 +113,13 @@ export class CoreSessionKeeper {
         throw reregistrationRequired();
       }
       await this.store.releaseRenewal(key, this.owner);
-      throw badGateway(error);
+      throw fromCoreFailure(error);
     }
     const renewed = await this.store.completeRenewal(key, association.version, this.owner, session, this.clock.now());
     if (!renewed) {
       // The lease ran out and someone else moved the association on: use theirs.
       const current = await this.store.find(key);
-      if (!current) throw new NotFound('no such customer', {}, { reason: 'customer_not_registered' });
+      if (!current) throw customerNotRegistered();
       return current;
     }
     await this.events.onRenewal?.(renewed, context);

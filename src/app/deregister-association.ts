@@ -5,12 +5,12 @@
  * `end-core-session.ts`): a core that is down never keeps a customer registered.
  */
 import type { AssociationKey } from '../domain/association.js';
+import { customerNotRegistered } from '../domain/errors.js';
 import { lifecycleEvent } from '../domain/lifecycle-event.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { CoreCallContext, InstitutionCores } from '../ports/core-connector.js';
 import { endCoreSession, type CoreSessionEndFailure } from './end-core-session.js';
-import { unknownCustomer } from './read-association.js';
 
 export class AssociationDeregistrar {
   constructor(
@@ -22,10 +22,10 @@ export class AssociationDeregistrar {
 
   async deregister(key: AssociationKey, context: CoreCallContext): Promise<{ customerId: string }> {
     const association = await this.store.find(key);
-    if (!association) throw unknownCustomer();
+    if (!association) throw customerNotRegistered();
     const deleted = await this.store.delete(key, { events: [lifecycleEvent('customer.deregistered', key, 'platform_request')], now: this.clock.now() });
     // Deleted meanwhile by another request: the same answer as if it had never been there.
-    if (!deleted) throw unknownCustomer();
+    if (!deleted) throw customerNotRegistered();
     await endCoreSession(this.cores, association, context, this.onCoreFailure);
     return { customerId: association.customerId };
   }

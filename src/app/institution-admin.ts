@@ -3,7 +3,7 @@
  * Validation errors name the CLI flag at fault. The core API key is taken here and
  * never given back: an institution shows only whether it has one.
  */
-import { BadRequest, Conflict, NotFound, type FieldProblem } from '../domain/errors.js';
+import { alreadyExists, invalidRequest, notFound, type FieldProblem } from '../domain/errors.js';
 import { DEFAULT_INSTITUTION, isInstitutionId, type CoreSettingsSource, type Institution, type InstitutionRecord } from '../domain/institution.js';
 import type { Clock } from '../ports/clock.js';
 import type { InstitutionChanges, InstitutionStore } from '../ports/institution-store.js';
@@ -88,7 +88,7 @@ export class InstitutionAdmin {
     if ((input.coreCertFile === undefined) !== (input.coreKeyFile === undefined)) {
       problems.push({ path: input.coreCertFile === undefined ? 'core-cert-file' : 'core-key-file', message: 'mutual TLS needs both --core-cert-file and --core-key-file' });
     }
-    if (problems.length > 0) throw new BadRequest('invalid institution', problems);
+    if (problems.length > 0) throw invalidRequest('invalid institution', { problems });
     const created = await this.store.create({
       id,
       name: input.name!.trim(),
@@ -100,7 +100,7 @@ export class InstitutionAdmin {
       coreTimeoutMs: input.coreTimeoutMs,
       createdAt: this.clock.now(),
     });
-    if (!created) throw new Conflict(`institution "${id}" already exists`, {});
+    if (!created) throw alreadyExists(`institution "${id}" already exists`);
     this.defaultCore.onChange?.();
     return this.view(created);
   }
@@ -121,7 +121,7 @@ export class InstitutionAdmin {
     if ((cert === undefined) !== (key === undefined)) {
       problems.push({ path: cert === undefined ? 'core-cert-file' : 'core-key-file', message: 'mutual TLS needs both --core-cert-file and --core-key-file' });
     }
-    if (problems.length > 0) throw new BadRequest('invalid institution', problems);
+    if (problems.length > 0) throw invalidRequest('invalid institution', { problems });
     const changes: InstitutionChanges = Object.fromEntries(
       Object.entries({ ...input, name: input.name?.trim() }).filter(([, value]) => value !== undefined),
     );
@@ -146,7 +146,7 @@ export class InstitutionAdmin {
   }
 
   private found(id: string, record: InstitutionRecord | undefined): InstitutionRecord {
-    if (!record) throw new NotFound(`no institution "${id}"`);
+    if (!record) throw notFound(`no institution "${id}"`);
     return record;
   }
 

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isKnownScope, type ClientRecord } from '../domain/client.js';
-import { InvalidGrant, InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../domain/errors.js';
+import { invalidGrant, invalidRequest, unauthorizedClient, unsupportedGrantType } from '../domain/errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { CredentialHasher } from '../ports/credential-hasher.js';
 import type { RefreshTokenStore } from '../ports/refresh-token-store.js';
@@ -47,16 +47,16 @@ export class TokenIssuer {
   async issue(client: ClientRecord, request: TokenRequest): Promise<TokenResponse> {
     switch (request.grant_type) {
       case undefined:
-        throw new InvalidRequest('grant_type is required');
+        throw invalidRequest('grant_type is required');
       case 'client_credentials':
         return this.respond(client, this.scopeFor(client, request.scope), randomUUID());
       case 'refresh_token':
-        if (!client.grants.includes('refresh_token')) throw new UnauthorizedClient('this client may not use refresh tokens');
+        if (!client.grants.includes('refresh_token')) throw unauthorizedClient('this client may not use refresh tokens');
         return this.refresh(client, request);
       case 'authorization_code':
-        throw new UnauthorizedClient('this client may not use the authorization code grant');
+        throw unauthorizedClient('this client may not use the authorization code grant');
       default:
-        throw new UnsupportedGrantType('grant_type must be client_credentials or refresh_token');
+        throw unsupportedGrantType('grant_type must be client_credentials or refresh_token');
     }
   }
 
@@ -64,33 +64,33 @@ export class TokenIssuer {
   private scopeFor(client: ClientRecord, requested: string | undefined): string {
     if (requested === undefined) return client.scopes.join(' ');
     const scopes = requested.split(' ').filter(Boolean);
-    if (scopes.length !== 1) throw new InvalidRequest('exactly one scope may be requested');
+    if (scopes.length !== 1) throw invalidRequest('exactly one scope may be requested');
     const [scope] = scopes as [string];
-    if (!isKnownScope(scope)) throw new InvalidRequest('unknown scope');
-    if (!client.scopes.includes(scope)) throw new InvalidGrant('the client was not granted this scope');
+    if (!isKnownScope(scope)) throw invalidRequest('unknown scope');
+    if (!client.scopes.includes(scope)) throw invalidGrant('the client was not granted this scope');
     return scope;
   }
 
   private async refresh(client: ClientRecord, request: TokenRequest): Promise<TokenResponse> {
-    if (request.refresh_token === undefined) throw new InvalidRequest('refresh_token is required');
+    if (request.refresh_token === undefined) throw invalidRequest('refresh_token is required');
     // Scope syntax is checked before the token is spent, so a malformed request costs nothing.
     const requestedScope = request.scope === undefined ? undefined : this.scopeFor(client, request.scope);
     const result = await this.refreshTokens.consume(this.hasher.digest(request.refresh_token), client.id, this.clock.now());
     switch (result.outcome) {
       case 'unknown':
-        throw new InvalidGrant('refresh token is invalid', 'unknown refresh token');
+        throw invalidGrant('refresh token is invalid', 'unknown refresh token');
       case 'dead':
-        throw new InvalidGrant('refresh token is invalid', 'expired or revoked refresh token');
+        throw invalidGrant('refresh token is invalid', 'expired or revoked refresh token');
       case 'replayed':
-        throw new InvalidGrant('refresh token is invalid', `refresh token reused: chain ${result.token.chainId} revoked`);
+        throw invalidGrant('refresh token is invalid', `refresh token reused: chain ${result.token.chainId} revoked`);
       case 'consumed':
         break;
     }
     const { token } = result;
     const stillGranted = token.scope.split(' ').every((scope) => client.scopes.includes(scope as never));
-    if (!stillGranted) throw new InvalidGrant('the client no longer holds the scope of this refresh token');
+    if (!stillGranted) throw invalidGrant('the client no longer holds the scope of this refresh token');
     if (requestedScope !== undefined && requestedScope !== token.scope) {
-      throw new InvalidGrant('a refreshed token keeps the scope of the original grant');
+      throw invalidGrant('a refreshed token keeps the scope of the original grant');
     }
     return this.respond(client, token.scope, token.chainId);
   }

@@ -5,10 +5,10 @@
  */
 import type { AccountRecord } from '../domain/account.js';
 import type { AssociationKey } from '../domain/association.js';
-import { NotFound } from '../domain/errors.js';
+import { customerNotRegistered } from '../domain/errors.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import { SessionRejected, type CoreCallContext, type InstitutionCores } from '../ports/core-connector.js';
-import { badGateway } from './core-failures.js';
+import { fromCoreFailure } from './core-failures.js';
 import type { CoreSessionKeeper } from './core-session-keeper.js';
 import { atInstitution } from './core-call-context.js';
 
@@ -24,7 +24,7 @@ export class AccountReader {
     const context = atInstitution(callContext, key.institution);
     const stored = await this.store.find(key);
     // Another platform's (or institution's) customer gets the very same answer as an unknown one.
-    if (!stored) throw new NotFound('no registered customer with this customerId', {}, { reason: 'customer_not_registered' });
+    if (!stored) throw customerNotRegistered();
     let association = await this.keeper.fresh(stored, context);
     for (let attempt = 0; ; attempt += 1) {
       try {
@@ -35,7 +35,7 @@ export class AccountReader {
           association = await this.keeper.renew(association, context);
           continue;
         }
-        throw badGateway(error);
+        throw fromCoreFailure(error);
       }
     }
   }

@@ -4,7 +4,7 @@
  * expiry: those are coregate's business, not the platform's.
  */
 import type { AssociationKey } from '../domain/association.js';
-import { NotFound } from '../domain/errors.js';
+import { customerNotRegistered } from '../domain/errors.js';
 import type { AssociationStore } from '../ports/association-store.js';
 
 export type CustomerStatus = 'active' | 'reregistration_required';
@@ -17,17 +17,12 @@ export interface CustomerState {
   readonly updatedAt: Date;
 }
 
-/** The one answer for an unknown customerId and for another platform's: no existence leak. */
-export function unknownCustomer(): NotFound {
-  return new NotFound('no registered customer with this customerId', {}, { reason: 'customer_not_registered' });
-}
-
 export class AssociationReader {
   constructor(private readonly store: AssociationStore) {}
 
   async read(key: AssociationKey): Promise<CustomerState> {
     const association = await this.store.find(key);
-    if (!association) throw unknownCustomer();
+    if (!association) throw customerNotRegistered();
     return {
       customerId: association.customerId,
       customerKey: association.customerKey,

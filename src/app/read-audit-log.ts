@@ -1,5 +1,5 @@
 /** `coregate audit list`: the operator's view of the audit log, newest first. */
-import { BadRequest, type FieldProblem } from '../domain/errors.js';
+import { invalidRequest, type FieldProblem } from '../domain/errors.js';
 import { AUDIT_EVENT_TYPES, type AuditEventType, type AuditLog, type AuditRecord } from '../ports/audit-log.js';
 import { isCalendarDate } from '../domain/calendar-date.js';
 
@@ -58,7 +58,7 @@ export class AuditReader {
     }
     if (input.platform === '') problems.push({ path: 'platform', message: 'must not be empty' });
     if (input.customerId === '') problems.push({ path: 'customer', message: 'must not be empty' });
-    if (problems.length > 0) throw new BadRequest('invalid audit query', problems);
+    if (problems.length > 0) throw invalidRequest('invalid audit query', { problems });
     return this.log.list({
       platform: input.platform,
       customerId: input.customerId,

@@ -3,12 +3,12 @@
  * customer and store the association. Demographics go to the core and nowhere else.
  */
 import type { AssociationOwner } from '../domain/association.js';
-import { Conflict, NotAuthenticated } from '../domain/errors.js';
+import { customerIdTaken, customerNotRecognised } from '../domain/errors.js';
 import type { Registration } from '../domain/registration.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
 import { CustomerNotRecognised, type CoreCallContext, type InstitutionCores } from '../ports/core-connector.js';
-import { badGateway } from './core-failures.js';
+import { fromCoreFailure } from './core-failures.js';
 import { lifecycleEvent } from '../domain/lifecycle-event.js';
 import { atInstitution } from './core-call-context.js';
 
@@ -32,7 +32,7 @@ export class AssociationRegistrar {
     // 409 decided from the database, before a core session is started for nothing.
     if (registration.subject.kind === 'customerKey') {
       const existing = await this.store.find(key);
-      if (existing && existing.customerKey !== registration.subject.customerKey) throw conflict(registration.customerId);
+      if (existing && existing.customerKey !== registration.subject.customerKey) throw customerIdTaken(registration.customerId);
     }
     let session;
     try {
@@ -42,16 +42,16 @@ export class AssociationRegistrar {
       if (error instanceof CustomerNotRecognised) {
         // "Authentication to the third-party system failed" (spec §7.2): a 401 about
         // the core, so without a WWW-Authenticate challenge for the caller's token.
-        throw new NotAuthenticated('the core banking system does not recognise this customer', { reason: 'customer_not_recognised' });
+        throw customerNotRecognised();
       }
-      throw badGateway(error);
+      throw fromCoreFailure(error);
     }
     // `customer.registered` is recorded with the association, only if this call created it.
     const result = await this.store.register(key, session, this.clock.now(), [lifecycleEvent('customer.registered', key)]);
     if (result.outcome === 'conflict') {
       // Form A: only the core could say who the demographics name, so its session was started.
       await this.endOrphanSession(owner.institution, session.delegateReferenceId, context);
-      throw conflict(registration.customerId);
+      throw customerIdTaken(registration.customerId);
     }
     return { customerId: result.association.customerId, customerKey: result.association.customerKey };
   }
@@ -69,8 +69,4 @@ export class AssociationRegistrar {
       // Best effort, as said above.
     }
   }
-}
-
-function conflict(customerId: string): Conflict {
-  return new Conflict('this customerId is already registered for another core customer', { customerId }, { reason: 'customer_id_taken' });
 }

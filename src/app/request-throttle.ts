@@ -32,7 +32,7 @@
  * against a real Redis like the plugin's own `RedisStore`.
  */
 import ipaddr from 'ipaddr.js';
-import { TooManyRequests } from '../domain/errors.js';
+import { rateLimited } from '../domain/errors.js';
 import type { RateLimitDecision } from '../domain/rate-limit.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 
@@ -178,7 +178,7 @@ export class RequestThrottle {
     this.refused[scope] += 1;
     const retryAfter = decision.retryAfterSeconds;
     const headers = { 'retry-after': String(retryAfter), ...(limit > 0 ? rateLimitHeaders(quota) : {}) };
-    throw new TooManyRequests('too many requests, retry later', { retryAfter }, { detail: REFUSAL_DETAIL[scope], headers });
+    throw rateLimited(retryAfter, headers, REFUSAL_DETAIL[scope]);
   }
 
   private failOpen(error: unknown): RateLimitDecision {

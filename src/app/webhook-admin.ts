@@ -4,7 +4,7 @@
  * (the old one keeps signing beside the new for 24 h), and the deliveries.
  */
 import { randomBytes } from 'node:crypto';
-import { BadRequest, NotFound, type FieldProblem } from '../domain/errors.js';
+import { invalidRequest, notFound, type FieldProblem } from '../domain/errors.js';
 import { isLifecycleEventType, LIFECYCLE_EVENT_TYPES } from '../domain/lifecycle-event.js';
 import type { Clock } from '../ports/clock.js';
 import type { WebhookTargetGuard } from '../ports/webhook-sender.js';
@@ -40,7 +40,7 @@ export class WebhookAdmin {
     }
     const urlProblem = request.url.length > MAX_URL_LENGTH ? `must be at most ${MAX_URL_LENGTH} characters` : await this.guard.problem(request.url);
     if (urlProblem) problems.push({ path: 'url', message: urlProblem });
-    if (problems.length > 0) throw new BadRequest('invalid webhook endpoint', problems);
+    if (problems.length > 0) throw invalidRequest('invalid webhook endpoint', { problems });
     const secret = newWebhookSecret();
     const endpoint = await this.store.addEndpoint(
       { id: `wh_${randomBytes(12).toString('base64url')}`, platform: request.platform, url: request.url, events, secret },
@@ -50,12 +50,12 @@ export class WebhookAdmin {
   }
 
   async list(platform: string): Promise<WebhookEndpoint[]> {
-    if (platform.length === 0) throw new BadRequest('invalid webhooks query', [{ path: 'platform', message: 'must not be empty' }]);
+    if (platform.length === 0) throw invalidRequest('invalid webhooks query', { problems: [{ path: 'platform', message: 'must not be empty' }] });
     return this.store.listEndpoints(platform);
   }
 
   async remove(id: string): Promise<void> {
-    if (!(await this.store.removeEndpoint(id))) throw new NotFound(`no webhook endpoint "${id}"`);
+    if (!(await this.store.removeEndpoint(id))) throw notFound(`no webhook endpoint "${id}"`);
   }
 
   async rotateSecret(id: string): Promise<{ endpoint: WebhookEndpoint; secret: string; previousSecretUntil: Date }> {
@@ -63,7 +63,7 @@ export class WebhookAdmin {
     const now = this.clock.now();
     const previousSecretUntil = new Date(now.getTime() + PREVIOUS_SECRET_GRACE_SECONDS * 1000);
     const endpoint = await this.store.rotateSecret(id, secret, now, previousSecretUntil);
-    if (!endpoint) throw new NotFound(`no webhook endpoint "${id}"`);
+    if (!endpoint) throw notFound(`no webhook endpoint "${id}"`);
     return { endpoint, secret, previousSecretUntil };
   }
 
@@ -73,7 +73,7 @@ export class WebhookAdmin {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERIES_LIMIT) {
       problems.push({ path: 'limit', message: `must be a whole number from 1 to ${MAX_DELIVERIES_LIMIT}` });
     }
-    if (problems.length > 0) throw new BadRequest('invalid deliveries query', problems);
+    if (problems.length > 0) throw invalidRequest('invalid deliveries query', { problems });
     return this.store.listDeliveries(platform, limit);
   }
 }

@@ -1,110 +1,100 @@
 /**
- * Every error coregate answers with, one class each. What the caller is told
- * (`message`, `description`) is kept apart from the real cause (`detail`), which
- * is only ever logged.
+ * Every error coregate answers with: one type, {@link ApiError}, whose `code` comes from
+ * a closed list, and one table ({@link ERROR_CODES}) from that code to what each form of
+ * answer says — the gateway's FeathersJS envelope (name, className, status) and the
+ * OAuth endpoints' `{error, error_description}`. The same code is the envelope's
+ * `data.reason`, the `code` of the log line and the `reason` of the audit row
+ * (docs/errors.md lists them for integrators).
+ *
+ * What the caller is told (`message`) is kept apart from the real cause (`detail`),
+ * which is only ever logged. Each code has one constructor below.
  */
 
-/** Error codes of the token endpoint (spec §7.1, RFC 6749 §5.2). */
-export type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'unsupported_grant_type';
+/** The envelope kinds of the gateway, each with its status (FeathersJS names). */
+export const ENVELOPE_KINDS = {
+  BadRequest: { status: 400, className: 'bad-request' },
+  NotAuthenticated: { status: 401, className: 'not-authenticated' },
+  Forbidden: { status: 403, className: 'forbidden' },
+  NotFound: { status: 404, className: 'not-found' },
+  MethodNotAllowed: { status: 405, className: 'method-not-allowed' },
+  Conflict: { status: 409, className: 'conflict' },
+  PayloadTooLarge: { status: 413, className: 'payload-too-large' },
+  Unprocessable: { status: 422, className: 'unprocessable' },
+  TooManyRequests: { status: 429, className: 'too-many-requests' },
+  GeneralError: { status: 500, className: 'general-error' },
+  BadGateway: { status: 502, className: 'bad-gateway' },
+  Unavailable: { status: 503, className: 'unavailable' },
+} as const;
 
-/** An error of the OAuth endpoints, rendered as `400 {"error": code, "error_description": ...}`. */
-export abstract class OAuthError extends Error {
-  abstract readonly error: OAuthErrorCode;
-  readonly status = 400;
-  constructor(
-    /** Public, safe to send: never contains a secret or what the caller sent. */
-    readonly description: string,
-    /** Private cause, for the log only. */
-    readonly detail?: string,
-  ) {
-    super(description);
-  }
-}
+export type EnvelopeName = keyof typeof ENVELOPE_KINDS;
 
-export class InvalidRequest extends OAuthError {
-  readonly error = 'invalid_request';
-}
-export class InvalidClient extends OAuthError {
-  readonly error = 'invalid_client';
-  constructor(
-    detail?: string,
-    /**
-     * The client the request named, when such a client exists (wrong secret, disabled):
-     * for the audit log, which must never store an unchecked, caller-supplied client_id.
-     */
-    readonly knownClient?: { readonly id: string; readonly platform: string; readonly institution?: string },
-    options: { description?: string; auditReason?: string } = {},
-  ) {
-    // One public message for every cause of a wrong credential, so a caller cannot probe which
-    // part was wrong; only a cause the caller cannot probe with (no Basic header, its address) says more.
-    super(options.description ?? 'client authentication failed', detail);
-    this.auditReason = options.auditReason;
-  }
-  /** A finer reason for the audit row than the code (`ip_not_whitelisted`). */
-  readonly auditReason: string | undefined;
-}
-
-/** The `error_description` when a request carries no HTTP Basic credentials at all. */
-export const USE_CLIENT_SECRET_BASIC =
-  'client authentication failed: send client_id and client_secret with HTTP Basic (client_secret_basic); credentials in the form body are not accepted';
-
-/** The reason code of a gateway error that names no finer one, by status. */
-export const DEFAULT_REASONS: Readonly<Record<number, string>> = {
-  400: 'invalid_request',
-  401: 'not_authenticated',
-  403: 'forbidden',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  409: 'conflict',
-  413: 'payload_too_large',
-  429: 'rate_limited',
-  500: 'internal_error',
-  502: 'core_failed',
-  503: 'unavailable',
-};
-export class InvalidGrant extends OAuthError {
-  readonly error = 'invalid_grant';
-}
-export class UnauthorizedClient extends OAuthError {
-  readonly error = 'unauthorized_client';
-}
-export class UnsupportedGrantType extends OAuthError {
-  readonly error = 'unsupported_grant_type';
-}
+/** Error codes of the token endpoint (RFC 6749 §5.2; docs/behaviour.md). */
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type';
 
 /**
- * An error of the gateway (`/core/*` and everything that is not OAuth), rendered as
- * the FeathersJS envelope `{name, className, message, code, data}` (CONTRACT §3).
+ * What an OAuth endpoint answers for a code: one of RFC 6749 §5.2's codes with 400, or, for what
+ * the token endpoint cannot refuse with them, `temporarily_unavailable` (RFC 6749 §4.1.2.1 names it
+ * for the authorization endpoint; it says the same here) and `server_error`.
  */
-export abstract class GatewayError extends Error {
-  abstract readonly status: number;
-  abstract readonly className: string;
-  /** Extra response headers, for example `WWW-Authenticate` or `Retry-After`. */
-  readonly headers: Readonly<Record<string, string>>;
-  constructor(
-    message: string,
-    readonly data: Readonly<Record<string, unknown>> = {},
-    options: { detail?: string; headers?: Record<string, string>; reason?: string } = {},
-  ) {
-    super(message);
-    this.detail = options.detail;
-    this.headers = options.headers ?? {};
-    this.reason = options.reason;
-  }
-  /**
-   * The reason code a program may branch on, answered as `data.reason` when `data` names
-   * none (`customer_not_registered`, `route_not_found`). Kept apart from `data.reason` so
-   * that the audit log's coarser reason codes stay as they are.
-   */
-  readonly reason: string | undefined;
-  /** Private cause, for the log only. */
-  readonly detail: string | undefined;
+interface OAuthAnswer {
+  readonly error: OAuthErrorCode | 'temporarily_unavailable' | 'server_error';
+  readonly status: 400 | 405 | 429 | 500 | 503;
 }
+
+interface ErrorKind {
+  /** The envelope on the gateway; its status is the answer's. */
+  readonly envelope: EnvelopeName;
+  /**
+   * The `data.reason` the caller is told, where it is told less than the code (the log
+   * line and the audit row keep the code): absent, the code itself.
+   */
+  readonly told?: string;
+  /** The answer of the OAuth endpoints. */
+  readonly oauth: OAuthAnswer;
+}
+
+const OAUTH_INVALID_REQUEST: OAuthAnswer = { error: 'invalid_request', status: 400 };
+const OAUTH_SERVER_ERROR: OAuthAnswer = { error: 'server_error', status: 500 };
+
+/** The closed list of error codes and, for each, its answer in both forms. */
+export const ERROR_CODES = {
+  // The request itself, and the OAuth endpoints' own refusals (RFC 6749 §5.2).
+  invalid_request: { envelope: 'BadRequest', oauth: OAUTH_INVALID_REQUEST },
+  invalid_client: { envelope: 'BadRequest', oauth: { error: 'invalid_client', status: 400 } },
+  invalid_grant: { envelope: 'BadRequest', oauth: { error: 'invalid_grant', status: 400 } },
+  unauthorized_client: { envelope: 'BadRequest', oauth: { error: 'unauthorized_client', status: 400 } },
+  unsupported_grant_type: { envelope: 'BadRequest', oauth: { error: 'unsupported_grant_type', status: 400 } },
+  // The bearer check (RFC 6750 §3.1) and the caller's client.
+  missing_token: { envelope: 'NotAuthenticated', oauth: OAUTH_INVALID_REQUEST },
+  invalid_token: { envelope: 'NotAuthenticated', oauth: OAUTH_INVALID_REQUEST },
+  // A disabled client's token is an invalid token to its holder; only the operator learns why.
+  client_disabled: { envelope: 'NotAuthenticated', told: 'invalid_token', oauth: { error: 'invalid_client', status: 400 } },
+  insufficient_scope: { envelope: 'Forbidden', oauth: OAUTH_INVALID_REQUEST },
+  // At the token endpoint the same refusal is an `invalid_client`, whose description names the address.
+  ip_not_whitelisted: { envelope: 'Forbidden', oauth: { error: 'invalid_client', status: 400 } },
+  // The platform's customers.
+  customer_not_recognised: { envelope: 'NotAuthenticated', oauth: OAUTH_INVALID_REQUEST },
+  reregistration_required: { envelope: 'NotAuthenticated', oauth: OAUTH_INVALID_REQUEST },
+  customer_not_registered: { envelope: 'NotFound', oauth: OAUTH_INVALID_REQUEST },
+  customer_id_taken: { envelope: 'Conflict', oauth: OAUTH_INVALID_REQUEST },
+  // The HTTP edge.
+  route_not_found: { envelope: 'NotFound', oauth: OAUTH_INVALID_REQUEST },
+  method_not_allowed: { envelope: 'MethodNotAllowed', oauth: { error: 'invalid_request', status: 405 } },
+  payload_too_large: { envelope: 'PayloadTooLarge', oauth: OAUTH_INVALID_REQUEST },
+  // RFC 6749 has no code for a rate limit: one of the spec's table 7.1, with the 429.
+  rate_limited: { envelope: 'TooManyRequests', oauth: { error: 'invalid_request', status: 429 } },
+  // Operator commands (the CLI shows the message): a named record that does not exist, or exists already.
+  not_found: { envelope: 'NotFound', oauth: OAUTH_INVALID_REQUEST },
+  already_exists: { envelope: 'Conflict', oauth: OAUTH_INVALID_REQUEST },
+  // What fails behind the request.
+  internal_error: { envelope: 'GeneralError', oauth: OAUTH_SERVER_ERROR },
+  core_failed: { envelope: 'BadGateway', oauth: OAUTH_SERVER_ERROR },
+  unavailable: { envelope: 'Unavailable', oauth: { error: 'temporarily_unavailable', status: 503 } },
+  // A disabled institution's clients are told the service is unavailable; the operator learns which.
+  institution_disabled: { envelope: 'Unavailable', told: 'unavailable', oauth: { error: 'invalid_client', status: 400 } },
+} as const satisfies Readonly<Record<string, ErrorKind>>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
 
 export interface FieldProblem {
   /** Where the problem is, as a JSON pointer-like path (`/registration/customerId`) or a query name. */
@@ -112,61 +102,196 @@ export interface FieldProblem {
   readonly message: string;
 }
 
-export class BadRequest extends GatewayError {
-  override readonly name = 'BadRequest';
-  readonly status = 400;
-  readonly className = 'bad-request';
-  constructor(message: string, errors: readonly FieldProblem[] = [], options?: { detail?: string }) {
-    super(message, { errors }, options);
+/** The client a token request named, when such a client exists (wrong secret, disabled). */
+export interface KnownClient {
+  readonly id: string;
+  readonly platform: string;
+  readonly institution?: string;
+}
+
+interface ApiErrorOptions {
+  /** Details for the envelope's `data` (never `reason` or `requestId`: the error handler adds those). */
+  readonly data?: Readonly<Record<string, unknown>>;
+  /** Private cause, for the log only. */
+  readonly detail?: string | undefined;
+  /** Extra response headers, for example `WWW-Authenticate` or `Retry-After`. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * For the audit log, which must never store an unchecked, caller-supplied client_id:
+   * the client a refused token request named, when it exists.
+   */
+  readonly knownClient?: KnownClient | undefined;
+}
+
+/** An error coregate answers with; rendered by `http/plugins/error-handler.ts` in the route's form. */
+export class ApiError extends Error {
+  /** The envelope's name (`NotFound`). */
+  override readonly name: EnvelopeName;
+  /** The envelope's status (the OAuth form's is {@link ApiError.oauth}'s). */
+  readonly status: number;
+  readonly className: string;
+  /** What the caller is told as `data.reason`: the code, unless the table says less. */
+  readonly reason: string;
+  readonly oauth: OAuthAnswer;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly detail: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly knownClient: KnownClient | undefined;
+
+  constructor(
+    readonly code: ErrorCode,
+    /** Public, safe to send: never a secret, never what the caller sent. */
+    message: string,
+    options: ApiErrorOptions = {},
+  ) {
+    super(message);
+    const kind: ErrorKind = ERROR_CODES[code];
+    const envelope = ENVELOPE_KINDS[kind.envelope];
+    this.name = kind.envelope;
+    this.status = envelope.status;
+    this.className = envelope.className;
+    this.reason = kind.told ?? code;
+    this.oauth = kind.oauth;
+    this.data = options.data ?? {};
+    this.detail = options.detail;
+    this.headers = options.headers ?? {};
+    this.knownClient = options.knownClient;
   }
 }
-export class NotAuthenticated extends GatewayError {
-  override readonly name = 'NotAuthenticated';
-  readonly status = 401;
-  readonly className = 'not-authenticated';
+
+/** The `error_description` when a request carries no HTTP Basic credentials at all. */
+export const USE_CLIENT_SECRET_BASIC =
+  'client authentication failed: send client_id and client_secret with HTTP Basic (client_secret_basic); credentials in the form body are not accepted';
+
+/**
+ * One public message for every cause of a wrong credential, so a caller cannot probe which part
+ * was wrong; only a cause the caller cannot probe with (no Basic header, its address) says more.
+ */
+const CLIENT_AUTHENTICATION_FAILED = 'client authentication failed';
+
+// --- One constructor per code ---
+
+/** 400 `invalid_request`: the envelope's `data.errors` names each bad field; the OAuth form says `message`. */
+export function invalidRequest(message: string, options: { problems?: readonly FieldProblem[]; detail?: string } = {}): ApiError {
+  return new ApiError('invalid_request', message, { data: { errors: options.problems ?? [] }, detail: options.detail });
 }
-export class Forbidden extends GatewayError {
-  override readonly name = 'Forbidden';
-  readonly status = 403;
-  readonly className = 'forbidden';
+
+export function invalidClient(detail?: string, options: { knownClient?: KnownClient; description?: string } = {}): ApiError {
+  return new ApiError('invalid_client', options.description ?? CLIENT_AUTHENTICATION_FAILED, { detail, knownClient: options.knownClient });
 }
-export class NotFound extends GatewayError {
-  override readonly name = 'NotFound';
-  readonly status = 404;
-  readonly className = 'not-found';
+
+export function invalidGrant(description: string, detail?: string): ApiError {
+  return new ApiError('invalid_grant', description, { detail });
 }
-export class MethodNotAllowed extends GatewayError {
-  override readonly name = 'MethodNotAllowed';
-  readonly status = 405;
-  readonly className = 'method-not-allowed';
+
+export function unauthorizedClient(description: string): ApiError {
+  return new ApiError('unauthorized_client', description);
 }
-export class Conflict extends GatewayError {
-  override readonly name = 'Conflict';
-  readonly status = 409;
-  readonly className = 'conflict';
+
+export function unsupportedGrantType(description: string): ApiError {
+  return new ApiError('unsupported_grant_type', description);
 }
-export class PayloadTooLarge extends GatewayError {
-  override readonly name = 'PayloadTooLarge';
-  readonly status = 413;
-  readonly className = 'payload-too-large';
+
+/** No bearer token at all: the challenge without an error code (RFC 6750 §3.1). */
+export function missingToken(): ApiError {
+  return new ApiError('missing_token', 'a bearer access token is required', { headers: { 'www-authenticate': 'Bearer' } });
 }
-export class TooManyRequests extends GatewayError {
-  override readonly name = 'TooManyRequests';
-  readonly status = 429;
-  readonly className = 'too-many-requests';
+
+const INVALID_TOKEN_CHALLENGE = { 'www-authenticate': 'Bearer error="invalid_token"' };
+
+export function invalidToken(detail: string): ApiError {
+  return new ApiError('invalid_token', 'invalid or expired access token', { detail, headers: INVALID_TOKEN_CHALLENGE });
 }
-export class GeneralError extends GatewayError {
-  override readonly name = 'GeneralError';
-  readonly status = 500;
-  readonly className = 'general-error';
+
+/** The token of a disabled client: answered as {@link invalidToken}, audited as `client_disabled`. */
+export function clientDisabled(clientId: string): ApiError {
+  return new ApiError('client_disabled', 'invalid or expired access token', { detail: `client ${clientId} is disabled`, headers: INVALID_TOKEN_CHALLENGE });
 }
-export class BadGateway extends GatewayError {
-  override readonly name = 'BadGateway';
-  readonly status = 502;
-  readonly className = 'bad-gateway';
+
+export function insufficientScope(scope: string): ApiError {
+  return new ApiError('insufficient_scope', `the access token lacks the ${scope} scope`, {
+    headers: { 'www-authenticate': 'Bearer error="insufficient_scope"' },
+  });
 }
-export class Unavailable extends GatewayError {
-  override readonly name = 'Unavailable';
-  readonly status = 503;
-  readonly className = 'unavailable';
+
+/** A caller outside its client's IP allow-list: the gateway's 403 says the address (the caller's own). */
+export function ipNotWhitelisted(ip: string): ApiError {
+  return new ApiError('ip_not_whitelisted', `the caller IP address ${ip} is not whitelisted for this client`, { data: { ip }, detail: `caller ${ip}` });
+}
+
+/** The token endpoint's form of {@link ipNotWhitelisted}: an `invalid_client` naming the address. */
+export function tokenCallerNotWhitelisted(ip: string, client: KnownClient): ApiError {
+  return new ApiError('ip_not_whitelisted', `client authentication failed: the address ${ip} is not in this client's IP allow-list`, {
+    detail: `caller ${ip} outside the allow-list of ${client.id}`,
+    knownClient: client,
+  });
+}
+
+/** Registration: the core does not know the customer (no `WWW-Authenticate`: not a bearer problem). */
+export function customerNotRecognised(): ApiError {
+  return new ApiError('customer_not_recognised', 'the core banking system does not recognise this customer');
+}
+
+/** The stored customer key no longer works at the core: only a new registration helps. */
+export function reregistrationRequired(): ApiError {
+  return new ApiError('reregistration_required', 'the customer must be registered again');
+}
+
+/** A customerId the caller's platform did not register: the same answer for another platform's (no existence leak). */
+export function customerNotRegistered(): ApiError {
+  return new ApiError('customer_not_registered', 'no registered customer with this customerId');
+}
+
+export function customerIdTaken(customerId: string): ApiError {
+  return new ApiError('customer_id_taken', 'this customerId is already registered for another core customer', { data: { customerId } });
+}
+
+/** The path is not echoed: a caller may have put personal data in it. */
+export function routeNotFound(): ApiError {
+  return new ApiError('route_not_found', 'no such resource');
+}
+
+export function methodNotAllowed(allow: string): ApiError {
+  return new ApiError('method_not_allowed', `use ${allow}`, { headers: { allow } });
+}
+
+export function payloadTooLarge(): ApiError {
+  return new ApiError('payload_too_large', 'request body is too large');
+}
+
+export function rateLimited(retryAfterSeconds: number, headers: Readonly<Record<string, string>>, detail: string): ApiError {
+  return new ApiError('rate_limited', 'too many requests, retry later', { data: { retryAfter: retryAfterSeconds }, detail, headers });
+}
+
+/** An operator command named a record that does not exist (the message names it). */
+export function notFound(message: string): ApiError {
+  return new ApiError('not_found', message);
+}
+
+/** An operator command would create a record that exists already. */
+export function alreadyExists(message: string): ApiError {
+  return new ApiError('already_exists', message);
+}
+
+/** Anything unexpected: nothing about it is told. */
+export function internalError(): ApiError {
+  return new ApiError('internal_error', 'internal error');
+}
+
+/** The core unreachable, timing out, failing or answering garbage; the cause is logged only. */
+export function coreFailed(detail: string): ApiError {
+  return new ApiError('core_failed', 'the core banking system did not answer properly', { detail });
+}
+
+/** 503: the service cannot serve now; `retryAfterSeconds` becomes `Retry-After`. */
+export function unavailable(message: string, detail: string, retryAfterSeconds?: number): ApiError {
+  return new ApiError('unavailable', message, {
+    detail,
+    ...(retryAfterSeconds === undefined ? {} : { headers: { 'retry-after': String(retryAfterSeconds) } }),
+  });
+}
+
+/** The caller's institution is disabled: 503 on every `/core/*` call of its clients. */
+export function institutionDisabled(institution: string): ApiError {
+  return new ApiError('institution_disabled', 'the institution is not available', { detail: `institution ${institution} is disabled` });
 }

@@ -4,7 +4,7 @@
  * that does not decode cleanly is a failed client authentication.
  */
 import type { ClientCredentials } from '../app/authenticate-client.js';
-import { InvalidClient, USE_CLIENT_SECRET_BASIC } from '../domain/errors.js';
+import { invalidClient, USE_CLIENT_SECRET_BASIC } from '../domain/errors.js';
 
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -20,40 +20,40 @@ function formDecode(value: string): string {
 export function parseBasicCredentials(header: string | undefined): ClientCredentials {
   // No Basic header at all is what a client configured for client_secret_post sends (openid-client's
   // and simple-oauth2's default): the answer says how to authenticate instead. It reveals nothing about any client.
-  if (header === undefined) throw new InvalidClient('no Authorization header', undefined, { description: USE_CLIENT_SECRET_BASIC });
+  if (header === undefined) throw invalidClient('no Authorization header', { description: USE_CLIENT_SECRET_BASIC });
   const match = BASIC.exec(header);
   if (!match) {
     const description = /^Basic\b/i.test(header) ? undefined : USE_CLIENT_SECRET_BASIC;
-    throw new InvalidClient('Authorization is not Basic with base64 credentials', undefined, description ? { description } : {});
+    throw invalidClient('Authorization is not Basic with base64 credentials', description ? { description } : {});
   }
   const encoded = match[1]!;
   const bytes = Buffer.from(encoded, 'base64');
   // Buffer.from ignores stray characters and bad padding; a strict round trip does not.
   if (bytes.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '')) {
-    throw new InvalidClient('Authorization credentials are not canonical base64');
+    throw invalidClient('Authorization credentials are not canonical base64');
   }
   let decoded: string;
   try {
     decoded = utf8.decode(bytes);
   } catch {
-    throw new InvalidClient('Authorization credentials are not UTF-8');
+    throw invalidClient('Authorization credentials are not UTF-8');
   }
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new InvalidClient('Authorization credentials have no ":"');
+  if (colon < 0) throw invalidClient('Authorization credentials have no ":"');
   let clientId: string;
   let clientSecret: string;
   try {
     clientId = formDecode(decoded.slice(0, colon));
     clientSecret = formDecode(decoded.slice(colon + 1));
   } catch {
-    throw new InvalidClient('Authorization credentials are not form-urlencoded');
+    throw invalidClient('Authorization credentials are not form-urlencoded');
   }
-  if (clientId === '' || clientSecret === '') throw new InvalidClient('empty client_id or client_secret');
+  if (clientId === '' || clientSecret === '') throw invalidClient('empty client_id or client_secret');
   // Ids and secrets are printable. A control character is no credential, and a NUL
   // would otherwise reach the client lookup, which PostgreSQL refuses (text cannot
   // hold NUL): a 500 instead of invalid_client.
   if (CONTROL_CHARACTER.test(clientId) || CONTROL_CHARACTER.test(clientSecret)) {
-    throw new InvalidClient('control character in client_id or client_secret');
+    throw invalidClient('control character in client_id or client_secret');
   }
   return { clientId, clientSecret };
 }

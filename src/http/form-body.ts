@@ -3,7 +3,7 @@
  * endpoints: a parameter may appear once (RFC 6749 §3.2), and a parameter sent
  * without a value counts as absent (RFC 6749 §3.1).
  */
-import { InvalidRequest } from '../domain/errors.js';
+import { invalidRequest } from '../domain/errors.js';
 
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
@@ -14,14 +14,14 @@ function quoted(name: string): string {
 
 /** Throws `invalid_request` unless the media type is form-urlencoded (UTF-8 charset allowed). */
 export function assertFormContentType(contentType: string | undefined): void {
-  if (contentType === undefined) throw new InvalidRequest(`Content-Type must be ${FORM_MEDIA_TYPE}`);
+  if (contentType === undefined) throw invalidRequest(`Content-Type must be ${FORM_MEDIA_TYPE}`);
   const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
-  if (mediaType !== FORM_MEDIA_TYPE) throw new InvalidRequest(`Content-Type must be ${FORM_MEDIA_TYPE}`);
+  if (mediaType !== FORM_MEDIA_TYPE) throw invalidRequest(`Content-Type must be ${FORM_MEDIA_TYPE}`);
   for (const parameter of parameters) {
     if (parameter === '') continue;
     const [name, value = ''] = parameter.split('=').map((part) => part.trim());
     if (name === 'charset' && /^"?(utf-8|us-ascii)"?$/.test(value)) continue;
-    throw new InvalidRequest(`unsupported Content-Type parameter${quoted(name ?? '')}`);
+    throw invalidRequest(`unsupported Content-Type parameter${quoted(name ?? '')}`);
   }
 }
 
@@ -30,7 +30,7 @@ export function parseForm(body: string): Map<string, string> {
   const parameters = new Map<string, string>();
   const seen = new Set<string>();
   for (const [name, value] of new URLSearchParams(body)) {
-    if (seen.has(name)) throw new InvalidRequest(`parameter${quoted(name)} is given more than once`);
+    if (seen.has(name)) throw invalidRequest(`parameter${quoted(name)} is given more than once`);
     seen.add(name);
     if (value !== '') parameters.set(name, value);
   }

@@ -5,7 +5,7 @@
  * itself. Each one is a use-case call; formatting is the CLI's.
  */
 import type { Client } from '../domain/client.js';
-import { GatewayError } from '../domain/errors.js';
+import { ApiError } from '../domain/errors.js';
 import { DEFAULT_INSTITUTION } from '../domain/institution.js';
 import type { PublicJwks } from '../ports/token-signer.js';
 import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
@@ -267,7 +267,7 @@ export async function executeAdminOperation<N extends AdminOperationName>(
   try {
     return await (handlers[name] as (args: AdminOperations[N]['args']) => Promise<AdminOperations[N]['result']>)(args);
   } catch (error) {
-    if (error instanceof GatewayError) {
+    if (error instanceof ApiError) {
       const problems = (error.data['errors'] as { path: string; message: string }[] | undefined) ?? [];
       throw new AdminOperationFailed(error.message, problems);
     }

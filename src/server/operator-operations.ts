@@ -5,7 +5,7 @@
  * table of `admin-operations.ts`, so the CLI and the admin socket reach them alike.
  */
 import type { Client } from '../domain/client.js';
-import { NotFound } from '../domain/errors.js';
+import { notFound } from '../domain/errors.js';
 import type { AuditEventType } from '../ports/audit-log.js';
 import type { Services } from './services.js';
 
@@ -57,7 +57,7 @@ export function operatorOperations<V>(services: OperatorServices, view: (client:
     },
     'keys.revoke': async ({ kid }) => {
       const revoked = await services.keyring.revoke(kid);
-      if (!revoked) throw new NotFound(`no published signing key "${kid}" (see coregate keys list)`);
+      if (!revoked) throw notFound(`no published signing key "${kid}" (see coregate keys list)`);
       await audit('key.revoked', { reason: kid });
       if (revoked.rotatedTo) await audit('key.rotated', { reason: revoked.rotatedTo });
       return { kid, revoked: true, rotatedTo: revoked.rotatedTo ?? null };

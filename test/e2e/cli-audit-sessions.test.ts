@@ -161,7 +161,7 @@ async function sessionsWalkThrough(env: Env, url: string, platform: string, toke
   assert.deepEqual(
     afterRevoke.map((event) => [event.type, event.outcome, event.reason, event.actor, event.clientId, event.requestId === null]),
     [
-      ['accounts.listed', 'failure', 'not_found', 'client', client.client_id, false],
+      ['accounts.listed', 'failure', 'customer_not_registered', 'client', client.client_id, false],
       ['session.revoked', 'success', null, 'operator', null, true],
     ],
   );

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Server } from 'node:http';
-import { BadRequest } from '../../src/domain/errors.js';
+import { invalidRequest } from '../../src/domain/errors.js';
 import { AdminOperationFailed, type AdminHandlers } from '../../src/server/admin-operations.js';
 import { callAdminSocket, serveAdminSocket } from '../../src/server/admin-socket.js';
 
@@ -29,7 +29,7 @@ describe('admin socket', () => {
         return { ...args, revoked: true };
       },
       'audit.list': async () => {
-        throw new BadRequest('invalid audit query', [{ path: 'limit', message: 'must be a whole number from 1 to 10000' }]);
+        throw invalidRequest('invalid audit query', { problems: [{ path: 'limit', message: 'must be a whole number from 1 to 10000' }] });
       },
       'keys.list': async () => {
         throw new Error('database unreachable');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { InvalidClient, USE_CLIENT_SECRET_BASIC } from '../../src/domain/errors.js';
+import { ApiError, USE_CLIENT_SECRET_BASIC } from '../../src/domain/errors.js';
 import { parseBasicCredentials } from '../../src/http/basic-credentials.js';
 
 const b64 = (text: string | Buffer) => (typeof text === 'string' ? Buffer.from(text, 'utf8') : text).toString('base64');
@@ -54,12 +54,13 @@ describe('parseBasicCredentials', () => {
       assert.throws(
         () => parseBasicCredentials(header),
         (error: unknown) => {
-          assert.ok(error instanceof InvalidClient);
-          assert.equal(error.error, 'invalid_client');
+          assert.ok(error instanceof ApiError);
+          assert.equal(error.code, 'invalid_client');
+          assert.equal(error.oauth.error, 'invalid_client');
           // The public description never says which part of the credentials was wrong; a request with
           // no Basic credentials at all is told to use them (issue 14).
-          if (header === undefined || !/^Basic/i.test(header)) assert.equal(error.description, USE_CLIENT_SECRET_BASIC);
-          else assert.equal(error.description, 'client authentication failed');
+          if (header === undefined || !/^Basic/i.test(header)) assert.equal(error.message, USE_CLIENT_SECRET_BASIC);
+          else assert.equal(error.message, 'client authentication failed');
           return true;
         },
       );

@@ -6,13 +6,13 @@ import { encryptionKey } from '../../src/adapters/crypto/encryption-keys.js';
 import { HmacCredentialHasher } from '../../src/adapters/crypto/hmac-credential-hasher.js';
 import { migrate } from '../../src/adapters/store/migrate.js';
 import { SqlClientStore } from '../../src/adapters/store/sql-client-store.js';
-import { BadRequest, NotFound, type FieldProblem } from '../../src/domain/errors.js';
+import { ApiError, type FieldProblem } from '../../src/domain/errors.js';
 import { pgliteBackend, type OpenBackend } from '../support/backends.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 function assertProblems(run: () => Promise<unknown>, paths: string[]): Promise<void> {
   return assert.rejects(run, (error: unknown) => {
-    assert.ok(error instanceof BadRequest, `expected BadRequest, got ${String(error)}`);
+    assert.ok(error instanceof ApiError && error.code === 'invalid_request', `expected invalid_request, got ${String(error)}`);
     const problems = error.data['errors'] as FieldProblem[];
     assert.deepEqual(problems.map((p) => p.path).sort(), [...paths].sort());
     for (const problem of problems) assert.ok(problem.message.length > 0);
@@ -103,7 +103,7 @@ describe('ClientRegistry (on PGlite)', () => {
     assert.equal(hasher.matches(secret, stored!.secretDigest), false);
     assert.equal(hasher.matches(rotated.secret, stored!.secretDigest), true);
     for (const run of [() => registry.show('cg_nope'), () => registry.setEnabled('cg_nope', true), () => registry.rotateSecret('cg_nope')]) {
-      await assert.rejects(run, NotFound);
+      await assert.rejects(run, (error) => error instanceof ApiError && error.code === 'not_found' && error.name === 'NotFound');
     }
   });
 });

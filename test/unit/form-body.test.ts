@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidRequest } from '../../src/domain/errors.js';
+import { ApiError } from '../../src/domain/errors.js';
 import { assertFormContentType, parseForm } from '../../src/http/form-body.js';
 
 function assertInvalidRequest(run: () => unknown): void {
   assert.throws(run, (error: unknown) => {
-    assert.ok(error instanceof InvalidRequest);
-    assert.equal(error.error, 'invalid_request');
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.code, 'invalid_request');
+    assert.equal(error.oauth.error, 'invalid_request');
     return true;
   });
 }

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { MemoryRateLimiter } from '../../src/adapters/rate-limit/memory-rate-limiter.js';
 import { RequestThrottle, sourceKey, type RateLimitSettings } from '../../src/app/request-throttle.js';
-import { TooManyRequests } from '../../src/domain/errors.js';
+import { ApiError } from '../../src/domain/errors.js';
 import type { RateLimiter } from '../../src/ports/rate-limiter.js';
 import { FakeClock } from '../support/fake-clock.js';
 
@@ -30,7 +30,7 @@ function throttle(settings: Partial<RateLimitSettings> = {}) {
 
 async function assertTooMany(promise: Promise<unknown>, retryAfter: number): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof TooManyRequests, String(error));
+    assert.ok(error instanceof ApiError && error.code === 'rate_limited' && error.name === 'TooManyRequests', String(error));
     assert.equal(error.status, 429);
     assert.equal(error.headers['retry-after'], String(retryAfter));
     assert.deepEqual(error.data, { retryAfter });

@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { Unavailable } from '../../domain/errors.js';
+import { unavailable } from '../../domain/errors.js';
 import type { ChangeFeed } from '../../ports/change-feed.js';
 import { PgliteChangeFeed } from './pglite-change-feed.js';
 import { withDeadline, type Database, type Queryable } from './database.js';
@@ -50,10 +50,7 @@ export class PgliteDatabase implements Database {
   async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
     const ms = this.timeoutMs;
     const result = await withDeadline(this.db.query<Row>(text, params as unknown[]), ms, () =>
-      new Unavailable('the service is temporarily unavailable', {}, {
-        detail: `embedded database busy: no answer within ${ms} ms`,
-        headers: { 'retry-after': '5' },
-      }),
+      unavailable('the service is temporarily unavailable', `embedded database busy: no answer within ${ms} ms`, 5),
     );
     return result.rows;
   }

@@ -1,20 +1,17 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { Unavailable } from '../../domain/errors.js';
+import { unavailable } from '../../domain/errors.js';
 import type { ChangeFeed } from '../../ports/change-feed.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
 import { isConnectionFailure, withDeadline, type Database, type PoolStats, type Queryable } from './database.js';
 
 /** How long callers are asked to wait when the database is unreachable. */
-const RETRY_AFTER_SECONDS = '5';
+const RETRY_AFTER_SECONDS = 5;
 
 /** An unreachable database is a 503 with Retry-After (CONTRACT §3), not a 500. */
-function unavailable(error: unknown): unknown {
+function unavailableIfUnreachable(error: unknown): unknown {
   if (!isConnectionFailure(error)) return error;
-  return new Unavailable('the service is temporarily unavailable', {}, {
-    detail: `database unreachable: ${(error as Error).message}`,
-    headers: { 'retry-after': RETRY_AFTER_SECONDS },
-  });
+  return unavailable('the service is temporarily unavailable', `database unreachable: ${(error as Error).message}`, RETRY_AFTER_SECONDS);
 }
 
 export interface PostgresOptions {
@@ -109,13 +106,13 @@ export class PostgresDatabase implements Database {
       const result = await withDeadline(query, this.timeoutMs, () => timedOut(this.timeoutMs));
       return result.rows as Row[];
     } catch (error) {
-      throw unavailable(error);
+      throw unavailableIfUnreachable(error);
     }
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect().catch((error: unknown) => {
-      throw unavailable(error);
+      throw unavailableIfUnreachable(error);
     });
     const tx: Queryable = {
       query: async <Row>(text: string, params: readonly unknown[] = []) =>
@@ -131,7 +128,7 @@ export class PostgresDatabase implements Database {
       await client.query('ROLLBACK').catch(() => {});
       // A connection in an unknown state is discarded rather than returned to the pool.
       client.release(true);
-      throw unavailable(error);
+      throw unavailableIfUnreachable(error);
     }
   }
 

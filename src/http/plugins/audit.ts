@@ -7,7 +7,9 @@
  * are audited in aggregate instead: one row per source address, event type and reason
  * per minute, with a count (`app/refusal-aggregator.ts`); the metrics count each one.
  *
- * Rows hold identifiers and reason codes only: never a body, a header or a token.
+ * Rows hold identifiers and reason codes only: never a body, a header or a token. A
+ * failure's reason is the code of the error answered (`domain/errors.ts`, docs/errors.md),
+ * the same as the answer's `data.reason` and the log line's `code`.
  * A client id is recorded only once it is known to exist. Rate-limited requests
  * (429), and requests refused before the caller is identified for a reason other
  * than its credentials (load shedding, the database down), are not audited: they
@@ -17,8 +19,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditEntry, AuditTrail } from '../../app/audit-trail.js';
 import type { AuditEventType } from '../../ports/audit-log.js';
-import { GatewayError, InvalidClient, OAuthError, Unavailable } from '../../domain/errors.js';
 import { CUSTOMER_ID_PATTERN } from '../../domain/registration.js';
+import { answeredError } from './error-handler.js';
 
 /** What the requests of a route are audited as. */
 export type AuditedRoute = 'token' | 'registration' | 'accounts' | 'customer-read' | 'deregistration';
@@ -31,30 +33,8 @@ declare module 'fastify' {
 }
 
 const CUSTOMER_ID = new RegExp(CUSTOMER_ID_PATTERN);
-/** Reason codes our own errors carry in `data.reason` (`customer_not_recognised`, …). */
-const REASON_CODE = /^[a-z][a-z_]{0,63}$/;
-
-/** The reason of a gateway failure by the status answered, unless the error names a finer one. */
-const STATUS_REASONS: Readonly<Record<number, string>> = {
-  400: 'bad_request',
-  401: 'not_authenticated',
-  403: 'forbidden',
-  404: 'not_found',
-  409: 'conflict',
-  413: 'payload_too_large',
-  429: 'too_many_requests',
-  500: 'general_error',
-  502: 'bad_gateway',
-  503: 'unavailable',
-};
-
-/** The error a request failed with, kept from `onError` for `onSend`. */
-const failures = new WeakMap<FastifyRequest, unknown>();
 
 export function installAuditing(app: FastifyInstance, trail: AuditTrail): void {
-  app.addHook('onError', async (request, _reply, error) => {
-    failures.set(request, error);
-  });
   app.addHook('onSend', async (request, reply, payload) => {
     const entry = auditEntry(request, reply);
     if (!entry) return payload;
@@ -110,14 +90,14 @@ function tokenEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | 
   if (reply.statusCode < 400 && client) {
     return { type: 'token.issued', outcome: 'success', reason: null, actor: 'client', clientId: client.id, platform: client.platform, institution: client.institution, customerId: null, requestId: request.id };
   }
-  const error = failures.get(request);
+  const error = answeredError(request);
   // The client_id of a failed authentication only if such a client exists: junk input is not stored.
-  const known = client ? { id: client.id, platform: client.platform, institution: client.institution } : error instanceof InvalidClient ? (error.knownClient ?? null) : undefined;
+  const known = client ? { id: client.id, platform: client.platform, institution: client.institution } : error?.oauth.error === 'invalid_client' ? (error.knownClient ?? null) : undefined;
   if (known === undefined) return undefined;
   return {
     type: 'token.denied',
     outcome: 'failure',
-    reason: oauthReason(error, reply.statusCode),
+    reason: failureReason(request, reply.statusCode),
     actor: 'client',
     clientId: known?.id ?? null,
     platform: known?.platform ?? null,
@@ -127,12 +107,9 @@ function tokenEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | 
   };
 }
 
-/** The `error` code the token endpoint answered (see `plugins/error-handler.ts`). */
-function oauthReason(error: unknown, status: number): string {
-  if (error instanceof InvalidClient && error.auditReason !== undefined) return error.auditReason;
-  if (error instanceof OAuthError) return error.error;
-  if (error instanceof Unavailable || status === 503) return 'temporarily_unavailable';
-  return status >= 400 && status < 500 ? 'invalid_request' : 'server_error';
+/** The code of the error the request was answered with (every error answer goes through `plugins/error-handler.ts`). */
+function failureReason(request: FastifyRequest, status: number): string {
+  return answeredError(request)?.code ?? `http_${status}`;
 }
 
 function gatewayEntry(type: AuditEventType, request: FastifyRequest, reply: FastifyReply, customerId: string | null): AuditEntry | undefined {
@@ -142,7 +119,7 @@ function gatewayEntry(type: AuditEventType, request: FastifyRequest, reply: Fast
   return {
     type,
     outcome: succeeded ? 'success' : 'failure',
-    reason: succeeded ? null : gatewayReason(failures.get(request), reply.statusCode),
+    reason: succeeded ? null : failureReason(request, reply.statusCode),
     actor: 'client',
     clientId: principal.clientId,
     platform: principal.platform,
@@ -150,12 +127,6 @@ function gatewayEntry(type: AuditEventType, request: FastifyRequest, reply: Fast
     customerId,
     requestId: request.id,
   };
-}
-
-function gatewayReason(error: unknown, status: number): string {
-  const named = error instanceof GatewayError ? error.data['reason'] : undefined;
-  if (typeof named === 'string' && REASON_CODE.test(named)) return named;
-  return STATUS_REASONS[status] ?? `http_${status}`;
 }
 
 /** The customerId of a registration body, if it is one (the body may be anything at all). */

@@ -6,9 +6,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientDirectory } from '../../app/client-directory.js';
-import { Forbidden, NotAuthenticated } from '../../domain/errors.js';
+import { clientDisabled, institutionDisabled, insufficientScope, invalidToken, ipNotWhitelisted, missingToken, type ApiError, type ErrorCode } from '../../domain/errors.js';
 import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
-import { institutionUnavailable } from '../../app/core-failures.js';
 import type { Clock } from '../../ports/clock.js';
 import { InvalidAccessToken, type TokenVerifier } from '../../ports/token-signer.js';
 
@@ -23,7 +22,8 @@ export interface Principal {
 
 /** Why the bearer check refused a request, for the audit log (set just before the refusal is thrown). */
 export interface AccessDenial {
-  readonly reason: 'missing_token' | 'invalid_token' | 'client_disabled' | 'ip_not_whitelisted' | 'insufficient_scope' | 'institution_disabled';
+  /** The code of the error answered (docs/errors.md). */
+  readonly reason: ErrorCode;
   /** Only once the token is verified and names an existing client: never an unchecked claim. */
   readonly client?: { readonly clientId: string; readonly platform: string; readonly institution?: string };
 }
@@ -37,8 +37,8 @@ declare module 'fastify' {
   }
 }
 
-function denied<E extends Error>(request: FastifyRequest, denial: AccessDenial, error: E): E {
-  request.accessDenial = denial;
+function denied(request: FastifyRequest, error: ApiError, client?: AccessDenial['client']): ApiError {
+  request.accessDenial = client ? { reason: error.code, client } : { reason: error.code };
   return error;
 }
 
@@ -57,13 +57,6 @@ export interface BearerAuthDeps {
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
 const BEARER_SCHEME_WITH_CREDENTIALS = /^Bearer[ ]+\S/i;
 
-function invalidToken(detail: string): NotAuthenticated {
-  return new NotAuthenticated('invalid or expired access token', { reason: 'invalid_token' }, {
-    detail,
-    headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
-  });
-}
-
 /** An `onRequest` hook that admits only holders of a valid token with `requiredScope`. */
 export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
   return async function bearerAuth(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
@@ -72,35 +65,32 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     if (!match) {
       // "Bearer" with credentials that are not a token68 still presents a token, an invalid one:
       // telling the caller so beats "no token", which hides the mistake (RFC 6750 §3.1).
-      if (BEARER_SCHEME_WITH_CREDENTIALS.test(authorization)) throw denied(request, { reason: 'invalid_token' }, invalidToken('malformed bearer token'));
-      throw denied(request, { reason: 'missing_token' }, new NotAuthenticated('a bearer access token is required', { reason: 'missing_token' }, { headers: { 'www-authenticate': 'Bearer' } }));
+      if (BEARER_SCHEME_WITH_CREDENTIALS.test(authorization)) throw denied(request, invalidToken('malformed bearer token'));
+      throw denied(request, missingToken());
     }
     let claims;
     try {
       claims = await deps.verifier.verify(match[1]!, deps.clock.now());
     } catch (error) {
-      if (error instanceof InvalidAccessToken) throw denied(request, { reason: 'invalid_token' }, invalidToken(error.reason));
+      if (error instanceof InvalidAccessToken) throw denied(request, invalidToken(error.reason));
       throw error;
     }
     const client = await deps.clients.get(claims.client_id);
-    if (!client) throw denied(request, { reason: 'invalid_token' }, invalidToken('client no longer exists'));
-    if (!client.enabled) throw denied(request, { reason: 'client_disabled', client: known(client) }, invalidToken('client is disabled'));
+    if (!client) throw denied(request, invalidToken('client no longer exists'));
+    if (!client.enabled) throw denied(request, clientDisabled(client.clientId), known(client));
     // A token issued for another institution than the client's now (tokens from before institutions existed were `default`'s).
     if ((claims.institution ?? DEFAULT_INSTITUTION) !== client.institution) {
-      throw denied(request, { reason: 'invalid_token', client: known(client) }, invalidToken('the token was issued for another institution than the client\'s'));
+      throw denied(request, invalidToken('the token was issued for another institution than the client\'s'), known(client));
     }
     if (!client.allowedIps.allows(request.ip)) {
-      throw denied(request, { reason: 'ip_not_whitelisted', client: known(client) },
-        new Forbidden(`the caller IP address ${request.ip} is not whitelisted for this client`, { reason: 'ip_not_whitelisted', ip: request.ip }, { detail: `caller ${request.ip}` }));
+      throw denied(request, ipNotWhitelisted(request.ip), known(client));
     }
     const scopes = claims.scope.split(' ');
     if (!scopes.includes(requiredScope)) {
-      throw denied(request, { reason: 'insufficient_scope', client: known(client) }, new Forbidden(`the access token lacks the ${requiredScope} scope`, { reason: 'insufficient_scope' }, {
-        headers: { 'www-authenticate': 'Bearer error="insufficient_scope"' },
-      }));
+      throw denied(request, insufficientScope(requiredScope), known(client));
     }
     if (deps.institutions && !(await deps.institutions.isEnabled(client.institution))) {
-      throw denied(request, { reason: 'institution_disabled', client: known(client) }, institutionUnavailable(client.institution));
+      throw denied(request, institutionDisabled(client.institution), known(client));
     }
     // The request's later lines (its access line, a core failure's) name the institution from here
     // (plugins/request-log.ts, plugins/error-handler.ts): a child logger per request cost more.

@@ -19,7 +19,7 @@
 import type { Socket } from 'node:net';
 import { Server as NetServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { Unavailable } from '../../domain/errors.js';
+import { unavailable } from '../../domain/errors.js';
 
 /** A connection without a request this long is closed as idle while shutting down. */
 export const QUIET_MS = 250;
@@ -84,7 +84,7 @@ export function installConnectionDraining(app: FastifyInstance): void {
       connection.lastActive = Date.now();
     }
     if (!closing) return done();
-    done(new Unavailable('the service is shutting down; retry', {}, { detail: 'shutting down', headers: { 'retry-after': '1' } }));
+    done(unavailable('the service is shutting down; retry', 'shutting down', 1));
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (closing && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');

@@ -1,24 +1,11 @@
 /**
- * The one error handler. OAuth routes answer `{error, error_description}` (spec
- * §7.1); every other route answers the FeathersJS envelope (CONTRACT §3). What
- * the caller is told never includes a stack, a secret or what it sent; the real
- * cause is logged.
+ * The one error handler: it renders the one error model (`domain/errors.ts`, docs/errors.md)
+ * in the route's form. OAuth routes answer `{error, error_description}` (RFC 6749 §5.2);
+ * every other route answers the FeathersJS envelope (docs/behaviour.md#envelope). What the
+ * caller is told never includes a stack, a secret or what it sent; the real cause is logged.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  BadRequest,
-  DEFAULT_REASONS,
-  GatewayError,
-  GeneralError,
-  InvalidRequest,
-  MethodNotAllowed,
-  NotFound,
-  OAuthError,
-  PayloadTooLarge,
-  TooManyRequests,
-  Unavailable,
-  type FieldProblem,
-} from '../../domain/errors.js';
+import { ApiError, internalError, invalidRequest, methodNotAllowed as wrongMethod, payloadTooLarge, routeNotFound, type FieldProblem } from '../../domain/errors.js';
 import { callerOf } from './request-log.js';
 
 declare module 'fastify' {
@@ -35,26 +22,41 @@ export function noStore(reply: FastifyReply): FastifyReply {
   return reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
 }
 
-export function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
-  return noStore(reply)
-    .code(error.status)
-    .type(OAUTH_CONTENT_TYPE)
-    .send({ error: error.error, error_description: error.description });
+/** The error each answered request failed with, for the audit row (`plugins/audit.ts`). */
+const answered = new WeakMap<FastifyRequest, ApiError>();
+
+/** The error a request was answered with, if it failed: its `code` is the audit row's reason. */
+export function answeredError(request: FastifyRequest): ApiError | undefined {
+  return answered.get(request);
+}
+
+function withHeaders(reply: FastifyReply, error: ApiError): FastifyReply {
+  answered.set(reply.request, error);
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply;
 }
 
 /**
- * The envelope. `data.reason` is a code a program may branch on (the error's own, else one per
- * status) and `data.requestId` the id a platform quotes to the bank's support (also `X-Request-Id`).
+ * The OAuth form (RFC 6749 §5.2): the table's code for the error, with `error_description` for a
+ * refusal of the request; a 5xx says nothing more than its code.
  */
-export function sendEnvelopeError(reply: FastifyReply, error: GatewayError): FastifyReply {
-  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  const reason = error.data['reason'] ?? error.reason ?? DEFAULT_REASONS[error.status] ?? `http_${error.status}`;
-  return reply.code(error.status).send({
+export function sendOAuthError(reply: FastifyReply, error: ApiError): FastifyReply {
+  const { error: code, status } = error.oauth;
+  const body = status < 500 ? { error: code, error_description: error.message } : { error: code };
+  return noStore(withHeaders(reply, error)).code(status).type(OAUTH_CONTENT_TYPE).send(body);
+}
+
+/**
+ * The envelope. `data.reason` is the error's code a program may branch on (docs/errors.md) and
+ * `data.requestId` the id a platform quotes to the bank's support (also `X-Request-Id`).
+ */
+export function sendEnvelopeError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return withHeaders(reply, error).code(error.status).send({
     name: error.name,
     className: error.className,
     message: error.message,
     code: error.status,
-    data: { ...error.data, reason, requestId: reply.request.id },
+    data: { ...error.data, reason: error.reason, requestId: reply.request.id },
   });
 }
 
@@ -93,80 +95,52 @@ function fieldProblems(error: FastifyError): FieldProblem[] {
   });
 }
 
-/** Maps framework errors (validation, parsing, limits) to our public errors. */
-function toGatewayError(error: FastifyError): GatewayError {
-  if (error instanceof GatewayError) return error;
-  if (error.validation) return new BadRequest('invalid request', fieldProblems(error));
+/** Framework errors (validation, parsing, limits) in the model; `undefined` for what nobody expected. */
+function fromFrameworkError(error: FastifyError, format: 'oauth' | 'envelope'): ApiError | undefined {
+  const status = error.statusCode ?? 500;
+  // The OAuth endpoints say one thing of any request the framework refuses.
+  if (format === 'oauth') return status >= 400 && status < 500 ? invalidRequest('the request is malformed') : undefined;
+  if (error.validation) return invalidRequest('invalid request', { problems: fieldProblems(error) });
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new PayloadTooLarge('request body is too large');
+      return payloadTooLarge();
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new BadRequest('body is not valid JSON', [{ path: '/', message: 'must be a JSON object' }]);
+      return invalidRequest('body is not valid JSON', { problems: [{ path: '/', message: 'must be a JSON object' }] });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new BadRequest('unsupported request body', [{ path: '/', message: 'must be sent as application/json (Content-Type)' }]);
+      return invalidRequest('unsupported request body', { problems: [{ path: '/', message: 'must be sent as application/json (Content-Type)' }] });
   }
-  const status = error.statusCode ?? 500;
-  if (status === 413) return new PayloadTooLarge('request body is too large');
-  if (status >= 400 && status < 500) return new BadRequest('bad request');
-  return new GeneralError('internal error');
-}
-
-function toOAuthError(error: FastifyError): OAuthError | undefined {
-  if (error instanceof OAuthError) return error;
-  const status = error.statusCode ?? 500;
-  if (status >= 400 && status < 500) return new InvalidRequest('the request is malformed');
+  if (status === 413) return payloadTooLarge();
+  if (status >= 400 && status < 500) return invalidRequest('bad request');
   return undefined;
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const format = request.routeOptions.config?.errorFormat ?? 'envelope';
-    const detail = (error as { detail?: string }).detail;
-    if (format === 'oauth') {
-      const oauth = toOAuthError(error);
-      if (oauth) {
-        request.log.info({ err: { type: oauth.error, detail } }, 'oauth request refused');
-        return sendOAuthError(reply, oauth);
-      }
-      if (error instanceof TooManyRequests) {
-        // A rate limit (README "Rate limits"): 429 with Retry-After, and an OAuth body whose code is
-        // one of the spec's table 7.1 (RFC 6749 has no code of its own for this).
-        request.log.info({ err: { type: error.name, detail: error.detail } }, 'oauth request rate-limited');
-        for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-        return noStore(reply).code(429).type(OAUTH_CONTENT_TYPE).send({ error: 'invalid_request', error_description: 'too many requests, retry later' });
-      }
-      if (error instanceof Unavailable) {
-        // RFC 6749 names this code for the authorization endpoint; it says the same here.
-        request.log.warn({ err: { type: error.name, detail: error.detail } }, 'service unavailable');
-        for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-        return noStore(reply).code(503).type(OAUTH_CONTENT_TYPE).send({ error: 'temporarily_unavailable' });
-      }
-      request.log.error({ err: error }, 'unexpected error');
-      return noStore(reply).code(500).type(OAUTH_CONTENT_TYPE).send({ error: 'server_error' });
-    }
-    const gatewayError = toGatewayError(error);
-    const caller = callerOf(request);
-    if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
-      request.log.error({ err: error, ...caller }, 'unexpected error');
-    } else if (gatewayError.status >= 500) {
+    const known = error instanceof ApiError ? error : fromFrameworkError(error, format);
+    const caller = format === 'oauth' ? {} : callerOf(request);
+    const answer = known ?? internalError();
+    // One log line per refusal, with the code the answer and the audit row carry; the cause in `err`.
+    if (!known) {
+      request.log.error({ code: answer.code, err: error, ...caller }, 'unexpected error');
+    } else if (answer.status >= 500) {
       // The core or the database failing is the operator's concern, not the caller's mistake.
-      request.log.warn({ err: { type: gatewayError.name, detail: gatewayError.detail ?? detail }, ...caller }, 'upstream failure');
+      request.log.warn({ code: answer.code, err: { detail: answer.detail }, ...caller }, 'upstream failure');
     } else {
-      request.log.info({ err: { type: gatewayError.name, detail: gatewayError.detail ?? detail }, ...caller }, 'request refused');
+      request.log.info({ code: answer.code, err: { detail: answer.detail }, ...caller }, format === 'oauth' ? 'oauth request refused' : 'request refused');
     }
-    return sendEnvelopeError(reply, gatewayError);
+    return format === 'oauth' ? sendOAuthError(reply, answer) : sendEnvelopeError(reply, answer);
   });
 
   const routes = knownRoutes(app);
   app.setNotFoundHandler((request, reply) => {
     // A known path with a method it does not take is a 405 naming the methods it does
-    // take (CONTRACT §3), for every route: derived from the registered routes.
+    // take, for every route: derived from the registered routes.
     const known = routes.find(request.url);
     if (known) return sendMethodNotAllowed(reply, [...known.methods].sort().join(', '), known.errorFormat);
-    // The path is not echoed: a caller may have put personal data in it.
-    return sendEnvelopeError(reply, new NotFound('no such resource', {}, { reason: 'route_not_found' }));
+    return sendEnvelopeError(reply, routeNotFound());
   });
 }
 
@@ -210,11 +184,8 @@ function knownRoutes(app: FastifyInstance): { find(url: string): KnownPath | und
 }
 
 function sendMethodNotAllowed(reply: FastifyReply, allow: string, format: 'oauth' | 'envelope' | undefined): FastifyReply {
-  reply.header('allow', allow);
-  if (format === 'oauth') {
-    return noStore(reply).code(405).type(OAUTH_CONTENT_TYPE).send({ error: 'invalid_request', error_description: `use ${allow}` });
-  }
-  return sendEnvelopeError(reply, new MethodNotAllowed(`use ${allow}`));
+  const error = wrongMethod(allow);
+  return format === 'oauth' ? sendOAuthError(reply, error) : sendEnvelopeError(reply, error);
 }
 
 /** 405 with `Allow` for a path that exists with other methods (a route may still register it by hand). */

@@ -7,11 +7,11 @@
  * so that credentials sent in clear text are never confirmed.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidRequest } from '../../domain/errors.js';
+import { invalidRequest } from '../../domain/errors.js';
 
 export function requireHttps() {
   return async function httpsOnly(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     if (request.protocol === 'https') return;
-    throw new InvalidRequest('HTTPS is required', `token endpoint request over plain HTTP from ${request.ip}`);
+    throw invalidRequest('HTTPS is required', { detail: `token endpoint request over plain HTTP from ${request.ip}` });
   };
 }

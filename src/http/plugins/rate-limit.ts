@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { rateLimitHeaders, type RequestThrottle } from '../../app/request-throttle.js';
-import { InvalidClient, NotAuthenticated } from '../../domain/errors.js';
+import { ApiError } from '../../domain/errors.js';
 
 /**
  * The gateway's budget of refusals before authentication, as hooks of the scope holding
@@ -17,7 +17,7 @@ export function gatewayCallerRateLimit(scope: FastifyInstance, throttle: Request
     await throttle.admitGatewayCaller(request.ip);
   });
   scope.addHook('onError', async function countBearerFailure(request: FastifyRequest, _reply: FastifyReply, error: FastifyError) {
-    if (error instanceof NotAuthenticated && request.accessDenial) await throttle.recordBearerFailure(request.ip);
+    if (error instanceof ApiError && error.status === 401 && request.accessDenial) await throttle.recordBearerFailure(request.ip);
   });
 }
 
@@ -41,7 +41,7 @@ export function tokenEndpointRateLimits(scope: FastifyInstance, throttle: Reques
     await throttle.admitTokenRequest(request.ip);
   });
   scope.addHook('onError', async function countAuthenticationFailure(request: FastifyRequest, _reply: FastifyReply, error: FastifyError) {
-    if (error instanceof InvalidClient) await throttle.recordAuthenticationFailure(request.ip);
+    if (error instanceof ApiError && error.oauth.error === 'invalid_client') await throttle.recordAuthenticationFailure(request.ip);
   });
   scope.addHook('preHandler', async function clientTokenRateLimit(request: FastifyRequest, reply: FastifyReply) {
     if (!request.oauthClient) return;

@@ -5,7 +5,7 @@
  * refused instead — `invalid_request` on the OAuth endpoints, 400 BadRequest elsewhere.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { BadRequest, InvalidRequest } from '../../domain/errors.js';
+import { invalidRequest } from '../../domain/errors.js';
 
 function authorizationHeaders(request: FastifyRequest): number {
   const raw = request.raw.rawHeaders;
@@ -18,7 +18,6 @@ export function requireSingleAuthorization(app: FastifyInstance): void {
   // A callback hook, not an async one: it runs on every request, and one promise less each time.
   app.addHook('onRequest', (request, _reply, done) => {
     if (authorizationHeaders(request) <= 1) return done();
-    if (request.routeOptions.config?.errorFormat === 'oauth') return done(new InvalidRequest('more than one Authorization header'));
-    done(new BadRequest('more than one Authorization header', [{ path: 'authorization', message: 'must be given once' }]));
+    done(invalidRequest('more than one Authorization header', { problems: [{ path: 'authorization', message: 'must be given once' }] }));
   });
 }

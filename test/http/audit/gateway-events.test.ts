@@ -91,7 +91,7 @@ for (const backend of BACKENDS) {
 
       const conflict = await postSession(h, { token }, formA(customerId, BOB));
       assertError(conflict, CONFLICT);
-      await assertAudited(h, conflict, [registered(who, customerId, 'conflict')], 'conflict');
+      await assertAudited(h, conflict, [registered(who, customerId, 'customer_id_taken')], 'conflict');
 
       const unknownId = uniqueId('reg-unknown');
       const unknown = await postSession(h, { token }, formB(unknownId, 'C-404'));
@@ -101,15 +101,15 @@ for (const backend of BACKENDS) {
       const invalidId = uniqueId('reg-invalid');
       const invalid = await postSession(h, { token }, { registration: { customerId: invalidId } });
       assertError(invalid, BAD_REQUEST);
-      await assertAudited(h, invalid, [registered(who, invalidId, 'bad_request')], 'invalid body with a valid customerId');
+      await assertAudited(h, invalid, [registered(who, invalidId, 'invalid_request')], 'invalid body with a valid customerId');
 
       const junk = await postSession(h, { token }, { registration: { customerId: 'not a customer id' }, customer: { customerKey: 'C-1001' } });
       assertError(junk, BAD_REQUEST);
-      await assertAudited(h, junk, [registered(who, null, 'bad_request')], 'a customerId that is not one is not stored');
+      await assertAudited(h, junk, [registered(who, null, 'invalid_request')], 'a customerId that is not one is not stored');
 
       const notJson = await postSession(h, { token }, '{"registration":');
       assertError(notJson, BAD_REQUEST);
-      await assertAudited(h, notJson, [registered(who, null, 'bad_request')], 'a body that is not JSON');
+      await assertAudited(h, notJson, [registered(who, null, 'invalid_request')], 'a body that is not JSON');
     });
 
     it('records accounts.listed with its outcome and reason', async () => {
@@ -122,11 +122,11 @@ for (const backend of BACKENDS) {
       const unknownId = uniqueId('acc-unknown');
       const notFound = await getAccounts(h, { token }, unknownId);
       assertError(notFound, NOT_FOUND);
-      await assertAudited(h, notFound, [listed(who, unknownId, 'not_found')], 'unknown customerId');
+      await assertAudited(h, notFound, [listed(who, unknownId, 'customer_not_registered')], 'unknown customerId');
 
       const missing = await getAccounts(h, { token });
       assertError(missing, BAD_REQUEST);
-      await assertAudited(h, missing, [listed(who, null, 'bad_request')], 'no customerId');
+      await assertAudited(h, missing, [listed(who, null, 'invalid_request')], 'no customerId');
     });
 
     it('records session.renewed, named after the client whose request renewed it, before its accounts.listed', async () => {

@@ -205,7 +205,7 @@ for (const backend of BACKENDS) {
           ['session.registered', 'success', null],
           ['session.read', 'success', null],
           ['session.deregistered', 'success', null],
-          ['session.read', 'failure', 'not_found'],
+          ['session.read', 'failure', 'customer_not_registered'],
         ],
       );
     });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { ENVELOPE_KINDS, ERROR_CODES, type ErrorCode } from '../../../src/domain/errors.js';
 import { formatOpenApiDocument, openApiDocument } from '../../../src/http/openapi-document.js';
 
 /** The repository root (this file runs from `dist/test/http/openapi/`). */
@@ -64,5 +65,42 @@ describe('the OpenAPI document', () => {
     for (const [status, response] of Object.entries({ ...sessions.responses, ...accounts.responses })) {
       assert.notEqual(response.description, 'Default Response', `${status} is described`);
     }
+  });
+
+  it('documents each gateway error status with its own name, className, code, reasons and example (and Retry-After on 429 and 503)', async () => {
+    const document = (await openApiDocument()) as { paths: Record<string, Record<string, Operation>> };
+    type ErrorResponse = {
+      description: string;
+      headers?: Record<string, unknown>;
+      content: Record<string, { schema: { properties: Record<string, { enum?: unknown[]; properties?: Record<string, { enum?: unknown[] }> }> }; example?: Record<string, unknown> }>;
+    };
+    let checked = 0;
+    for (const [path, operations] of Object.entries(document.paths)) {
+      if (!path.startsWith('/core/')) continue;
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, response] of Object.entries(operation.responses as Record<string, ErrorResponse>)) {
+          if (status === '200') continue;
+          const where = `${method.toUpperCase()} ${path} ${status}`;
+          const kind = Object.entries(ENVELOPE_KINDS).find(([, { status: code }]) => String(code) === status);
+          assert.ok(kind, `${where}: a status of the envelope table`);
+          const [name, { className }] = kind;
+          const media = response.content['application/json']!;
+          const properties = media.schema.properties;
+          assert.deepEqual([properties['name']!.enum, properties['className']!.enum, properties['code']!.enum], [[name], [className], [Number(status)]], `${where}: its own name, className and code`);
+          const reasons = properties['data']!.properties!['reason']!.enum as string[];
+          assert.ok(reasons.length > 0, `${where}: lists its reasons`);
+          for (const reason of reasons) assert.equal(ENVELOPE_KINDS[ERROR_CODES[reason as ErrorCode].envelope].status, Number(status), `${where}: ${reason} is a ${status} code`);
+          const example = media.example as { name: string; className: string; code: number; data: { reason: string; requestId: string; errors?: unknown[] } };
+          assert.ok(example, `${where}: an example`);
+          assert.deepEqual([example.name, example.className, example.code], [name, className, Number(status)], `${where}: the example is its own`);
+          assert.ok(reasons.includes(example.data.reason), `${where}: the example's reason is one of the listed`);
+          assert.equal(typeof example.data.requestId, 'string', `${where}: the example has a requestId`);
+          if (status === '400') assert.ok(Array.isArray(example.data.errors) && example.data.errors.length > 0, `${where}: data.errors in the example`);
+          if (status === '429' || status === '503') assert.ok(response.headers?.['retry-after'], `${where}: Retry-After documented`);
+          checked += 1;
+        }
+      }
+    }
+    assert.ok(checked >= 20, `every gateway error response checked (${checked})`);
   });
 });

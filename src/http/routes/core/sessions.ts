@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyInstance } from 'fastify';
 import type { AssociationRegistrar } from '../../../app/register-association.js';
-import { BadRequest } from '../../../domain/errors.js';
+import { invalidRequest } from '../../../domain/errors.js';
 import { parseRegistration } from '../../../domain/registration.js';
 import type { Clock } from '../../../ports/clock.js';
 import { gatewayErrors, success, SuccessEnvelope } from '../../schemas/envelope.js';
@@ -75,7 +75,7 @@ function registrationValidator(today: () => Date) {
     if (registrationShape.Check(body)) return { value: body };
     const parsed = parseRegistration(body, today());
     const problems = parsed.ok ? [{ path: '/', message: 'is invalid' }] : parsed.problems;
-    return { error: new BadRequest('invalid registration', problems) };
+    return { error: invalidRequest('invalid registration', { problems }) };
   };
 }
 
@@ -109,7 +109,7 @@ export async function sessionsRoute(app: FastifyInstance, deps: SessionsRouteDep
       // The normalising step: SSN to 9 digits, birthDay to YYYY-MM-DD, values trimmed and
       // checked; a bad value is a 400 naming its field, exactly as a bad shape is.
       const parsed = parseRegistration(request.body, deps.clock.now());
-      if (!parsed.ok) throw new BadRequest('invalid registration', parsed.problems);
+      if (!parsed.ok) throw invalidRequest('invalid registration', { problems: parsed.problems });
       const { institution, platform } = request.principal!;
       const registered = await deps.registrar.register({ institution, platform }, parsed.registration, { requestId: request.id });
       request.log.info({ platform, customerId: registered.customerId }, 'customer registered');

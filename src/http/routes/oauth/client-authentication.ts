@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { ClientRecord } from '../../../domain/client.js';
-import { InvalidClient } from '../../../domain/errors.js';
+import { tokenCallerNotWhitelisted } from '../../../domain/errors.js';
 import { IpAllowList } from '../../../domain/ip-allow-list.js';
 import { parseBasicCredentials } from '../../basic-credentials.js';
 
@@ -38,10 +38,7 @@ export function authenticateClient(authenticator: ClientAuthenticator) {
     // fail later, at the gateway. The same invalid_client as any other refused client, audited
     // with its reason; the caller learns which address was seen (its own).
     if (!allowListOf(client).allows(request.ip)) {
-      throw new InvalidClient(`caller ${request.ip} outside the allow-list of ${client.id}`, { id: client.id, platform: client.platform }, {
-        description: `client authentication failed: the address ${request.ip} is not in this client's IP allow-list`,
-        auditReason: 'ip_not_whitelisted',
-      });
+      throw tokenCallerNotWhitelisted(request.ip, { id: client.id, platform: client.platform });
     }
     request.oauthClient = client;
   };

@@ -5,7 +5,7 @@
  * orders the checks.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { InvalidRequest } from '../../../domain/errors.js';
+import { invalidRequest } from '../../../domain/errors.js';
 import { assertFormContentType, parseForm } from '../../form-body.js';
 
 /** OAuth requests are small; anything bigger is not a token request. */
@@ -22,9 +22,9 @@ export function readOAuthForm(request: FastifyRequest, clientId: string): Map<st
   assertFormContentType(request.headers['content-type']);
   const form = parseForm(typeof request.body === 'string' ? request.body : '');
   // RFC 6749 §2.3: one authentication method per request; ours is the Basic header.
-  if (form.has('client_secret')) throw new InvalidRequest('send client credentials in the Authorization header only');
+  if (form.has('client_secret')) throw invalidRequest('send client credentials in the Authorization header only');
   // Some client libraries repeat client_id in the body; harmless only if it names the same client.
   const bodyClientId = form.get('client_id');
-  if (bodyClientId !== undefined && bodyClientId !== clientId) throw new InvalidRequest('client_id does not match the authenticated client');
+  if (bodyClientId !== undefined && bodyClientId !== clientId) throw invalidRequest('client_id does not match the authenticated client');
   return form;
 }

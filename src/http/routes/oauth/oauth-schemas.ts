@@ -4,6 +4,7 @@
  * it can answer (spec §7.1; RFC 6749 §5.2, RFC 7009 §2.2). One schema per body.
  */
 import { Type } from '@sinclair/typebox';
+import { RETRY_AFTER_HEADER } from '../../schemas/envelope.js';
 
 /**
  * The codes the endpoints answer (`OAuthErrorCode` in domain/errors.ts). RFC 7009's
@@ -28,19 +29,25 @@ export const OAuthMethodNotAllowedSchema = Type.Object(
 );
 
 /** The token endpoints' 429 body (its code is one of the spec's table 7.1; RFC 6749 has none for this). */
-export const OAuthRateLimitedSchema = Type.Object(
-  {
-    error: Type.Literal('invalid_request'),
-    error_description: Type.Literal('too many requests, retry later'),
-  },
-  { description: 'Rate limit exceeded; `Retry-After` says when to try again (README "Rate limits")' },
-);
+export const OAuthRateLimitedSchema = {
+  ...Type.Object(
+    {
+      error: Type.Literal('invalid_request'),
+      error_description: Type.Literal('too many requests, retry later'),
+    },
+    { description: 'Rate limit exceeded; `Retry-After` says when to try again (README "Rate limits")' },
+  ),
+  headers: RETRY_AFTER_HEADER,
+};
 
 /** The 503 body (RFC 6749 §4.1.2.1 names the code for the authorization endpoint; it says the same here). */
-export const OAuthUnavailableSchema = Type.Object(
-  { error: Type.Literal('temporarily_unavailable') },
-  { description: 'Temporarily unavailable (database down); `Retry-After` says when to try again' },
-);
+export const OAuthUnavailableSchema = {
+  ...Type.Object(
+    { error: Type.Literal('temporarily_unavailable') },
+    { description: 'Temporarily unavailable (database down); `Retry-After` says when to try again' },
+  ),
+  headers: RETRY_AFTER_HEADER,
+};
 
 /** The error statuses both OAuth endpoints can answer, besides their 400. */
 export const OAUTH_ERROR_RESPONSES = {

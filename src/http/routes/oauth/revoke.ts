@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenRevoker } from '../../../app/revoke-token.js';
-import { InvalidRequest } from '../../../domain/errors.js';
+import { invalidRequest } from '../../../domain/errors.js';
 import { noStore } from '../../plugins/error-handler.js';
 import { authenticateClient, authenticatedClient } from './client-authentication.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
@@ -49,7 +49,7 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
     handler: async (request, reply) => {
       const client = authenticatedClient(request);
       const token = readOAuthForm(request, client.id).get('token');
-      if (token === undefined) throw new InvalidRequest('token is required');
+      if (token === undefined) throw invalidRequest('token is required');
       // Access tokens are short-lived JWTs and are not revocable one by one; disabling
       // the client stops them. RFC 7009 lets a server answer 200 for tokens it ignores.
       await deps.revoker.revoke(client, token);
