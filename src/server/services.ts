@@ -337,6 +337,7 @@ export interface OpenServicesOptions {
 export async function openServices(config: Config, role: ServicesRole, options: OpenServicesOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(role === 'command' && config.logLevel === 'info' ? 'warn' : config.logLevel);
   const opened = await openDatabase(config, { role, ...(options.adminSocket ? { adminSocket: options.adminSocket } : {}) });
+  if (opened.tightened) logger.warn({ dataDir: config.dataDir, entries: opened.tightened }, 'the data dir was open to other users: its modes are now 0700 (directories) and 0600 (files)');
   try {
     return await createServices(config, { logger, database: opened.database, onClose: opened.release, listenForChanges: role === 'server' });
   } catch (error) {
