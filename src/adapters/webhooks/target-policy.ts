@@ -19,10 +19,25 @@ export interface TargetPolicy {
   readonly allowPrivate: boolean;
 }
 
-/** True for an address on the public internet: ipaddr.js's `unicast` range, after unwrapping IPv4-mapped IPv6. */
+/**
+ * IPv4-compatible IPv6 addresses (`::a.b.c.d`, RFC 4291 §2.5.5.1): deprecated, never
+ * a public receiver's address, and a way to write `127.0.0.1` as `[::7f00:1]` that
+ * ipaddr.js files under `unicast`.
+ */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+/**
+ * True for an address on the public internet: ipaddr.js's `unicast` range, after
+ * unwrapping IPv4-mapped IPv6 (`::ffff:a.b.c.d`, judged as the IPv4 address). The
+ * other forms embedding an IPv4 address are never public: IPv4-compatible (`::/96`),
+ * IPv4-translated (`::ffff:0:0:0/96`), NAT64 (`64:ff9b::/96`, `64:ff9b:1::/48`), 6to4
+ * and Teredo fall outside `unicast`, or in the compatible range above.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv6' && parsed.match(IPV4_COMPATIBLE)) return false;
+  return parsed.range() === 'unicast';
 }
 
 /** Whether the address rule applies. */
