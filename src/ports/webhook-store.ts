@@ -71,6 +71,13 @@ export interface QueueStats {
   readonly oldestPendingSeconds: number;
 }
 
+/** Keeps one endpoint from taking every slot: at most `perEndpoint` attempts each, counting those already `busy`. */
+export interface ClaimFairness {
+  readonly perEndpoint: number;
+  /** Attempts this process has under way, per endpoint id. */
+  readonly busy: ReadonlyMap<string, number>;
+}
+
 export interface WebhookStore {
   addEndpoint(endpoint: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint>;
   listEndpoints(platform: string): Promise<WebhookEndpoint[]>;
@@ -84,7 +91,7 @@ export interface WebhookStore {
    * Leases up to `limit` due pending deliveries until `leaseUntil` (`FOR UPDATE SKIP
    * LOCKED`): among all processes sharing the database, one holds each at a time.
    */
-  claimDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]>;
+  claimDue(owner: string, now: Date, leaseUntil: Date, limit: number, fairness?: ClaimFairness): Promise<ClaimedDelivery[]>;
   /** Records an attempt of a delivery this owner holds, and releases the lease. */
   recordAttempt(id: string, owner: string, outcome: AttemptOutcome, now: Date): Promise<void>;
   /** A platform's deliveries, newest first. */

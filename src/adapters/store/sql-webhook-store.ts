@@ -14,6 +14,7 @@
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import type {
   AttemptOutcome,
+  ClaimFairness,
   ClaimedDelivery,
   DeliveryStatus,
   DeliveryView,
@@ -104,7 +105,8 @@ export class SqlWebhookStore implements WebhookStore {
     return rows[0] && toEndpoint(rows[0]);
   }
 
-  async claimDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+  async claimDue(owner: string, now: Date, leaseUntil: Date, limit: number, fairness?: ClaimFairness): Promise<ClaimedDelivery[]> {
+    const busy = [...(fairness?.busy ?? new Map<string, number>())];
     const rows = await this.db.query<{
       id: string;
       event_id: string;
@@ -117,10 +119,19 @@ export class SqlWebhookStore implements WebhookStore {
       previous_secret_until: Date | null;
       attempts: number;
     }>(
-      `with due as (
-         select d.id from webhook_deliveries d
+      // Each endpoint's due deliveries ranked oldest first: a rank past what its free slots allow
+      // is left for a later claim, so one endpoint's backlog never fills the whole claim.
+      `with ranked as (
+         select d.id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.seq)
+           + coalesce((select b.n from unnest($5::text[], $6::int[]) as b(endpoint_id, n) where b.endpoint_id = d.endpoint_id), 0) as slot
+         from webhook_deliveries d
          join webhook_endpoints e on e.id = d.endpoint_id and e.enabled
          where d.status = 'pending' and d.next_attempt_at <= $2 and (d.lease_until is null or d.lease_until <= $2)
+       ),
+       due as (
+         select d.id from webhook_deliveries d
+         join ranked r on r.id = d.id
+         where r.slot <= $7 and d.status = 'pending' and (d.lease_until is null or d.lease_until <= $2)
          order by d.next_attempt_at, d.seq
          limit $4
          for update of d skip locked
@@ -130,7 +141,7 @@ export class SqlWebhookStore implements WebhookStore {
        where d.id = due.id and ev.id = d.event_id and e.id = d.endpoint_id
        returning d.id, d.event_id, ev.type, d.endpoint_id, e.url, ev.payload, e.secret_sealed,
          e.previous_secret_sealed, e.previous_secret_until, d.attempts`,
-      [owner, now, leaseUntil, limit],
+      [owner, now, leaseUntil, limit, busy.map(([id]) => id), busy.map(([, count]) => count), fairness?.perEndpoint ?? limit],
     );
     return rows.map((row) => {
       const secrets = [this.sealer.open(row.secret_sealed, sealContext(row.endpoint_id))];

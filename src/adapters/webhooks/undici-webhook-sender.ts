@@ -1,5 +1,6 @@
 /**
  * Sends webhook deliveries with undici: a 10 s deadline on the whole attempt,
+ * counted from its start on the wire (no connection pool to wait in first),
  * the receiver's answer read up to 4 KiB and dropped (only its status counts,
  * nothing of it is logged), and — when the target policy checks addresses — a
  * DNS lookup hook on the connection itself that refuses non-public addresses,
@@ -47,8 +48,10 @@ export class UndiciWebhookSender implements WebhookSender {
       connect: { timeout: WEBHOOK_TIMEOUT_MS, ...(this.checking ? { lookup: publicOnlyLookup } : {}) },
       headersTimeout: WEBHOOK_TIMEOUT_MS,
       bodyTimeout: WEBHOOK_TIMEOUT_MS,
-      // Receivers are many and called rarely: few idle connections kept.
-      connections: 4,
+      // No cap on connections per origin: a capped pool queues a request behind a hung
+      // one while its deadline runs. The dispatcher bounds how many attempts run at once
+      // (per endpoint and in all), so every request goes on the wire when it starts.
+      connections: null,
     });
   }
 
