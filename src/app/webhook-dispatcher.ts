@@ -34,6 +34,8 @@ export interface WebhookDispatcherOptions {
   readonly leaseSeconds?: number;
   /** Each attempt's outcome, for metrics and the log (never a body). */
   readonly onAttempt?: (delivery: ClaimedDelivery, outcome: AttemptOutcome) => void;
+  /** A delivery the target policy refused at send time (failed at once, not retried): logged as a warning. */
+  readonly onRefused?: (delivery: ClaimedDelivery, reason: string) => void;
   /** A round that failed (database down): logged, the next poll tries again. */
   readonly onError?: (error: unknown) => void;
 }
@@ -169,7 +171,11 @@ export class WebhookDispatcher {
       else outcome = this.failure(delivery, answer.status, `the receiver answered ${answer.status}`);
     } catch (error) {
       const reason = error instanceof WebhookSendFailed ? error.reason : 'unexpected error';
-      outcome = this.failure(delivery, null, reason);
+      // Refused by the target policy: every retry would be refused too.
+      if (error instanceof WebhookSendFailed && error.refused) {
+        outcome = { kind: 'failed', status: null, error: reason };
+        this.options.onRefused?.(delivery, reason);
+      } else outcome = this.failure(delivery, null, reason);
     }
     await this.store.recordAttempt(delivery.id, this.owner, outcome, this.clock.now());
     this.options.onAttempt?.(delivery, outcome);

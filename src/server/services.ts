@@ -227,6 +227,8 @@ export async function createServices(config: Config, options: ServiceOptions): P
         'webhook delivery attempted',
       );
     },
+    onRefused: (delivery, reason) =>
+      logger.warn({ webhookDelivery: delivery.id, endpoint: delivery.endpointId, reason }, 'webhook delivery failed: its endpoint breaks the target policy this server applies'),
     onError: (error) => logger.error({ err: error }, 'webhook dispatcher round failed'),
   });
   nudgeDispatcher = () => webhookDispatcher.nudge();

@@ -50,6 +50,25 @@ export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
+/** Why a name or address literal is refused, in the words the operator sees. */
+export const NON_PUBLIC = 'resolves to a loopback, private or link-local address (set COREGATE_WEBHOOK_ALLOW_PRIVATE=true for on-premises receivers)';
+
+/**
+ * What the policy says of `url` without resolving its name: the scheme, credentials,
+ * and an address literal's range. Applied when an endpoint is added and again at
+ * every send (an endpoint added by a development-mode command, or before the
+ * policy changed, is held to the server's policy); names are checked on the
+ * address connected to.
+ */
+export function urlProblem(url: URL, policy: TargetPolicy): string | undefined {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
+  if (url.username !== '' || url.password !== '') return 'must not carry credentials';
+  if (!policy.production) return undefined;
+  if (url.protocol !== 'https:') return 'must be https:// in production mode';
+  if (checksAddresses(policy) && isIP(hostOf(url)) && !isPublicAddress(hostOf(url))) return NON_PUBLIC;
+  return undefined;
+}
+
 export class WebhookTargetPolicy implements WebhookTargetGuard {
   constructor(
     private readonly policy: TargetPolicy,
@@ -64,20 +83,16 @@ export class WebhookTargetPolicy implements WebhookTargetGuard {
     } catch {
       return 'is not a valid URL';
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
-    if (url.username !== '' || url.password !== '') return 'must not carry credentials';
-    if (!this.policy.production) return undefined;
-    if (url.protocol !== 'https:') return 'must be https:// in production mode';
-    if (!checksAddresses(this.policy)) return undefined;
-    const host = hostOf(url);
+    const problem = urlProblem(url, this.policy);
+    if (problem || !checksAddresses(this.policy) || isIP(hostOf(url))) return problem;
     let addresses: string[];
     try {
-      addresses = isIP(host) ? [host] : await this.resolve(host);
+      addresses = await this.resolve(hostOf(url));
     } catch {
       return 'does not resolve';
     }
     if (addresses.length === 0) return 'does not resolve';
-    if (!addresses.every(isPublicAddress)) return 'resolves to a loopback, private or link-local address (set COREGATE_WEBHOOK_ALLOW_PRIVATE=true for on-premises receivers)';
+    if (!addresses.every(isPublicAddress)) return NON_PUBLIC;
     return undefined;
   }
 }
