@@ -34,6 +34,8 @@ export interface WebhookDispatcherOptions {
   readonly leaseSeconds?: number;
   /** Each attempt's outcome, for metrics and the log (never a body). */
   readonly onAttempt?: (delivery: ClaimedDelivery, outcome: AttemptOutcome) => void;
+  /** The receiver answered 410 and its endpoint was disabled (an audit event). */
+  readonly onEndpointGone?: (delivery: ClaimedDelivery) => Promise<void> | void;
   /** A delivery the target policy refused at send time (failed at once, not retried): logged as a warning. */
   readonly onRefused?: (delivery: ClaimedDelivery, reason: string) => void;
   /** A round that failed (database down): logged, the next poll tries again. */
@@ -177,8 +179,9 @@ export class WebhookDispatcher {
         this.options.onRefused?.(delivery, reason);
       } else outcome = this.failure(delivery, null, reason);
     }
-    await this.store.recordAttempt(delivery.id, this.owner, outcome, this.clock.now());
+    const recorded = await this.store.recordAttempt(delivery.id, this.owner, outcome, this.clock.now());
     this.options.onAttempt?.(delivery, outcome);
+    if (recorded && outcome.kind === 'gone') await this.options.onEndpointGone?.(delivery);
   }
 
   /** A failed attempt: retried after the schedule's next wait, or failed for good past its end. */

@@ -109,7 +109,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
     // Webhook deliveries in the background: a slow receiver never holds a request.
     services.webhookDispatcher.start();
-    if (socketPath) started.adminServer = await serveAdminSocket(socketPath, adminOperations(services));
+    if (socketPath) started.adminServer = await serveAdminSocket(socketPath, adminOperations(services, { server: true }));
     logger.info({ url, issuer: services.issuer.get() }, `coregate listening on ${url}`);
     logStartupChecks(config, logger, { tls, simulator: services.simulator !== undefined, now: services.clock.now() });
     // Production installations never get a demo client, whatever their database.

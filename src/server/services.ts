@@ -206,6 +206,11 @@ export async function createServices(config: Config, options: ServiceOptions): P
     undefined,
     (name, ok) => metrics.readinessCheck(name, ok),
   );
+  const auditLog = new SqlAuditLog(database);
+  // A failed audit write is logged at error level with the event, never turned into an error answer.
+  const audit = new AuditTrail(auditLog, clock, {
+    onFailure: (error, event) => logger.error({ err: error, audit: event }, 'audit log write failed'),
+  });
   // Webhooks: a commit that queued deliveries nudges this process's dispatcher (when it runs).
   let nudgeDispatcher = () => {};
   const associations = new CachingAssociationStore(
@@ -227,16 +232,15 @@ export async function createServices(config: Config, options: ServiceOptions): P
         'webhook delivery attempted',
       );
     },
+    onEndpointGone: (delivery) => {
+      logger.warn({ endpoint: delivery.endpointId, platform: delivery.platform }, 'webhook endpoint disabled: its receiver answered 410 Gone (coregate webhooks enable ID sends to it again)');
+      return audit.record({ type: 'webhook.disabled', outcome: 'success', reason: delivery.endpointId, actor: 'client', clientId: null, platform: delivery.platform, customerId: null, requestId: null });
+    },
     onRefused: (delivery, reason) =>
       logger.warn({ webhookDelivery: delivery.id, endpoint: delivery.endpointId, reason }, 'webhook delivery failed: its endpoint breaks the target policy this server applies'),
     onError: (error) => logger.error({ err: error }, 'webhook dispatcher round failed'),
   });
   nudgeDispatcher = () => webhookDispatcher.nudge();
-  const auditLog = new SqlAuditLog(database);
-  // A failed audit write is logged at error level with the event, never turned into an error answer.
-  const audit = new AuditTrail(auditLog, clock, {
-    onFailure: (error, event) => logger.error({ err: error, audit: event }, 'audit log write failed'),
-  });
   const sessionKeeper = new CoreSessionKeeper(
     associations,
     core,
