@@ -106,4 +106,10 @@ export interface WebhookStore {
   /** A platform's deliveries, newest first. */
   listDeliveries(platform: string, limit: number): Promise<DeliveryView[]>;
   queueStats(now: Date): Promise<QueueStats>;
+  /**
+   * Deletes up to `limit` delivered or failed deliveries recorded before `before`, then up to
+   * `limit` events recorded before it that have no delivery left. Pending deliveries, and the
+   * events they belong to, are never deleted. Returns how many rows were deleted.
+   */
+  pruneSettled(before: Date, limit: number): Promise<number>;
 }

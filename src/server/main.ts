@@ -109,6 +109,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
     // Webhook deliveries in the background: a slow receiver never holds a request.
     services.webhookDispatcher.start();
+    services.retentionPruner.start();
     if (socketPath) started.adminServer = await serveAdminSocket(socketPath, adminOperations(services, { server: true }));
     logger.info({ url, issuer: services.issuer.get() }, `coregate listening on ${url}`);
     logStartupChecks(config, logger, { tls, simulator: services.simulator !== undefined, now: services.clock.now() });

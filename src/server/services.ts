@@ -24,6 +24,7 @@ import { AssociationDeregistrar } from '../app/deregister-association.js';
 import type { CoreSessionEndFailure } from '../app/end-core-session.js';
 import { WebhookAdmin } from '../app/webhook-admin.js';
 import { WebhookDispatcher } from '../app/webhook-dispatcher.js';
+import { RetentionPruner } from '../app/retention-pruner.js';
 import { registerWebhookMetrics } from '../adapters/metrics/webhook-metrics.js';
 import { SqlWebhookStore } from '../adapters/store/sql-webhook-store.js';
 import { WebhookTargetPolicy } from '../adapters/webhooks/target-policy.js';
@@ -119,6 +120,8 @@ export interface Services {
   readonly webhookAdmin: WebhookAdmin;
   /** Delivers the webhook outbox; `serve` starts it, commands never do. */
   readonly webhookDispatcher: WebhookDispatcher;
+  /** Deletes settled webhook rows past their retention and expired refresh tokens; `serve` starts it. */
+  readonly retentionPruner: RetentionPruner;
   close(): Promise<void>;
 }
 
@@ -241,6 +244,11 @@ export async function createServices(config: Config, options: ServiceOptions): P
     onError: (error) => logger.error({ err: error }, 'webhook dispatcher round failed'),
   });
   nudgeDispatcher = () => webhookDispatcher.nudge();
+  const retentionPruner = new RetentionPruner(webhookStore, refreshTokens, clock, {
+    webhookRetentionDays: config.webhookRetentionDays,
+    onPruned: (deleted) => logger.info(deleted, 'retention: deleted settled webhook rows and expired refresh tokens'),
+    onError: (error) => logger.error({ err: error }, 'retention pass failed'),
+  });
   const sessionKeeper = new CoreSessionKeeper(
     associations,
     core,
@@ -310,12 +318,14 @@ export async function createServices(config: Config, options: ServiceOptions): P
     deregistrar: new AssociationDeregistrar(associations, core, clock, coreSessionEndFailure),
     webhookAdmin: new WebhookAdmin(webhookStore, clock, new WebhookTargetPolicy(targetPolicy)),
     webhookDispatcher,
+    retentionPruner,
     async close() {
       if (closed) return;
       closed = true;
       // Audit rows still being written after their request stopped waiting for them.
       await audit.drain();
       await webhookDispatcher.stop();
+      await retentionPruner.stop();
       await webhookSender.close();
       await rateLimiter.close();
       await core.close();

@@ -244,4 +244,22 @@ export class SqlWebhookStore implements WebhookStore {
     const oldest = row?.oldest ? Math.max(0, (now.getTime() - new Date(row.oldest).getTime()) / 1000) : 0;
     return { pending: Number(row?.pending ?? 0), oldestPendingSeconds: oldest };
   }
+
+  async pruneSettled(before: Date, limit: number): Promise<number> {
+    const deliveries = await this.db.query(
+      `delete from webhook_deliveries where id in (
+         select id from webhook_deliveries where status <> 'pending' and created_at < $1 order by created_at limit $2)
+       returning id`,
+      [before, limit],
+    );
+    const events = await this.db.query(
+      `delete from webhook_events where id in (
+         select ev.id from webhook_events ev
+         where ev.created_at < $1 and not exists (select 1 from webhook_deliveries d where d.event_id = ev.id)
+         order by ev.created_at limit $2)
+       returning id`,
+      [before, limit],
+    );
+    return deliveries.length + events.length;
+  }
 }
