@@ -9,25 +9,23 @@ import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { adminOperations, executeAdminOperation, type AdminHandlers } from '../../../src/server/admin-operations.js';
 import { QUICKEST_BACKEND } from '../../support/backends.js';
-import { createHarness, type Harness } from '../../support/harness.js';
+import type { Harness } from '../../support/harness.js';
 import { ADA, assertSuccess, formA, postSession, uniqueId } from '../gateway/gateway-requests.js';
 import { TestReceiver } from './receiver.js';
+import { openWebhookSuite, type WebhookSuite } from './webhook-suite.js';
 
 describe(`webhook operations (${QUICKEST_BACKEND.name})`, { skip: QUICKEST_BACKEND.skip }, () => {
   let h: Harness;
   let admin: AdminHandlers;
   let receiver: TestReceiver;
 
+  let suite: WebhookSuite | undefined;
+
   before(async () => {
-    h = await createHarness(QUICKEST_BACKEND, { env: { COREGATE_WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1' } });
-    h.clock.set(new Date());
-    admin = adminOperations(h.services);
-    receiver = await new TestReceiver().start();
+    suite = await openWebhookSuite(QUICKEST_BACKEND, '1,1');
+    ({ h, admin, receiver } = suite);
   });
-  after(async () => {
-    await receiver?.close();
-    await h?.close();
-  });
+  after(() => suite?.close());
 
   async function auditRows(type: string, platform: string) {
     return h.services.auditReader.list({ type, platform, limit: 10 });

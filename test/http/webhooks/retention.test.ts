@@ -12,11 +12,12 @@ import { encryptionKeys } from '../../../src/adapters/crypto/encryption-keys.js'
 import { SqlRefreshTokenStore } from '../../../src/adapters/store/sql-refresh-token-store.js';
 import { SqlWebhookStore } from '../../../src/adapters/store/sql-webhook-store.js';
 import { loadConfig } from '../../../src/config/config.js';
-import { adminOperations, executeAdminOperation, type AdminHandlers } from '../../../src/server/admin-operations.js';
+import { executeAdminOperation, type AdminHandlers } from '../../../src/server/admin-operations.js';
 import { BACKENDS } from '../../support/backends.js';
-import { createHarness, type Harness } from '../../support/harness.js';
+import type { Harness } from '../../support/harness.js';
 import { ADA, assertSuccess, formA, postSession, uniqueId } from '../gateway/gateway-requests.js';
-import { TestReceiver } from './receiver.js';
+import type { TestReceiver } from './receiver.js';
+import { openWebhookSuite, type WebhookSuite } from './webhook-suite.js';
 
 const DAY = 24 * 3600;
 
@@ -26,16 +27,13 @@ for (const backend of BACKENDS) {
     let admin: AdminHandlers;
     let receiver: TestReceiver;
 
+    let suite: WebhookSuite | undefined;
+
     before(async () => {
-      h = await createHarness(backend, { env: { COREGATE_WEBHOOK_RETRY_SCHEDULE_SECONDS: String(7 * DAY) } });
-      h.clock.set(new Date());
-      admin = adminOperations(h.services);
-      receiver = await new TestReceiver().start();
+      suite = await openWebhookSuite(backend, String(7 * DAY));
+      ({ h, admin, receiver } = suite);
     });
-    after(async () => {
-      await receiver?.close();
-      await h?.close();
-    });
+    after(() => suite?.close());
 
     const count = async (sql: string, params: unknown[]) => Number((await h.services.database.query<{ n: number }>(sql, params))[0]!.n);
     const eventsOf = (platform: string) => count('select count(*)::int as n from webhook_events where platform = $1', [platform]);

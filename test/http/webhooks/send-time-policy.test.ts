@@ -11,11 +11,12 @@ import { AesGcmSealer } from '../../../src/adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKeys } from '../../../src/adapters/crypto/encryption-keys.js';
 import { SqlWebhookStore } from '../../../src/adapters/store/sql-webhook-store.js';
 import { UndiciWebhookSender } from '../../../src/adapters/webhooks/undici-webhook-sender.js';
-import { adminOperations, executeAdminOperation, type AdminHandlers } from '../../../src/server/admin-operations.js';
+import { executeAdminOperation, type AdminHandlers } from '../../../src/server/admin-operations.js';
 import { BACKENDS } from '../../support/backends.js';
-import { createHarness, type Harness } from '../../support/harness.js';
+import type { Harness } from '../../support/harness.js';
 import { ADA, assertSuccess, formA, postSession, uniqueId } from '../gateway/gateway-requests.js';
-import { TestReceiver } from './receiver.js';
+import type { TestReceiver } from './receiver.js';
+import { openWebhookSuite, type WebhookSuite } from './webhook-suite.js';
 
 const backend = BACKENDS[0]!;
 
@@ -24,17 +25,14 @@ describe(`webhook target policy at send time (${backend.name})`, () => {
   let admin: AdminHandlers;
   let receiver: TestReceiver;
 
+  let suite: WebhookSuite | undefined;
+
   before(async () => {
-    // The endpoint is added as a development-mode command would: http:// on loopback.
-    h = await createHarness(backend, { env: { COREGATE_WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1' } });
-    h.clock.set(new Date());
-    admin = adminOperations(h.services);
-    receiver = await new TestReceiver().start();
+  // The endpoint is added as a development-mode command would: http:// on loopback.
+    suite = await openWebhookSuite(backend, '1,1,1');
+    ({ h, admin, receiver } = suite);
   });
-  after(async () => {
-    await receiver?.close();
-    await h?.close();
-  });
+  after(() => suite?.close());
 
   for (const allowPrivate of [false, true]) {
     it(`production (allowPrivate ${allowPrivate}) and an http:// endpoint: failed after one attempt, a warning, nothing sent`, async () => {
