@@ -1,6 +1,6 @@
 /**
  * The operator's administration of webhook endpoints (`coregate webhooks …`,
- * CONTRACT §9): add (the secret shown once), list, remove, enable and disable,
+ * docs/operations.md, "Webhooks"): add (the secret shown once), list, remove, enable and disable,
  * rotate the secret (the old one keeps signing beside the new for 24 h), and the
  * deliveries.
  */

@@ -1,5 +1,5 @@
 /**
- * `coregate webhooks add|list|remove|enable|disable|rotate-secret|deliveries` (CONTRACT §9),
+ * `coregate webhooks add|list|remove|enable|disable|rotate-secret|deliveries` (docs/operations.md),
  * through the admin operations `webhooks.*` (use case `WebhookAdmin`). A secret
  * is printed once, by `add` and `rotate-secret`; nothing else ever shows it.
  */
