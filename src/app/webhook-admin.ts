@@ -1,7 +1,8 @@
 /**
  * The operator's administration of webhook endpoints (`coregate webhooks …`,
- * CONTRACT §9): add (the secret shown once), list, remove, rotate the secret
- * (the old one keeps signing beside the new for 24 h), and the deliveries.
+ * docs/operations.md, "Webhooks"): add (the secret shown once), list, remove, enable and disable,
+ * rotate the secret (the old one keeps signing beside the new for 24 h), and the
+ * deliveries.
  */
 import { randomBytes } from 'node:crypto';
 import { invalidRequest, notFound, type FieldProblem } from '../domain/errors.js';
@@ -56,6 +57,24 @@ export class WebhookAdmin {
 
   async remove(id: string): Promise<void> {
     if (!(await this.store.removeEndpoint(id))) throw notFound(`no webhook endpoint "${id}"`);
+  }
+
+  /** Sends to the endpoint again (after a 410 or a disable); its URL is checked as when it was added. */
+  async enable(id: string): Promise<WebhookEndpoint> {
+    const existing = await this.store.findEndpoint(id);
+    if (!existing) throw notFound(`no webhook endpoint "${id}"`);
+    const problem = await this.guard.problem(existing.url);
+    if (problem) throw invalidRequest('the webhook endpoint cannot be enabled', { problems: [{ path: 'url', message: problem }] });
+    const endpoint = await this.store.setEnabled(id, true, this.clock.now());
+    if (!endpoint) throw notFound(`no webhook endpoint "${id}"`);
+    return endpoint;
+  }
+
+  /** Stops sending to the endpoint; its pending deliveries fail (`endpoint disabled (operator)`). */
+  async disable(id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.store.setEnabled(id, false, this.clock.now(), 'operator');
+    if (!endpoint) throw notFound(`no webhook endpoint "${id}"`);
+    return endpoint;
   }
 
   async rotateSecret(id: string): Promise<{ endpoint: WebhookEndpoint; secret: string; previousSecretUntil: Date }> {

@@ -4,6 +4,11 @@
  * disabling the endpoint. It runs in the background of `serve`, polling every
  * `pollIntervalMs` and nudged right after a commit of this process queued
  * something, so requests never wait for a receiver.
+ *
+ * Deliveries proceed independently: each attempt holds one of `maxInFlight` slots
+ * and, at most `perEndpoint` at a time, a slot of its endpoint; a freed slot is
+ * claimed again at once. A receiver that hangs holds its own endpoint's few slots
+ * until its deadline, never another endpoint's delivery.
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../ports/clock.js';
@@ -21,25 +26,41 @@ export interface WebhookDispatcherOptions {
   /** Wait before each retry: entry k after the k-th failed attempt; past the end the delivery fails. */
   readonly retryScheduleSeconds: readonly number[];
   readonly pollIntervalMs?: number;
-  /** Deliveries claimed (and sent in parallel) per round. */
-  readonly batchSize?: number;
+  /** Attempts under way at once in this process, over all endpoints. */
+  readonly maxInFlight?: number;
+  /** Attempts under way at once to one endpoint in this process. */
+  readonly perEndpoint?: number;
   /** How long a claim keeps others off a delivery: longer than the sender's 10 s deadline. */
   readonly leaseSeconds?: number;
   /** Each attempt's outcome, for metrics and the log (never a body). */
   readonly onAttempt?: (delivery: ClaimedDelivery, outcome: AttemptOutcome) => void;
+  /** The receiver answered 410 and its endpoint was disabled (an audit event). */
+  readonly onEndpointGone?: (delivery: ClaimedDelivery) => Promise<void> | void;
+  /** A delivery the target policy refused at send time (failed at once, not retried): logged as a warning. */
+  readonly onRefused?: (delivery: ClaimedDelivery, reason: string) => void;
   /** A round that failed (database down): logged, the next poll tries again. */
   readonly onError?: (error: unknown) => void;
 }
 
+/** Default of {@link WebhookDispatcherOptions.maxInFlight}. */
+export const DEFAULT_MAX_IN_FLIGHT = 32;
+/** Default of {@link WebhookDispatcherOptions.perEndpoint}. */
+export const DEFAULT_PER_ENDPOINT = 4;
+
 export class WebhookDispatcher {
   private readonly owner = randomUUID();
   private readonly pollIntervalMs: number;
-  private readonly batchSize: number;
+  private readonly maxInFlight: number;
+  private readonly perEndpoint: number;
   private readonly leaseSeconds: number;
   private timer: NodeJS.Timeout | undefined;
+  /** The claim under way: one at a time, so two never count the same free slots. */
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts under way per endpoint id. */
+  private readonly busy = new Map<string, number>();
 
   constructor(
     private readonly store: WebhookStore,
@@ -48,16 +69,45 @@ export class WebhookDispatcher {
     private readonly options: WebhookDispatcherOptions,
   ) {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
-    this.batchSize = options.batchSize ?? 20;
+    this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    this.perEndpoint = options.perEndpoint ?? DEFAULT_PER_ENDPOINT;
     this.leaseSeconds = options.leaseSeconds ?? 30;
   }
 
-  /** Claims the due deliveries once and attempts each; resolves with how many were attempted. */
+  /** Claims the due deliveries the free slots allow and attempts each; resolves, after them, with how many were attempted. */
   async runOnce(): Promise<number> {
+    const started = await this.claimAndStart();
+    await Promise.all(started);
+    return started.length;
+  }
+
+  /** Claims what the free slots allow (each endpoint within its own limit) and starts those attempts without waiting for them. */
+  private async claimAndStart(): Promise<Array<Promise<void>>> {
+    const free = this.maxInFlight - this.inFlight.size;
+    if (free <= 0) return [];
     const now = this.clock.now();
-    const claimed = await this.store.claimDue(this.owner, now, new Date(now.getTime() + this.leaseSeconds * 1000), this.batchSize);
-    await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
-    return claimed.length;
+    const claimed = await this.store.claimDue(this.owner, now, new Date(now.getTime() + this.leaseSeconds * 1000), free, {
+      perEndpoint: this.perEndpoint,
+      busy: this.busy,
+    });
+    return claimed.map((delivery) => this.begin(delivery));
+  }
+
+  private begin(delivery: ClaimedDelivery): Promise<void> {
+    const endpoint = delivery.endpointId;
+    this.busy.set(endpoint, (this.busy.get(endpoint) ?? 0) + 1);
+    const running: Promise<void> = this.attempt(delivery)
+      .catch((error: unknown) => this.options.onError?.(error))
+      .finally(() => {
+        this.inFlight.delete(running);
+        const left = (this.busy.get(endpoint) ?? 1) - 1;
+        if (left > 0) this.busy.set(endpoint, left);
+        else this.busy.delete(endpoint);
+        // A slot is free: whatever is due takes it now, not at the next poll.
+        this.nudge();
+      });
+    this.inFlight.add(running);
+    return running;
   }
 
   /** Starts polling in the background. */
@@ -75,7 +125,7 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Stops polling and waits a little for the round under way. Not for a slow
+   * Stops polling and waits a little for the attempts under way. Not for a slow
    * receiver, though: shutdown must stay within its budget, and an attempt cut
    * short keeps its lease until it runs out, then is sent again (at least once).
    */
@@ -83,9 +133,9 @@ export class WebhookDispatcher {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.running) return;
+    if (!this.running && this.inFlight.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.running, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    await Promise.race([Promise.all([this.running, ...this.inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
     clearTimeout(timer);
   }
 
@@ -100,15 +150,14 @@ export class WebhookDispatcher {
     this.timer = undefined;
     if (this.stopped || this.running) return;
     this.running = (async () => {
-      let full = false;
       try {
-        // A full batch means more may be due: go on at once.
-        full = (await this.runOnce()) >= this.batchSize;
+        // Not waiting for the attempts: each one's end frees its slot and nudges the next claim.
+        await this.claimAndStart();
       } catch (error) {
         this.options.onError?.(error);
       }
       this.running = undefined;
-      const again = this.again || full;
+      const again = this.again;
       this.again = false;
       if (!this.stopped) this.schedule(again ? 0 : this.pollIntervalMs);
     })();
@@ -124,10 +173,15 @@ export class WebhookDispatcher {
       else outcome = this.failure(delivery, answer.status, `the receiver answered ${answer.status}`);
     } catch (error) {
       const reason = error instanceof WebhookSendFailed ? error.reason : 'unexpected error';
-      outcome = this.failure(delivery, null, reason);
+      // Refused by the target policy: every retry would be refused too.
+      if (error instanceof WebhookSendFailed && error.refused) {
+        outcome = { kind: 'failed', status: null, error: reason };
+        this.options.onRefused?.(delivery, reason);
+      } else outcome = this.failure(delivery, null, reason);
     }
-    await this.store.recordAttempt(delivery.id, this.owner, outcome, this.clock.now());
+    const recorded = await this.store.recordAttempt(delivery.id, this.owner, outcome, this.clock.now());
     this.options.onAttempt?.(delivery, outcome);
+    if (recorded && outcome.kind === 'gone') await this.options.onEndpointGone?.(delivery);
   }
 
   /** A failed attempt: retried after the schedule's next wait, or failed for good past its end. */

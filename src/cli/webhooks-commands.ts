@@ -1,9 +1,10 @@
 /**
- * `coregate webhooks add|list|remove|rotate-secret|deliveries` (CONTRACT §9),
+ * `coregate webhooks add|list|remove|enable|disable|rotate-secret|deliveries` (docs/operations.md),
  * through the admin operations `webhooks.*` (use case `WebhookAdmin`). A secret
  * is printed once, by `add` and `rotate-secret`; nothing else ever shows it.
  */
 import { Command } from 'commander';
+import type { AdminClient } from '../server/admin-operations.js';
 import { examples, repeatable, required, withJson, type AdminContext } from './program.js';
 
 const EVENT_TYPES = 'customer.registered, customer.reregistration_required, customer.deregistered';
@@ -12,10 +13,23 @@ function table(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<stri
   return [header, ...rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell))))].map((row) => row.join('\t')).join('\n');
 }
 
+/**
+ * A URL was checked against the policy of the process that ran the command. Through the
+ * server's admin socket that is the server's own. A command on its own database applies
+ * its own configuration: when that is laxer than production's strictest, a server may
+ * refuse at send time what the command accepted, and the operator is told so.
+ */
+async function policyNote(admin: AdminClient): Promise<string | undefined> {
+  const policy = await admin.call('webhooks.policy', {});
+  if (policy.server || (policy.production && !policy.allowPrivate)) return undefined;
+  const checked = policy.production ? 'production mode with COREGATE_WEBHOOK_ALLOW_PRIVATE=true' : 'development mode (http:// and private addresses accepted)';
+  return `note: the URL was checked under this command's policy, ${checked}; the server checks every delivery again under its own when it sends, and fails those its policy refuses`;
+}
+
 export function webhooksCommand(context: AdminContext): Command {
   const { io } = context;
   const webhooks = new Command('webhooks')
-    .summary("a platform's webhook receivers: add, list, remove, rotate-secret, deliveries")
+    .summary("a platform's webhook receivers: add, list, remove, enable, disable, rotate-secret, deliveries")
     .description("A platform's webhook receivers (Standard Webhooks signatures).")
     .usage('<command> [options]');
 
@@ -39,10 +53,13 @@ export function webhooksCommand(context: AdminContext): Command {
     .action(async (options: { platform?: string; url?: string; event?: string[]; json?: boolean }) => {
       const platform = required(options.platform, 'platform');
       const url = required(options.url, 'url');
-      const added = await (await context.admin()).call('webhooks.add', { platform, url, ...(options.event !== undefined ? { events: options.event } : {}) });
+      const admin = await context.admin();
+      const added = await admin.call('webhooks.add', { platform, url, ...(options.event !== undefined ? { events: options.event } : {}) });
       const document = { id: added.id, platform: added.platform, url: added.url, events: added.events, secret: added.secret };
       io.out(options.json ? JSON.stringify(document) : JSON.stringify(document, null, 2));
       if (!options.json) io.err('Store the secret now: receivers verify deliveries with it, and coregate cannot show it again.');
+      const note = await policyNote(admin);
+      if (note) io.err(note);
     });
 
   withJson(
@@ -78,6 +95,37 @@ export function webhooksCommand(context: AdminContext): Command {
 
   withJson(
     webhooks
+      .command('enable')
+      .summary('send to a receiver again (after a 410 Gone or disable)')
+      .description('Sends to a receiver again, with its id and secret unchanged: after it answered 410 Gone, or after webhooks disable. Its URL is checked as when it was added; events recorded while it was disabled are not sent.')
+      .usage('ID [--json]')
+      .argument('<ID>', 'the endpoint ID, as webhooks list shows it'),
+  )
+    .addHelpText('after', examples('coregate webhooks enable wh_Q2x8bVd0TnJ5a0lp'))
+    .action(async (id: string, options: { json?: boolean }) => {
+      const admin = await context.admin();
+      const endpoint = await admin.call('webhooks.enable', { id });
+      io.out(options.json ? JSON.stringify(endpoint) : `enabled webhook endpoint ${id} (${endpoint.url})`);
+      const note = await policyNote(admin);
+      if (note) io.err(note);
+    });
+
+  withJson(
+    webhooks
+      .command('disable')
+      .summary('stop sending to a receiver, keeping it')
+      .description('Stops sending to a receiver; its pending deliveries fail. webhooks enable sends to it again, with the same id and secret.')
+      .usage('ID [--json]')
+      .argument('<ID>', 'the endpoint ID, as webhooks list shows it'),
+  )
+    .addHelpText('after', examples('coregate webhooks disable wh_Q2x8bVd0TnJ5a0lp'))
+    .action(async (id: string, options: { json?: boolean }) => {
+      const endpoint = await (await context.admin()).call('webhooks.disable', { id });
+      io.out(options.json ? JSON.stringify(endpoint) : `disabled webhook endpoint ${id} (${endpoint.url}); its pending deliveries failed`);
+    });
+
+  withJson(
+    webhooks
       .command('rotate-secret')
       .summary("a new signing secret, printed once")
       .description('Prints a new signing secret once; deliveries are signed with both secrets for 24 hours.')
@@ -95,7 +143,7 @@ export function webhooksCommand(context: AdminContext): Command {
     webhooks
       .command('deliveries')
       .summary("a platform's deliveries, newest first")
-      .description("A platform's deliveries, newest first: status pending, delivered or failed, attempts, next attempt.")
+      .description("A platform's deliveries, newest first: status pending, delivered or failed, attempts, next attempt, and why the last attempt failed.")
       .usage('--platform P [--limit N] [--json]')
       .option('--platform <P>', 'the platform (required)')
       .option('--limit <N>', 'at most N deliveries (default: 50)'),
@@ -109,8 +157,8 @@ export function webhooksCommand(context: AdminContext): Command {
       else {
         io.out(
           table(
-            ['ID', 'EVENT_TYPE', 'URL', 'STATUS', 'ATTEMPTS', 'LAST_HTTP_STATUS', 'NEXT_ATTEMPT_AT'],
-            deliveries.map((d) => [d.id, d.eventType, d.url, d.status, d.attempts, d.lastStatus, d.nextAttemptAt]),
+            ['ID', 'EVENT_TYPE', 'URL', 'STATUS', 'ATTEMPTS', 'LAST_HTTP_STATUS', 'NEXT_ATTEMPT_AT', 'REASON'],
+            deliveries.map((d) => [d.id, d.eventType, d.url, d.status, d.attempts, d.lastStatus, d.nextAttemptAt, d.reason]),
           ),
         );
       }

@@ -79,6 +79,8 @@ export interface Config {
   readonly webhookRetryScheduleSeconds: readonly number[];
   /** Production mode may send webhooks to loopback/private/link-local addresses. */
   readonly webhookAllowPrivate: boolean;
+  /** Settled webhook events and deliveries older than this many days are pruned in the background. */
+  readonly webhookRetentionDays: number;
   /** Rate limits; 0 turns a limit off. */
   readonly rateLimits: {
     readonly gatewayPerClientPerMinute: number;
@@ -232,6 +234,7 @@ function toConfig(settings: Settings, cwd: string): Config {
     redisKeyPrefix: settings.COREGATE_REDIS_KEY_PREFIX,
     webhookRetryScheduleSeconds: Object.freeze([...settings.COREGATE_WEBHOOK_RETRY_SCHEDULE_SECONDS]),
     webhookAllowPrivate: settings.COREGATE_WEBHOOK_ALLOW_PRIVATE,
+    webhookRetentionDays: settings.COREGATE_WEBHOOK_RETENTION_DAYS,
     rateLimits: Object.freeze({
       gatewayPerClientPerMinute: settings.COREGATE_RATE_LIMIT_GATEWAY_PER_MINUTE,
       tokenPerClientPerMinute: settings.COREGATE_RATE_LIMIT_TOKEN_PER_MINUTE,

@@ -187,6 +187,13 @@ export const ConfigSchema = Type.Object({
     default: false,
     description: 'in production mode, allow webhook URLs that resolve to loopback, private or link-local addresses (on-premises receivers); `https://` is still required',
   }),
+  COREGATE_WEBHOOK_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 30,
+    description:
+      'webhook events and deliveries that were delivered or failed are deleted this many days after they were recorded (in the background, a few hundred rows at a time); pending ones are kept until they settle. Expired refresh tokens are deleted in the same background task',
+  }),
   COREGATE_DB_TIMEOUT_MS: Type.Integer({
     minimum: 100,
     maximum: 120_000,

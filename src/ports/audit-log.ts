@@ -45,6 +45,9 @@ export const AUDIT_EVENT_TYPES = [
   'webhook.added',
   'webhook.removed',
   'webhook.secret_rotated',
+  'webhook.enabled',
+  /** By the operator (actor `operator`), or because the receiver answered 410 Gone (actor `client`: coregate acting on the platform's answer). */
+  'webhook.disabled',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

@@ -30,4 +30,10 @@ export interface RefreshTokenStore {
   consume(digest: string, clientId: string, now: Date): Promise<ConsumeResult>;
   /** Revokes the chain of the token with this digest if it belongs to `clientId`; true when it did. */
   revokeChainOf(digest: string, clientId: string, at: Date): Promise<boolean>;
+  /**
+   * Deletes up to `limit` tokens of chains whose every token expired before `now` (a chain
+   * with a live token keeps its used and revoked ones: replaying them must still revoke it).
+   * Returns how many were deleted.
+   */
+  pruneExpired(now: Date, limit: number): Promise<number>;
 }

@@ -20,8 +20,15 @@ export interface WebhookSender {
 
 /** No answer from the receiver; `reason` is short and safe to store and log. */
 export class WebhookSendFailed extends Error {
-  constructor(readonly reason: string) {
+  /** The target policy refused the URL: sending again would be refused again, so the delivery fails at once. */
+  readonly refused: boolean;
+
+  constructor(
+    readonly reason: string,
+    options: { readonly refused?: boolean } = {},
+  ) {
     super(`webhook delivery failed: ${reason}`);
+    this.refused = options.refused ?? false;
   }
 }
 

@@ -34,6 +34,8 @@ export interface ClaimedDelivery {
   readonly eventId: string;
   readonly eventType: string;
   readonly endpointId: string;
+  /** The endpoint's platform. */
+  readonly platform: string;
   readonly url: string;
   /** The exact body, as recorded with the change. */
   readonly body: string;
@@ -59,6 +61,8 @@ export interface DeliveryView {
   readonly status: DeliveryStatus;
   readonly attempts: number;
   readonly lastStatus: number | null;
+  /** Why the last attempt failed (`the receiver answered 500`, `no answer within 10 s`, a policy refusal); `null` once delivered. */
+  readonly lastError: string | null;
   readonly nextAttemptAt: Date | null;
   readonly createdAt: Date;
   readonly deliveredAt: Date | null;
@@ -71,12 +75,24 @@ export interface QueueStats {
   readonly oldestPendingSeconds: number;
 }
 
+/** Keeps one endpoint from taking every slot: at most `perEndpoint` attempts each, counting those already `busy`. */
+export interface ClaimFairness {
+  readonly perEndpoint: number;
+  /** Attempts this process has under way, per endpoint id. */
+  readonly busy: ReadonlyMap<string, number>;
+}
+
 export interface WebhookStore {
   addEndpoint(endpoint: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint>;
   listEndpoints(platform: string): Promise<WebhookEndpoint[]>;
   findEndpoint(id: string): Promise<WebhookEndpoint | undefined>;
   /** Removes the endpoint and its deliveries; true when there was one. */
   removeEndpoint(id: string): Promise<boolean>;
+  /**
+   * Enables or disables the endpoint; undefined for an unknown id. Enabling clears why it was
+   * disabled; disabling fails its pending deliveries (none will be sent) with `reason`.
+   */
+  setEnabled(id: string, enabled: boolean, now: Date, reason?: string): Promise<WebhookEndpoint | undefined>;
   /** Replaces the secret, keeping the old one until `previousUntil`; undefined for an unknown id. */
   rotateSecret(id: string, secret: string, now: Date, previousUntil: Date): Promise<WebhookEndpoint | undefined>;
 
@@ -84,10 +100,16 @@ export interface WebhookStore {
    * Leases up to `limit` due pending deliveries until `leaseUntil` (`FOR UPDATE SKIP
    * LOCKED`): among all processes sharing the database, one holds each at a time.
    */
-  claimDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]>;
-  /** Records an attempt of a delivery this owner holds, and releases the lease. */
-  recordAttempt(id: string, owner: string, outcome: AttemptOutcome, now: Date): Promise<void>;
+  claimDue(owner: string, now: Date, leaseUntil: Date, limit: number, fairness?: ClaimFairness): Promise<ClaimedDelivery[]>;
+  /** Records an attempt of a delivery this owner holds, and releases the lease; false when the lease had passed to another. */
+  recordAttempt(id: string, owner: string, outcome: AttemptOutcome, now: Date): Promise<boolean>;
   /** A platform's deliveries, newest first. */
   listDeliveries(platform: string, limit: number): Promise<DeliveryView[]>;
   queueStats(now: Date): Promise<QueueStats>;
+  /**
+   * Deletes up to `limit` delivered or failed deliveries recorded before `before`, then up to
+   * `limit` events recorded before it that have no delivery left. Pending deliveries, and the
+   * events they belong to, are never deleted. Returns how many rows were deleted.
+   */
+  pruneSettled(before: Date, limit: number): Promise<number>;
 }

@@ -107,6 +107,8 @@ export interface AdminOperationsOptions {
    * start-up migrations are its own.
    */
   readonly migratedOnOpen?: MigrationReport;
+  /** The running server serves these operations (on its admin socket), rather than a command on its own services. */
+  readonly server?: boolean;
 }
 
 function clientView(client: Client): ClientView {
@@ -130,7 +132,7 @@ function limitNumber(value: string | undefined): number | undefined {
   return /^\d+$/.test(value) ? Number(value) : Number.NaN;
 }
 
-export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'institutionAdmin' | 'webhookAdmin' | 'audit'>;
+export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'institutionAdmin' | 'webhookAdmin' | 'audit' | 'config'>;
 
 /** The existing operator operations, each followed by its audit row once it succeeded (issue 14). */
 function audited(services: AdminServices, handlers: AdminHandlers): AdminHandlers {
@@ -182,6 +184,16 @@ function audited(services: AdminServices, handlers: AdminHandlers): AdminHandler
       await audit('webhook.removed', { reason: result.id });
       return result;
     },
+    'webhooks.enable': async (args) => {
+      const result = await handlers['webhooks.enable'](args);
+      await audit('webhook.enabled', { platform: result.platform, reason: result.id });
+      return result;
+    },
+    'webhooks.disable': async (args) => {
+      const result = await handlers['webhooks.disable'](args);
+      await audit('webhook.disabled', { platform: result.platform, reason: result.id });
+      return result;
+    },
     'webhooks.rotate-secret': async (args) => {
       const result = await handlers['webhooks.rotate-secret'](args);
       await audit('webhook.secret_rotated', { reason: result.id });
@@ -194,7 +206,11 @@ function audited(services: AdminServices, handlers: AdminHandlers): AdminHandler
 export function adminOperations(services: AdminServices, options: AdminOperationsOptions = {}): AdminHandlers {
   return audited(services, {
     ...operatorOperations(services, clientView),
-    ...webhookOperations(services.webhookAdmin),
+    ...webhookOperations(services.webhookAdmin, {
+      production: services.config.production,
+      allowPrivate: services.config.webhookAllowPrivate,
+      server: options.server ?? false,
+    }),
     ping: async () => ({ ok: true }),
     ...institutionOperations(services),
     'clients.create': async (args) => {

@@ -9,7 +9,7 @@ import type { Config } from '../config/config.js';
 import { createLogger } from '../adapters/logging/logger.js';
 import { buildApp } from '../http/app.js';
 import { adminOperations } from './admin-operations.js';
-import { adminSocketPath, serveAdminSocket } from './admin-socket.js';
+import { adminSocketPlace, serveAdminSocket, type AdminSocketPlace } from './admin-socket.js';
 import { appDepsFrom } from './app-deps.js';
 import { welcomeFirstRun } from './first-run.js';
 import { leaveCluster, reportReady, superviseWorkers, supervisesWorkers } from './cluster.js';
@@ -44,73 +44,87 @@ function listeningUrl(address: AddressInfo, secure: boolean): string {
   return `${secure ? 'https' : 'http'}://${reachable}:${address.port}`;
 }
 
+/** What a start opened so far, closed in reverse order when a later step fails or the server stops. */
+interface Started {
+  socket?: AdminSocketPlace;
+  services?: Services;
+  app?: FastifyInstance;
+  opsServer?: OpsServer;
+  adminServer?: Server;
+}
+
+/**
+ * Closes what was started: the admin socket first (no new operations), the ops
+ * listener, then the app (answering what is in flight) and only then the pools and
+ * the data dir, so nothing is closed under a request still using it.
+ */
+async function closeStarted(started: Started): Promise<void> {
+  try {
+    // Not awaited: an operation under way finishes on its own, and shutdown keeps its budget.
+    started.adminServer?.close();
+    await started.opsServer?.close();
+    await started.app?.close();
+  } finally {
+    try {
+      await started.services?.close();
+    } finally {
+      started.socket?.dispose();
+    }
+  }
+}
+
 export async function startServer(config: Config): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   // Read before anything opens: a missing or mismatched file is a ConfigError naming the variable.
   const tls = readTlsCredentials(config);
   const embedded = config.databaseUrl === undefined;
-  const socketPath = embedded ? adminSocketPath(config.dataDir) : undefined;
-  const services = await openServices(config, 'server', { logger, ...(socketPath ? { adminSocket: socketPath } : {}) });
+  const started: Started = {};
+  // Any step that fails stops the whole start: what was opened is closed and the data dir
+  // released, never a server answering without its admin socket or shutdown handling.
   try {
+    if (embedded) started.socket = adminSocketPlace(config.dataDir);
+    const socketPath = started.socket?.path;
+    const services = await openServices(config, 'server', { logger, ...(socketPath ? { adminSocket: socketPath } : {}) });
+    started.services = services;
     await services.keyring.ensureActiveKey();
-  } catch (error) {
-    await services.close().catch(() => {});
-    throw error;
-  }
-  if (embedded) logger.info({ dataDir: config.dataDir }, 'using the embedded database (PGlite)');
+    if (embedded) logger.info({ dataDir: config.dataDir }, 'using the embedded database (PGlite)');
 
-  // With COREGATE_ADMIN_PORT the operations endpoints are served only there (appDepsFrom leaves them out).
-  const app = await buildApp({
-    ...appDepsFrom(services),
-    ...(tls ? { tls } : {}),
-    httpsOnly: tokenTransport(config) !== 'loopback',
-  });
-  // A Redis that cannot be reached is logged (by the store) and the server starts anyway: fail open.
-  await services.rateLimiter.connect().catch(() => {});
-  services.metrics.enableProcessMetrics();
-  let opsServer: OpsServer | undefined;
-  try {
-    // A port that cannot be had closes what was opened (pools, the data dir) before failing.
+    // With COREGATE_ADMIN_PORT the operations endpoints are served only there (appDepsFrom leaves them out).
+    const app = await buildApp({
+      ...appDepsFrom(services),
+      ...(tls ? { tls } : {}),
+      httpsOnly: tokenTransport(config) !== 'loopback',
+    });
+    started.app = app;
+    // A Redis that cannot be reached is logged (by the store) and the server starts anyway: fail open.
+    await services.rateLimiter.connect().catch(() => {});
+    services.metrics.enableProcessMetrics();
     await app.listen({ port: config.port, host: config.host });
-    opsServer = await startOpsServer(config, services, logger);
+    started.opsServer = await startOpsServer(config, services, logger);
+    const url = listeningUrl(app.server.address() as AddressInfo, tls !== undefined);
+    services.issuer.resolve(url);
+    if (config.issuer === undefined && !['127.0.0.1', 'localhost', '[::1]'].some((host) => url.includes(`//${host}:`))) {
+      logger.warn('COREGATE_ISSUER is not set: tokens name the listening address as their issuer; set it to the public URL');
+    }
+
+    // Webhook deliveries in the background: a slow receiver never holds a request.
+    services.webhookDispatcher.start();
+    services.retentionPruner.start();
+    if (socketPath) started.adminServer = await serveAdminSocket(socketPath, adminOperations(services, { server: true }));
+    logger.info({ url, issuer: services.issuer.get() }, `coregate listening on ${url}`);
+    logStartupChecks(config, logger, { tls, simulator: services.simulator !== undefined, now: services.clock.now() });
+    // Production installations never get a demo client, whatever their database.
+    if (embedded && !config.production) await welcomeFirstRun(services, url);
+    // The start lines at once, not with the log buffer's next flush.
+    logger.flush();
+
+    let stopping: Promise<void> | undefined;
+    const stop = () => (stopping ??= closeStarted(started));
+    return { app, services, url, adminUrl: started.opsServer?.url, stop };
   } catch (error) {
-    await app.close();
-    await services.close();
+    await closeStarted(started).catch((closing: unknown) => logger.error({ err: closing }, 'error while closing a failed start'));
     throw error;
   }
-  const url = listeningUrl(app.server.address() as AddressInfo, tls !== undefined);
-  services.issuer.resolve(url);
-  if (config.issuer === undefined && !['127.0.0.1', 'localhost', '[::1]'].some((host) => url.includes(`//${host}:`))) {
-    logger.warn('COREGATE_ISSUER is not set: tokens name the listening address as their issuer; set it to the public URL');
-  }
-
-  // Webhook deliveries in the background: a slow receiver never holds a request.
-  services.webhookDispatcher.start();
-  let adminServer: Server | undefined;
-  if (socketPath) {
-    adminServer = await serveAdminSocket(socketPath, adminOperations(services));
-  }
-  logger.info({ url, issuer: services.issuer.get() }, `coregate listening on ${url}`);
-  logStartupChecks(config, logger, { tls, simulator: services.simulator !== undefined, now: services.clock.now() });
-  // Production installations never get a demo client, whatever their database.
-  if (embedded && !config.production) await welcomeFirstRun(services, url);
-  // The start lines at once, not with the log buffer's next flush.
-  logger.flush();
-
-  let stopping: Promise<void> | undefined;
-  const stop = () =>
-    (stopping ??= (async () => {
-      adminServer?.close();
-      await opsServer?.close();
-      // Stop accepting, answer what is in flight, then close the pools (core, database) and
-      // release the data dir: nothing is closed under a request still using it.
-      try {
-        await app.close();
-      } finally {
-        await services.close();
-      }
-    })());
-  return { app, services, url, adminUrl: opsServer?.url, stop };
 }
 
 /** Runs the server until a signal; resolves with the process exit status. */

@@ -22,6 +22,7 @@ import { AssociationDeregistrar } from '../app/deregister-association.js';
 import type { CoreSessionEndFailure } from '../app/end-core-session.js';
 import { WebhookAdmin } from '../app/webhook-admin.js';
 import { WebhookDispatcher } from '../app/webhook-dispatcher.js';
+import { RetentionPruner } from '../app/retention-pruner.js';
 import { registerWebhookMetrics } from '../adapters/metrics/webhook-metrics.js';
 import { SqlWebhookStore } from '../adapters/store/sql-webhook-store.js';
 import { WebhookTargetPolicy } from '../adapters/webhooks/target-policy.js';
@@ -114,6 +115,8 @@ export interface Services {
   readonly webhookAdmin: WebhookAdmin;
   /** Delivers the webhook outbox; `serve` starts it, commands never do. */
   readonly webhookDispatcher: WebhookDispatcher;
+  /** Deletes settled webhook rows past their retention and expired refresh tokens; `serve` starts it. */
+  readonly retentionPruner: RetentionPruner;
   close(): Promise<void>;
 }
 
@@ -200,6 +203,11 @@ export async function createServices(config: Config, options: ServiceOptions): P
     undefined,
     (name, ok) => metrics.readinessCheck(name, ok),
   );
+  const auditLog = new SqlAuditLog(database);
+  // A failed audit write is logged at error level with the event, never turned into an error answer.
+  const audit = new AuditTrail(auditLog, clock, {
+    onFailure: (error, event) => logger.error({ err: error, audit: event }, 'audit log write failed'),
+  });
   // Webhooks: a commit that queued deliveries nudges this process's dispatcher (when it runs).
   let nudgeDispatcher = () => {};
   const associations = new CachingAssociationStore(
@@ -221,13 +229,19 @@ export async function createServices(config: Config, options: ServiceOptions): P
         'webhook delivery attempted',
       );
     },
+    onEndpointGone: (delivery) => {
+      logger.warn({ endpoint: delivery.endpointId, platform: delivery.platform }, 'webhook endpoint disabled: its receiver answered 410 Gone (coregate webhooks enable ID sends to it again)');
+      return audit.record({ type: 'webhook.disabled', outcome: 'success', reason: delivery.endpointId, actor: 'client', clientId: null, platform: delivery.platform, customerId: null, requestId: null });
+    },
+    onRefused: (delivery, reason) =>
+      logger.warn({ webhookDelivery: delivery.id, endpoint: delivery.endpointId, reason }, 'webhook delivery failed: its endpoint breaks the target policy this server applies'),
     onError: (error) => logger.error({ err: error }, 'webhook dispatcher round failed'),
   });
   nudgeDispatcher = () => webhookDispatcher.nudge();
-  const auditLog = new SqlAuditLog(database);
-  // A failed audit write is logged at error level with the event, never turned into an error answer.
-  const audit = new AuditTrail(auditLog, clock, {
-    onFailure: (error, event) => logger.error({ err: error, audit: event }, 'audit log write failed'),
+  const retentionPruner = new RetentionPruner(webhookStore, refreshTokens, clock, {
+    webhookRetentionDays: config.webhookRetentionDays,
+    onPruned: (deleted) => logger.info(deleted, 'retention: deleted settled webhook rows and expired refresh tokens'),
+    onError: (error) => logger.error({ err: error }, 'retention pass failed'),
   });
   const sessionKeeper = new CoreSessionKeeper(
     associations,
@@ -289,12 +303,14 @@ export async function createServices(config: Config, options: ServiceOptions): P
     deregistrar: new AssociationDeregistrar(associations, institutions, clock, coreSessionEndFailure),
     webhookAdmin: new WebhookAdmin(webhookStore, clock, new WebhookTargetPolicy(targetPolicy)),
     webhookDispatcher,
+    retentionPruner,
     async close() {
       if (closed) return;
       closed = true;
       // Audit rows still being written after their request stopped waiting for them.
       await audit.drain();
       await webhookDispatcher.stop();
+      await retentionPruner.stop();
       await webhookSender.close();
       await rateLimiter.close();
       await institutions.close();
@@ -322,6 +338,7 @@ export interface OpenServicesOptions {
 export async function openServices(config: Config, role: ServicesRole, options: OpenServicesOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(role === 'command' && config.logLevel === 'info' ? 'warn' : config.logLevel);
   const opened = await openDatabase(config, { role, ...(options.adminSocket ? { adminSocket: options.adminSocket } : {}) });
+  if (opened.tightened) logger.warn({ dataDir: config.dataDir, entries: opened.tightened }, 'the data dir was open to other users: its modes are now 0700 (directories) and 0600 (files)');
   try {
     return await createServices(config, { logger, database: opened.database, onClose: opened.release, listenForChanges: role === 'server' });
   } catch (error) {

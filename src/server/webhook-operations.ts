@@ -16,6 +16,8 @@ export interface DeliveryRecordView {
   readonly status: string;
   readonly attempts: number;
   readonly lastStatus: number | null;
+  /** Why the last attempt failed; `null` once delivered or before any attempt. */
+  readonly reason: string | null;
   readonly nextAttemptAt: string | null;
   readonly createdAt: string;
   readonly deliveredAt: string | null;
@@ -28,8 +30,19 @@ export interface WebhookOperations {
   };
   'webhooks.list': { args: { platform: string }; result: WebhookEndpointView[] };
   'webhooks.remove': { args: { id: string }; result: { id: string; removed: true } };
+  'webhooks.enable': { args: { id: string }; result: WebhookEndpointView };
+  'webhooks.disable': { args: { id: string }; result: WebhookEndpointView };
   'webhooks.rotate-secret': { args: { id: string }; result: { id: string; secret: string; previousSecretValidUntil: string } };
+  /** The target policy the process running the operations applies, and whether that is the server (which applies it at send time too). */
+  'webhooks.policy': { args: Record<string, never>; result: WebhookPolicyView };
   'webhooks.deliveries': { args: { platform: string; limit?: string }; result: DeliveryRecordView[] };
+}
+
+export interface WebhookPolicyView {
+  readonly production: boolean;
+  readonly allowPrivate: boolean;
+  /** True when a running server answers (through its admin socket): the policy every delivery is sent under. */
+  readonly server: boolean;
 }
 
 type Handlers = { [N in keyof WebhookOperations]: (args: WebhookOperations[N]['args']) => Promise<WebhookOperations[N]['result']> };
@@ -54,14 +67,18 @@ function deliveryView(delivery: DeliveryView): DeliveryRecordView {
     status: delivery.status,
     attempts: delivery.attempts,
     lastStatus: delivery.lastStatus,
+    reason: delivery.lastError,
     nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? null,
     createdAt: delivery.createdAt.toISOString(),
     deliveredAt: delivery.deliveredAt?.toISOString() ?? null,
   };
 }
 
-export function webhookOperations(admin: WebhookAdmin): Handlers {
+export function webhookOperations(admin: WebhookAdmin, policy: WebhookPolicyView): Handlers {
   return {
+    'webhooks.enable': async ({ id }) => endpointView(await admin.enable(id)),
+    'webhooks.disable': async ({ id }) => endpointView(await admin.disable(id)),
+    'webhooks.policy': async () => policy,
     'webhooks.add': async ({ platform, url, events }) => {
       const { endpoint, secret } = await admin.add({ platform, url, ...(events ? { events } : {}) });
       return { id: endpoint.id, platform: endpoint.platform, url: endpoint.url, events: [...endpoint.events], secret };

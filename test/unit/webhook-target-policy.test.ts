@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { isPublicAddress, WebhookTargetPolicy } from '../../src/adapters/webhooks/target-policy.js';
 import { UndiciWebhookSender } from '../../src/adapters/webhooks/undici-webhook-sender.js';
 import { WebhookSendFailed } from '../../src/ports/webhook-sender.js';
@@ -54,5 +55,74 @@ describe('webhook target policy', () => {
     } finally {
       await sender.close();
     }
+  });
+
+  it('refuses [::7f00:1], [::127.0.0.1] and [::a9fe:a9fe] like the addresses they embed, at add time and at connection time', async () => {
+    const policy = new WebhookTargetPolicy({ production: true, allowPrivate: false });
+    for (const url of ['https://[::7f00:1]/', 'https://[::127.0.0.1]/', 'https://[::a9fe:a9fe]/latest', 'https://[::ffff:a9fe:a9fe]/', 'https://[64:ff9b::a9fe:a9fe]/']) {
+      assert.match((await policy.problem(url))!, /private/, url);
+    }
+    const sender = new UndiciWebhookSender({ production: true, allowPrivate: false });
+    try {
+      await assert.rejects(sender.send('https://[::7f00:1]:9/hooks', {}, '{}'), (error: unknown) => error instanceof WebhookSendFailed && /non-public/.test(error.reason));
+    } finally {
+      await sender.close();
+    }
+  });
+});
+
+/** Any IPv4 address, as four bytes and dotted text. */
+const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((bytes) => ({ bytes, text: bytes.join('.') }));
+/** Non-public IPv4 addresses in particular (loopback, private, link-local, CGNAT, this network), not left to chance. */
+const privateIpv4 = fc.oneof(
+  fc.tuple(fc.constant(127), fc.nat(255), fc.nat(255), fc.nat(255)),
+  fc.tuple(fc.constant(10), fc.nat(255), fc.nat(255), fc.nat(255)),
+  fc.tuple(fc.constant(172), fc.integer({ min: 16, max: 31 }), fc.nat(255), fc.nat(255)),
+  fc.tuple(fc.constant(192), fc.constant(168), fc.nat(255), fc.nat(255)),
+  fc.tuple(fc.constant(169), fc.constant(254), fc.nat(255), fc.nat(255)),
+  fc.tuple(fc.constant(100), fc.integer({ min: 64, max: 127 }), fc.nat(255), fc.nat(255)),
+  fc.tuple(fc.constant(0), fc.nat(255), fc.nat(255), fc.nat(255)),
+).map((bytes) => ({ bytes, text: bytes.join('.') }));
+
+const hex = (high: number, low: number) => ((high << 8) | low).toString(16);
+
+/** The IPv6 spellings that carry an IPv4 address inside. */
+function embeddings({ bytes, text }: { bytes: number[]; text: string }): Record<string, string> {
+  const tail = `${hex(bytes[0]!, bytes[1]!)}:${hex(bytes[2]!, bytes[3]!)}`;
+  return {
+    compatibleDotted: `::${text}`,
+    compatibleHex: `::${tail}`,
+    mapped: `::ffff:${text}`,
+    mappedHex: `::ffff:${tail}`,
+    translated: `::ffff:0:${tail}`,
+    nat64: `64:ff9b::${tail}`,
+    nat64Local: `64:ff9b:1::${tail}`,
+  };
+}
+
+describe('webhook target policy: IPv6 forms embedding an IPv4 address (property)', () => {
+  it('every embedding of a non-public IPv4 address is refused, as an address and as a URL host', async () => {
+    const policy = new WebhookTargetPolicy({ production: true, allowPrivate: false });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(privateIpv4, ipv4), async (address) => {
+        if (isPublicAddress(address.text)) return;
+        for (const [form, embedded] of Object.entries(embeddings(address))) {
+          assert.equal(isPublicAddress(embedded), false, `${form} ${embedded}`);
+          assert.match((await policy.problem(`https://[${embedded}]/hooks`)) ?? 'accepted', /private/, `${form} ${embedded}`);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('an IPv4-mapped address is judged exactly as the IPv4 address; the deprecated compatible form never counts as public', () => {
+    fc.assert(
+      fc.property(ipv4, (address) => {
+        const forms = embeddings(address);
+        assert.equal(isPublicAddress(forms.mapped!), isPublicAddress(address.text));
+        assert.equal(isPublicAddress(forms.compatibleHex!), false);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -12,7 +12,7 @@
  * they judged stale and both go on to take the data dir.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 
 export interface LockHolder {
@@ -120,6 +120,9 @@ function removeStaleLock(dataDir: string, draft: string): void {
 /** Takes the data directory or throws {@link DataDirBusy}. */
 export function acquireDataDirLock(dataDir: string, holder: Omit<LockHolder, 'pid'>): DataDirLock {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Its owner's alone, like PostgreSQL's: an existing dir made 0755 by hand is closed too
+  // (the admin socket may live in it).
+  chmodSync(dataDir, 0o700);
   const path = lockFilePath(dataDir);
   const draft = `${path}.${process.pid}.${randomBytes(6).toString('hex')}`;
   writeFileSync(draft, JSON.stringify({ pid: process.pid, ...holder }), { mode: 0o600 });

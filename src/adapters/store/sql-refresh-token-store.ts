@@ -73,4 +73,16 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
     );
     return rows.length > 0;
   }
+
+  async pruneExpired(now: Date, limit: number): Promise<number> {
+    const rows = await this.db.query(
+      `delete from refresh_tokens where digest in (
+         select t.digest from refresh_tokens t
+         where t.expires_at < $1 and not exists (select 1 from refresh_tokens live where live.chain_id = t.chain_id and live.expires_at >= $1)
+         order by t.expires_at limit $2)
+       returning digest`,
+      [now, limit],
+    );
+    return rows.length;
+  }
 }

@@ -1,7 +1,8 @@
 /**
  * The transactional outbox of webhook events (CONTRACT §9): an event is written
  * by the same transaction as the change that causes it, with one delivery row
- * per enabled endpoint of the platform that wants its type. A process dying
+ * per enabled endpoint of the platform that wants its type (and not at all when
+ * no endpoint wants it). A process dying
  * after the commit loses nothing: the dispatcher finds the pending rows.
  */
 import { randomBytes } from 'node:crypto';
@@ -18,24 +19,26 @@ export function eventBody(event: LifecycleEvent, now: Date): string {
   return JSON.stringify({ type: event.type, timestamp: now.toISOString(), data: event.data });
 }
 
+/**
+ * The endpoints an event of `type` on `platform` goes to (SQL condition on alias `e`). An event
+ * no endpoint wants is not written at all: the outbox holds only what will be sent.
+ */
+function wantedBy(platform: string, type: string): string {
+  return `e.platform = ${platform} and e.enabled and (cardinality(e.events) = 0 or ${type} = any (e.events))`;
+}
+
 /** Writes `events` and their deliveries on `tx` (the caller's transaction). Returns how many deliveries were queued. */
 export async function recordLifecycleEvents(tx: Queryable, events: readonly LifecycleEvent[], now: Date): Promise<number> {
   let queued = 0;
   for (const event of events) {
-    const id = newEventId();
-    await tx.query('insert into webhook_events (id, type, platform, payload, created_at) values ($1, $2, $3, $4, $5)', [
-      id,
-      event.type,
-      event.platform,
-      eventBody(event, now),
-      now,
-    ]);
     const rows = await tx.query(
-      `insert into webhook_deliveries (id, event_id, endpoint_id, next_attempt_at, created_at)
-       select $1 || '.' || e.id, $1, e.id, $4, $4 from webhook_endpoints e
-       where e.platform = $2 and e.enabled and (cardinality(e.events) = 0 or $3 = any (e.events))
+      `with event as (insert into webhook_events (id, type, platform, payload, created_at)
+         select $1, $3::text, $2::text, $4, $5 where exists (select 1 from webhook_endpoints e where ${wantedBy('$2::text', '$3::text')}) returning id)
+       insert into webhook_deliveries (id, event_id, endpoint_id, next_attempt_at, created_at)
+       select ev.id || '.' || e.id, ev.id, e.id, $5, $5 from event ev, webhook_endpoints e
+       where ${wantedBy('$2::text', '$3::text')}
        returning id`,
-      [id, event.platform, event.type, now],
+      [newEventId(), event.platform, event.type, eventBody(event, now), now],
     );
     queued += rows.length;
   }
@@ -61,10 +64,11 @@ export function lifecycleEventCtes(events: readonly LifecycleEvent[], now: Date,
     const payload = `$${params.push(eventBody(event, now))}`;
     ctes.push(
       `event_${index} as (insert into webhook_events (id, type, platform, payload, created_at)
-         select ${id}, ${type}, ${platform}, ${payload}, ${at} where exists (select 1 from ${source} where inserted) returning id)`,
+         select ${id}, ${type}, ${platform}, ${payload}, ${at} where exists (select 1 from ${source} where inserted)
+           and exists (select 1 from webhook_endpoints e where ${wantedBy(platform, type)}) returning id)`,
       `deliveries_${index} as (insert into webhook_deliveries (id, event_id, endpoint_id, next_attempt_at, created_at)
          select ev.id || '.' || e.id, ev.id, e.id, ${at}, ${at} from event_${index} ev, webhook_endpoints e
-         where e.platform = ${platform} and e.enabled and (cardinality(e.events) = 0 or ${type} = any (e.events))
+         where ${wantedBy(platform, type)}
          returning id)`,
     );
     counts.push(`(select count(*) from deliveries_${index})`);

@@ -14,6 +14,7 @@
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import type {
   AttemptOutcome,
+  ClaimFairness,
   ClaimedDelivery,
   DeliveryStatus,
   DeliveryView,
@@ -22,7 +23,7 @@ import type {
   WebhookEndpoint,
   WebhookStore,
 } from '../../ports/webhook-store.js';
-import type { Database } from './database.js';
+import type { Database, Queryable } from './database.js';
 
 interface EndpointRow {
   id: string;
@@ -62,6 +63,15 @@ function toEndpoint(row: EndpointRow): WebhookEndpoint {
 /** At most this much of an error goes into the table (it is shown by `webhooks deliveries`). */
 const MAX_ERROR_LENGTH = 200;
 
+/** A disabled endpoint's pending deliveries will never be sent: failed now, so the queue depth shows only real work. */
+async function failPending(tx: Queryable, endpointId: string, error: string): Promise<void> {
+  await tx.query(
+    `update webhook_deliveries set status = 'failed', last_error = $2, lease_owner = null, lease_until = null
+     where endpoint_id = $1 and status = 'pending'`,
+    [endpointId, error],
+  );
+}
+
 export class SqlWebhookStore implements WebhookStore {
   constructor(
     private readonly db: Database,
@@ -93,6 +103,17 @@ export class SqlWebhookStore implements WebhookStore {
     return rows.length > 0;
   }
 
+  async setEnabled(id: string, enabled: boolean, now: Date, reason = 'operator'): Promise<WebhookEndpoint | undefined> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<EndpointRow>(
+        `update webhook_endpoints set enabled = $2, disabled_reason = $3, updated_at = $4 where id = $1 returning ${ENDPOINT_COLUMNS}`,
+        [id, enabled, enabled ? null : reason, now],
+      );
+      if (rows[0] && !enabled) await failPending(tx, id, `endpoint disabled (${reason})`);
+      return rows[0] && toEndpoint(rows[0]);
+    });
+  }
+
   async rotateSecret(id: string, secret: string, now: Date, previousUntil: Date): Promise<WebhookEndpoint | undefined> {
     const sealed = this.sealer.seal(secret, sealContext(id));
     const rows = await this.db.query<EndpointRow>(
@@ -104,12 +125,14 @@ export class SqlWebhookStore implements WebhookStore {
     return rows[0] && toEndpoint(rows[0]);
   }
 
-  async claimDue(owner: string, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+  async claimDue(owner: string, now: Date, leaseUntil: Date, limit: number, fairness?: ClaimFairness): Promise<ClaimedDelivery[]> {
+    const busy = [...(fairness?.busy ?? new Map<string, number>())];
     const rows = await this.db.query<{
       id: string;
       event_id: string;
       type: string;
       endpoint_id: string;
+      platform: string;
       url: string;
       payload: string;
       secret_sealed: string;
@@ -117,10 +140,19 @@ export class SqlWebhookStore implements WebhookStore {
       previous_secret_until: Date | null;
       attempts: number;
     }>(
-      `with due as (
-         select d.id from webhook_deliveries d
+      // Each endpoint's due deliveries ranked oldest first: a rank past what its free slots allow
+      // is left for a later claim, so one endpoint's backlog never fills the whole claim.
+      `with ranked as (
+         select d.id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.seq)
+           + coalesce((select b.n from unnest($5::text[], $6::int[]) as b(endpoint_id, n) where b.endpoint_id = d.endpoint_id), 0) as slot
+         from webhook_deliveries d
          join webhook_endpoints e on e.id = d.endpoint_id and e.enabled
          where d.status = 'pending' and d.next_attempt_at <= $2 and (d.lease_until is null or d.lease_until <= $2)
+       ),
+       due as (
+         select d.id from webhook_deliveries d
+         join ranked r on r.id = d.id
+         where r.slot <= $7 and d.status = 'pending' and (d.lease_until is null or d.lease_until <= $2)
          order by d.next_attempt_at, d.seq
          limit $4
          for update of d skip locked
@@ -128,9 +160,9 @@ export class SqlWebhookStore implements WebhookStore {
        update webhook_deliveries d set lease_owner = $1, lease_until = $3
        from due, webhook_events ev, webhook_endpoints e
        where d.id = due.id and ev.id = d.event_id and e.id = d.endpoint_id
-       returning d.id, d.event_id, ev.type, d.endpoint_id, e.url, ev.payload, e.secret_sealed,
+       returning d.id, d.event_id, ev.type, d.endpoint_id, e.platform, e.url, ev.payload, e.secret_sealed,
          e.previous_secret_sealed, e.previous_secret_until, d.attempts`,
-      [owner, now, leaseUntil, limit],
+      [owner, now, leaseUntil, limit, busy.map(([id]) => id), busy.map(([, count]) => count), fairness?.perEndpoint ?? limit],
     );
     return rows.map((row) => {
       const secrets = [this.sealer.open(row.secret_sealed, sealContext(row.endpoint_id))];
@@ -142,6 +174,7 @@ export class SqlWebhookStore implements WebhookStore {
         eventId: row.event_id,
         eventType: row.type,
         endpointId: row.endpoint_id,
+        platform: row.platform,
         url: row.url,
         body: row.payload,
         secrets,
@@ -150,11 +183,11 @@ export class SqlWebhookStore implements WebhookStore {
     });
   }
 
-  async recordAttempt(id: string, owner: string, outcome: AttemptOutcome, now: Date): Promise<void> {
+  async recordAttempt(id: string, owner: string, outcome: AttemptOutcome, now: Date): Promise<boolean> {
     const error = 'error' in outcome ? outcome.error.slice(0, MAX_ERROR_LENGTH) : null;
     const status: DeliveryStatus = outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'pending' : 'failed';
     const next = outcome.kind === 'retry' ? outcome.nextAttemptAt : now;
-    await this.db.transaction(async (tx) => {
+    return this.db.transaction(async (tx) => {
       const rows = await tx.query<{ endpoint_id: string }>(
         `update webhook_deliveries set status = $3, attempts = attempts + 1, last_status = $4, last_error = $5,
            next_attempt_at = $6, delivered_at = $7, lease_owner = null, lease_until = null
@@ -163,13 +196,9 @@ export class SqlWebhookStore implements WebhookStore {
       );
       if (outcome.kind === 'gone' && rows[0]) {
         await tx.query(`update webhook_endpoints set enabled = false, disabled_reason = 'gone', updated_at = $2 where id = $1`, [rows[0].endpoint_id, now]);
-        // Its other pending deliveries will never be sent: failed now, so the queue depth shows only real work.
-        await tx.query(
-          `update webhook_deliveries set status = 'failed', last_error = 'endpoint disabled (410 Gone)', lease_owner = null, lease_until = null
-           where endpoint_id = $1 and status = 'pending'`,
-          [rows[0].endpoint_id],
-        );
+        await failPending(tx, rows[0].endpoint_id, 'endpoint disabled (410 Gone)');
       }
+      return rows.length > 0;
     });
   }
 
@@ -182,11 +211,12 @@ export class SqlWebhookStore implements WebhookStore {
       status: DeliveryStatus;
       attempts: number;
       last_status: number | null;
+      last_error: string | null;
       next_attempt_at: Date;
       created_at: Date;
       delivered_at: Date | null;
     }>(
-      `select d.id, ev.type, d.endpoint_id, e.url, d.status, d.attempts, d.last_status, d.next_attempt_at, d.created_at, d.delivered_at
+      `select d.id, ev.type, d.endpoint_id, e.url, d.status, d.attempts, d.last_status, d.last_error, d.next_attempt_at, d.created_at, d.delivered_at
        from webhook_deliveries d join webhook_events ev on ev.id = d.event_id join webhook_endpoints e on e.id = d.endpoint_id
        where e.platform = $1 order by d.created_at desc, d.seq desc limit $2`,
       [platform, limit],
@@ -199,6 +229,7 @@ export class SqlWebhookStore implements WebhookStore {
       status: row.status,
       attempts: Number(row.attempts),
       lastStatus: row.last_status === null ? null : Number(row.last_status),
+      lastError: row.status === 'delivered' ? null : row.last_error,
       nextAttemptAt: row.status === 'pending' ? new Date(row.next_attempt_at) : null,
       createdAt: new Date(row.created_at),
       deliveredAt: row.delivered_at === null ? null : new Date(row.delivered_at),
@@ -212,5 +243,23 @@ export class SqlWebhookStore implements WebhookStore {
     const row = rows[0];
     const oldest = row?.oldest ? Math.max(0, (now.getTime() - new Date(row.oldest).getTime()) / 1000) : 0;
     return { pending: Number(row?.pending ?? 0), oldestPendingSeconds: oldest };
+  }
+
+  async pruneSettled(before: Date, limit: number): Promise<number> {
+    const deliveries = await this.db.query(
+      `delete from webhook_deliveries where id in (
+         select id from webhook_deliveries where status <> 'pending' and created_at < $1 order by created_at limit $2)
+       returning id`,
+      [before, limit],
+    );
+    const events = await this.db.query(
+      `delete from webhook_events where id in (
+         select ev.id from webhook_events ev
+         where ev.created_at < $1 and not exists (select 1 from webhook_deliveries d where d.event_id = ev.id)
+         order by ev.created_at limit $2)
+       returning id`,
+      [before, limit],
+    );
+    return deliveries.length + events.length;
   }
 }

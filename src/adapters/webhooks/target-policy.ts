@@ -19,10 +19,25 @@ export interface TargetPolicy {
   readonly allowPrivate: boolean;
 }
 
-/** True for an address on the public internet: ipaddr.js's `unicast` range, after unwrapping IPv4-mapped IPv6. */
+/**
+ * IPv4-compatible IPv6 addresses (`::a.b.c.d`, RFC 4291 §2.5.5.1): deprecated, never
+ * a public receiver's address, and a way to write `127.0.0.1` as `[::7f00:1]` that
+ * ipaddr.js files under `unicast`.
+ */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+/**
+ * True for an address on the public internet: ipaddr.js's `unicast` range, after
+ * unwrapping IPv4-mapped IPv6 (`::ffff:a.b.c.d`, judged as the IPv4 address). The
+ * other forms embedding an IPv4 address are never public: IPv4-compatible (`::/96`),
+ * IPv4-translated (`::ffff:0:0:0/96`), NAT64 (`64:ff9b::/96`, `64:ff9b:1::/48`), 6to4
+ * and Teredo fall outside `unicast`, or in the compatible range above.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv6' && parsed.match(IPV4_COMPATIBLE)) return false;
+  return parsed.range() === 'unicast';
 }
 
 /** Whether the address rule applies. */
@@ -33,6 +48,25 @@ export function checksAddresses(policy: TargetPolicy): boolean {
 /** The URL's host without IPv6 brackets. */
 export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+/** Why a name or address literal is refused, in the words the operator sees. */
+export const NON_PUBLIC = 'resolves to a loopback, private or link-local address (set COREGATE_WEBHOOK_ALLOW_PRIVATE=true for on-premises receivers)';
+
+/**
+ * What the policy says of `url` without resolving its name: the scheme, credentials,
+ * and an address literal's range. Applied when an endpoint is added and again at
+ * every send (an endpoint added by a development-mode command, or before the
+ * policy changed, is held to the server's policy); names are checked on the
+ * address connected to.
+ */
+export function urlProblem(url: URL, policy: TargetPolicy): string | undefined {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
+  if (url.username !== '' || url.password !== '') return 'must not carry credentials';
+  if (!policy.production) return undefined;
+  if (url.protocol !== 'https:') return 'must be https:// in production mode';
+  if (checksAddresses(policy) && isIP(hostOf(url)) && !isPublicAddress(hostOf(url))) return NON_PUBLIC;
+  return undefined;
 }
 
 export class WebhookTargetPolicy implements WebhookTargetGuard {
@@ -49,20 +83,16 @@ export class WebhookTargetPolicy implements WebhookTargetGuard {
     } catch {
       return 'is not a valid URL';
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
-    if (url.username !== '' || url.password !== '') return 'must not carry credentials';
-    if (!this.policy.production) return undefined;
-    if (url.protocol !== 'https:') return 'must be https:// in production mode';
-    if (!checksAddresses(this.policy)) return undefined;
-    const host = hostOf(url);
+    const problem = urlProblem(url, this.policy);
+    if (problem || !checksAddresses(this.policy) || isIP(hostOf(url))) return problem;
     let addresses: string[];
     try {
-      addresses = isIP(host) ? [host] : await this.resolve(host);
+      addresses = await this.resolve(hostOf(url));
     } catch {
       return 'does not resolve';
     }
     if (addresses.length === 0) return 'does not resolve';
-    if (!addresses.every(isPublicAddress)) return 'resolves to a loopback, private or link-local address (set COREGATE_WEBHOOK_ALLOW_PRIVATE=true for on-premises receivers)';
+    if (!addresses.every(isPublicAddress)) return NON_PUBLIC;
     return undefined;
   }
 }

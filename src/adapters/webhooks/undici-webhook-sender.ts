@@ -1,19 +1,21 @@
 /**
  * Sends webhook deliveries with undici: a 10 s deadline on the whole attempt,
+ * counted from its start on the wire (no connection pool to wait in first),
  * the receiver's answer read up to 4 KiB and dropped (only its status counts,
  * nothing of it is logged), and — when the target policy checks addresses — a
  * DNS lookup hook on the connection itself that refuses non-public addresses,
  * so the address connected to is the address checked.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP } from 'node:net';
 import { Agent } from 'undici';
 import { WebhookSendFailed, type ReceiverAnswer, type WebhookSender } from '../../ports/webhook-sender.js';
-import { checksAddresses, hostOf, isPublicAddress, type TargetPolicy } from './target-policy.js';
+import { checksAddresses, isPublicAddress, NON_PUBLIC, urlProblem, type TargetPolicy } from './target-policy.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Enough to see a receiver's short answer; the rest is not read. */
 const MAX_ANSWER_BYTES = 4096;
+/** The reason stored and logged when the address connected to (or written in the URL) is not public. */
+const REFUSED_NON_PUBLIC = 'refused: non-public address (COREGATE_WEBHOOK_ALLOW_PRIVATE=true allows on-premises receivers)';
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
@@ -41,21 +43,25 @@ export class UndiciWebhookSender implements WebhookSender {
   private readonly agent: Agent;
   private readonly checking: boolean;
 
-  constructor(policy: TargetPolicy) {
+  constructor(private readonly policy: TargetPolicy) {
     this.checking = checksAddresses(policy);
     this.agent = new Agent({
       connect: { timeout: WEBHOOK_TIMEOUT_MS, ...(this.checking ? { lookup: publicOnlyLookup } : {}) },
       headersTimeout: WEBHOOK_TIMEOUT_MS,
       bodyTimeout: WEBHOOK_TIMEOUT_MS,
-      // Receivers are many and called rarely: few idle connections kept.
-      connections: 4,
+      // No cap on connections per origin: a capped pool queues a request behind a hung
+      // one while its deadline runs. The dispatcher bounds how many attempts run at once
+      // (per endpoint and in all), so every request goes on the wire when it starts.
+      connections: null,
     });
   }
 
   async send(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<ReceiverAnswer> {
     const target = new URL(url);
-    // An address literal never goes through the lookup hook: checked here.
-    if (this.checking && isIP(hostOf(target)) && !isPublicAddress(hostOf(target))) throw new WebhookSendFailed('refused: non-public address');
+    // The policy at send time too: the endpoint may have been added under another one. An
+    // address literal never goes through the lookup hook, so this is where it is checked.
+    const refusal = urlProblem(target, this.policy);
+    if (refusal) throw new WebhookSendFailed(refusal === NON_PUBLIC ? REFUSED_NON_PUBLIC : `refused: the URL ${refusal}`, { refused: true });
     const deadline = AbortSignal.timeout(WEBHOOK_TIMEOUT_MS);
     try {
       const response = await this.agent.request({
@@ -78,7 +84,7 @@ export class UndiciWebhookSender implements WebhookSender {
     } catch (error) {
       if (deadline.aborted) throw new WebhookSendFailed(`no answer within ${WEBHOOK_TIMEOUT_MS / 1000} s`);
       const code = errorCode(error);
-      if (code === 'EWEBHOOKPRIVATE') throw new WebhookSendFailed('refused: non-public address');
+      if (code === 'EWEBHOOKPRIVATE') throw new WebhookSendFailed(REFUSED_NON_PUBLIC, { refused: true });
       throw new WebhookSendFailed(`connection failed (${code ?? (error as Error)?.name ?? 'unknown error'})`);
     }
   }

@@ -29,6 +29,7 @@ import {
 } from './gateway-requests.js';
 import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-core-connector.js';
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
+import { adminOperations, executeAdminOperation } from '../../../src/server/admin-operations.js';
 
 function customerRequest(h: Harness, method: 'GET' | 'DELETE', token: string | undefined, customerId?: string): Promise<LightMyRequestResponse> {
   const query = customerId === undefined ? '' : `?customerId=${encodeURIComponent(customerId)}`;
@@ -59,6 +60,8 @@ for (const backend of BACKENDS) {
       h = await createHarness(backend, { core });
       tokenA = await h.token(await h.client({ platform: 'life-a' }));
       tokenB = await h.token(await h.client({ platform: 'life-b' }));
+      // The outbox records an event only for a platform with a receiver that wants it.
+      await executeAdminOperation(adminOperations(h.services), 'webhooks.add', { platform: 'life-a', url: 'http://127.0.0.1:9/hooks' });
     });
     after(() => h?.close());
 

@@ -190,7 +190,7 @@ for (const backend of BACKENDS) {
       // The second "server": its own pool, store and dispatcher on the same database and key.
       const sealer = new AesGcmSealer(encryptionKeys(h.services.config));
       const sender = new UndiciWebhookSender({ production: false, allowPrivate: false });
-      const other = new WebhookDispatcher(new SqlWebhookStore(second, sealer), sender, h.clock, { retryScheduleSeconds: [1], batchSize: 3 });
+      const other = new WebhookDispatcher(new SqlWebhookStore(second, sealer), sender, h.clock, { retryScheduleSeconds: [1], maxInFlight: 3 });
       try {
         for (let index = 0; index < 12; index += 1) assertSuccess(await postSession(h, { token }, formA(uniqueId('pair'), ADA)));
         let attempted = 0;

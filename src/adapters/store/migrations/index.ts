@@ -261,4 +261,16 @@ export const MIGRATIONS: readonly Migration[] = [
         for each row execute function coregate_notify_association_removed()`,
     ],
   },
+  {
+    version: 13,
+    name: 'webhook retention indexes',
+    statements: [
+      // The background pruning of settled deliveries and events older than
+      // COREGATE_WEBHOOK_RETENTION_DAYS reads them oldest first, a batch at a time.
+      `create index webhook_deliveries_settled on webhook_deliveries (created_at) where status <> 'pending'`,
+      `create index webhook_events_created on webhook_events (created_at)`,
+      // Whether an event still has deliveries (and the cascade when one is deleted) without a scan.
+      `create index webhook_deliveries_event on webhook_deliveries (event_id)`,
+    ],
+  },
 ];
