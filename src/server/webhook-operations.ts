@@ -29,7 +29,7 @@ export interface WebhookOperations {
   'webhooks.list': { args: { platform: string }; result: WebhookEndpointView[] };
   'webhooks.remove': { args: { id: string }; result: { id: string; removed: true } };
   'webhooks.rotate-secret': { args: { id: string }; result: { id: string; secret: string; previousSecretValidUntil: string } };
-  'webhooks.deliveries': { args: { platform: string; limit?: string }; result: DeliveryRecordView[] };
+  'webhooks.deliveries': { args: { platform: string; limit?: number }; result: DeliveryRecordView[] };
 }
 
 type Handlers = { [N in keyof WebhookOperations]: (args: WebhookOperations[N]['args']) => Promise<WebhookOperations[N]['result']> };
@@ -75,9 +75,6 @@ export function webhookOperations(admin: WebhookAdmin): Handlers {
       const { endpoint, secret, previousSecretUntil } = await admin.rotateSecret(id);
       return { id: endpoint.id, secret, previousSecretValidUntil: previousSecretUntil.toISOString() };
     },
-    'webhooks.deliveries': async ({ platform, limit }) => {
-      const count = limit === undefined ? undefined : /^\d+$/.test(limit) ? Number(limit) : Number.NaN;
-      return (await admin.deliveries(platform, count)).map(deliveryView);
-    },
+    'webhooks.deliveries': async ({ platform, limit }) => (await admin.deliveries(platform, limit)).map(deliveryView),
   };
 }
