@@ -5,7 +5,7 @@
 import { Command } from 'commander';
 import { DEFAULT_SESSION_TTL_SECONDS, FixtureError, loadCoreSimCustomers, startCoreSim, type RunningCoreSim } from '../server/core-sim.js';
 import { UsageError, type CliIo } from './io.js';
-import { examples, runProgram, type CommandContext } from './program.js';
+import { examples, runProgram, wholeNumber, type CommandContext } from './program.js';
 
 export interface CoreSimOptions {
   /** Institution API key the simulator requires as `X-Api-Key` (the caller reads COREGATE_CORE_API_KEY). */
@@ -16,16 +16,11 @@ export interface CoreSimOptions {
   readonly onListening?: (url: string) => void;
 }
 
-function wholeNumber(value: string, flag: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`);
-  return Number(value);
-}
-
 interface CoreSimFlags {
-  port?: string;
+  port: number;
   host?: string;
   data?: string;
-  sessionTtl?: string;
+  sessionTtl: number;
 }
 
 /** `core-sim` as a command of `coregate`; its action leaves its exit status in `context`. */
@@ -36,10 +31,10 @@ export function coreSimCommand(context: CommandContext, options: CoreSimOptions 
       'Runs the core banking simulator: the reference core protocol (docs/core-protocol.md) plus GET /_sim/stats, POST /_sim/sessions/expire and POST /_sim/faults. Without --data it serves the demo data set; a --data file holds {"customers": [...]}. With COREGATE_CORE_API_KEY set, protocol calls must carry it as X-Api-Key. Stops on SIGTERM or SIGINT.',
     )
     .usage('[--port 8090] [--host 127.0.0.1] [--data FILE] [--session-ttl SECONDS]')
-    .option('--port <PORT>', 'listen port (default: 8090; 0 picks a free one)')
+    .option('--port <PORT>', 'listen port; 0 picks a free one', wholeNumber(0, 65_535), 8090)
     .option('--host <HOST>', 'listen address (default: 127.0.0.1)')
     .option('--data <FILE>', 'serve only the customers in this JSON file')
-    .option('--session-ttl <SECONDS>', `lifetime of a delegate reference ID (default: ${DEFAULT_SESSION_TTL_SECONDS})`)
+    .option('--session-ttl <SECONDS>', 'lifetime of a delegate reference ID, in seconds', wholeNumber(1, 31_536_000), DEFAULT_SESSION_TTL_SECONDS)
     .addHelpText('after', examples('coregate core-sim --port 0', 'COREGATE_CORE_API_KEY=sim-key coregate core-sim --data customers.json --session-ttl 60'))
     .action(async (flags: CoreSimFlags) => {
       context.exitCode = await serveCoreSim(flags, context.io, options);
@@ -57,10 +52,9 @@ export async function runCoreSim(argv: string[], io: CliIo, options: CoreSimOpti
 
 /** 0 after a clean stop, 1 when it cannot listen, 2 for bad data; bad flags throw UsageError. */
 async function serveCoreSim(flags: CoreSimFlags, io: CliIo, options: CoreSimOptions): Promise<number> {
-  const port = wholeNumber(flags.port ?? '8090', '--port', 0, 65_535);
+  const { port, sessionTtl: ttl } = flags;
   const host = flags.host ?? '127.0.0.1';
   if (host === '') throw new UsageError('--host must not be empty');
-  const ttl = wholeNumber(flags.sessionTtl ?? String(DEFAULT_SESSION_TTL_SECONDS), '--session-ttl', 1, 31_536_000);
   const dataFile = flags.data;
 
   let customers: Awaited<ReturnType<typeof loadCoreSimCustomers>> | undefined;

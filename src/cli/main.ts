@@ -3,13 +3,16 @@ import { Command } from 'commander';
 import { ConfigError, coreApiKeyFromEnv, loadConfig } from '../config/config.js';
 import { PACKAGE_INFO } from '../config/package-info.js';
 import { AdminOperationFailed, type AdminClient } from '../server/admin-operations.js';
-import { clientsCommand, keysCommand, migrateCommand } from './admin-commands.js';
-import { auditCommand, sessionsCommand } from './audit-sessions-commands.js';
+import { auditCommand } from './audit-commands.js';
+import { clientsCommand } from './clients-commands.js';
 import { coreSimCommand } from './core-sim-command.js';
-import { institutionsCommand } from './institutions-command.js';
+import { institutionsCommand } from './institutions-commands.js';
 import { processIo, type CliIo } from './io.js';
+import { keysCommand } from './keys-commands.js';
+import { migrateCommand } from './migrate-command.js';
 import { runProgram, type AdminContext } from './program.js';
 import { serveCommand } from './serve-command.js';
+import { sessionsCommand } from './sessions-commands.js';
 import { webhooksCommand } from './webhooks-commands.js';
 
 const FOOTER = `

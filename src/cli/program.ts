@@ -4,7 +4,7 @@
  * and exit status 2, and the exit status handed back instead of `process.exit`, so that
  * `main(argv, io)` runs in-process (tests call it with a captured CliIo).
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { AdminClient } from '../server/admin-operations.js';
 import { UsageError, type CliIo } from './io.js';
 
@@ -33,6 +33,39 @@ export function withJson(command: Command): Command {
   return command.option('--json', 'print exactly one JSON document on stdout');
 }
 
+/**
+ * The parser of every numeric option (`.argParser(wholeNumber(1, 10_000))`): digits only, within
+ * `[min, max]`. commander reports a refusal as `option '--limit <N>' argument 'x' is invalid.`
+ * followed by this message; {@link oneLineError} turns that into
+ * `coregate: --limit must be a whole number from 1 to 10000, got "x"`.
+ */
+export function wholeNumber(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const number = /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
+    if (!(number >= min && number <= max)) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
+    return number;
+  };
+}
+
+/**
+ * The output rules of every command that prints data: with `--json` exactly one JSON
+ * document on stdout, else text for people (CONTRACT §1). Hints and warnings go to stderr.
+ */
+export function printData(io: CliIo, json: boolean | undefined, document: unknown, text: () => string): void {
+  io.out(json === true ? JSON.stringify(document) : text());
+}
+
+/** Rows as tab-separated text under a header row; an absent value shows as `-`. */
+export function table(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | boolean | null | undefined>>): string {
+  return [header, ...rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))))].map((row) => row.join('\t')).join('\n');
+}
+
+/** One record as aligned `name: value` lines; an absent value shows as `-`. */
+export function fields(record: ReadonlyArray<readonly [string, string | number | boolean | null | undefined]>): string {
+  const width = Math.max(...record.map(([name]) => name.length)) + 2;
+  return record.map(([name, value]) => `${`${name}:`.padEnd(width)}${value === null || value === undefined ? '-' : String(value)}`).join('\n');
+}
+
 /** Help text shown after a command's options. */
 export function examples(...commands: string[]): string {
   return `\nExamples:\n${commands.map((line) => `  $ ${line}`).join('\n')}`;
@@ -57,6 +90,9 @@ function commandPath(command: Command): string {
  */
 export function oneLineError(text: string, command: Command): string {
   const [first = '', ...rest] = text.trim().replace(/^error: /, '').split('\n');
+  // An option value refused by its parser (wholeNumber): the flag, the rule and the value given.
+  const refused = /^option '(?:-\w, )?(--[^ ']+)[^']*' argument '(.*)' is invalid\. (.*)$/.exec(first);
+  if (refused) return `coregate: ${refused[1]} ${refused[3]}, got ${JSON.stringify(refused[2])}\n`;
   const suggestion = /^\(Did you mean (.+)\)$/.exec(rest.join(' ').trim())?.[1];
   const message = first
     .replace(/^unknown command '(.*)'$/, 'unknown command "$1"')

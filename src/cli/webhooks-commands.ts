@@ -5,13 +5,10 @@
  */
 import { Command } from 'commander';
 import type { AdminClient } from '../server/admin-operations.js';
-import { examples, repeatable, required, withJson, type AdminContext } from './program.js';
+import { MAX_DELIVERIES_LIMIT } from '../app/webhook-admin.js';
+import { examples, fields, printData, repeatable, required, table, wholeNumber, withJson, type AdminContext } from './program.js';
 
 const EVENT_TYPES = 'customer.registered, customer.reregistration_required, customer.deregistered';
-
-function table(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | null>>): string {
-  return [header, ...rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell))))].map((row) => row.join('\t')).join('\n');
-}
 
 /**
  * A URL was checked against the policy of the process that ran the command. Through the
@@ -56,8 +53,16 @@ export function webhooksCommand(context: AdminContext): Command {
       const admin = await context.admin();
       const added = await admin.call('webhooks.add', { platform, url, ...(options.event !== undefined ? { events: options.event } : {}) });
       const document = { id: added.id, platform: added.platform, url: added.url, events: added.events, secret: added.secret };
-      io.out(options.json ? JSON.stringify(document) : JSON.stringify(document, null, 2));
-      if (!options.json) io.err('Store the secret now: receivers verify deliveries with it, and coregate cannot show it again.');
+      printData(io, options.json, document, () =>
+        fields([
+          ['id', added.id],
+          ['platform', added.platform],
+          ['url', added.url],
+          ['events', added.events.length ? added.events.join(' ') : '(all)'],
+          ['secret', added.secret],
+        ]),
+      );
+      io.err('Store the secret now: receivers verify deliveries with it, and coregate cannot show it again.');
       const note = await policyNote(admin);
       if (note) io.err(note);
     });
@@ -74,13 +79,12 @@ export function webhooksCommand(context: AdminContext): Command {
     .action(async (options: { platform?: string; json?: boolean }) => {
       const platform = required(options.platform, 'platform');
       const endpoints = await (await context.admin()).call('webhooks.list', { platform });
-      if (options.json) io.out(JSON.stringify(endpoints));
-      else if (endpoints.length === 0) io.err(`no webhook endpoints on platform "${platform}"`);
+      if (!options.json && endpoints.length === 0) io.err(`no webhook endpoints on platform "${platform}"`);
       else {
-        io.out(
+        printData(io, options.json, endpoints, () =>
           table(
             ['ID', 'URL', 'EVENTS', 'ENABLED', 'DISABLED_REASON', 'CREATED_AT'],
-            endpoints.map((e) => [e.id, e.url, e.events.length ? e.events.join(',') : '(all)', String(e.enabled), e.disabledReason, e.createdAt]),
+            endpoints.map((e) => [e.id, e.url, e.events.length ? e.events.join(',') : '(all)', e.enabled, e.disabledReason, e.createdAt]),
           ),
         );
       }
@@ -90,7 +94,7 @@ export function webhooksCommand(context: AdminContext): Command {
     .addHelpText('after', examples('coregate webhooks remove wh_Q2x8bVd0TnJ5a0lp'))
     .action(async (id: string, options: { json?: boolean }) => {
       const result = await (await context.admin()).call('webhooks.remove', { id });
-      io.out(options.json ? JSON.stringify(result) : `removed webhook endpoint ${id} and its deliveries`);
+      printData(io, options.json, result, () => `removed webhook endpoint ${id} and its deliveries`);
     });
 
   withJson(
@@ -135,8 +139,14 @@ export function webhooksCommand(context: AdminContext): Command {
     .addHelpText('after', examples('coregate webhooks rotate-secret wh_Q2x8bVd0TnJ5a0lp'))
     .action(async (id: string, options: { json?: boolean }) => {
       const rotated = await (await context.admin()).call('webhooks.rotate-secret', { id });
-      io.out(options.json ? JSON.stringify(rotated) : JSON.stringify(rotated, null, 2));
-      if (!options.json) io.err(`Store the new secret now; deliveries are signed with the old one too until ${rotated.previousSecretValidUntil}.`);
+      printData(io, options.json, rotated, () =>
+        fields([
+          ['id', rotated.id],
+          ['secret', rotated.secret],
+          ['previous_secret_valid_until', rotated.previousSecretValidUntil],
+        ]),
+      );
+      io.err(`Store the new secret now; deliveries are signed with the old one too until ${rotated.previousSecretValidUntil}.`);
     });
 
   withJson(
@@ -146,16 +156,15 @@ export function webhooksCommand(context: AdminContext): Command {
       .description("A platform's deliveries, newest first: status pending, delivered or failed, attempts, next attempt, and why the last attempt failed.")
       .usage('--platform P [--limit N] [--json]')
       .option('--platform <P>', 'the platform (required)')
-      .option('--limit <N>', 'at most N deliveries (default: 50)'),
+      .option('--limit <N>', `at most N deliveries (default: 50, at most ${MAX_DELIVERIES_LIMIT})`, wholeNumber(1, MAX_DELIVERIES_LIMIT)),
   )
     .addHelpText('after', examples('coregate webhooks deliveries --platform acme --limit 10'))
-    .action(async (options: { platform?: string; limit?: string; json?: boolean }) => {
+    .action(async (options: { platform?: string; limit?: number; json?: boolean }) => {
       const platform = required(options.platform, 'platform');
       const deliveries = await (await context.admin()).call('webhooks.deliveries', { platform, ...(options.limit !== undefined ? { limit: options.limit } : {}) });
-      if (options.json) io.out(JSON.stringify(deliveries));
-      else if (deliveries.length === 0) io.err(`no webhook deliveries on platform "${platform}"`);
+      if (!options.json && deliveries.length === 0) io.err(`no webhook deliveries on platform "${platform}"`);
       else {
-        io.out(
+        printData(io, options.json, deliveries, () =>
           table(
             ['ID', 'EVENT_TYPE', 'URL', 'STATUS', 'ATTEMPTS', 'LAST_HTTP_STATUS', 'NEXT_ATTEMPT_AT', 'REASON'],
             deliveries.map((d) => [d.id, d.eventType, d.url, d.status, d.attempts, d.lastStatus, d.nextAttemptAt, d.reason]),

@@ -1,7 +1,8 @@
 /**
  * Validation and normalisation of a session registration body (spec §2.1, Form A
- * and Form B; CONTRACT §3). Pure: the clock's "today" is a parameter. Problems
- * name the field and never repeat what was sent, since it may be personal data.
+ * and Form B; CONTRACT §3): the one check of that body (the route's schema only
+ * documents its shape). Pure: the clock's "today" is a parameter. Problems name the
+ * field and never repeat what was sent, since it may be personal data.
  */
 import type { FieldProblem } from './errors.js';
 import { isPlainObject } from './json.js';

@@ -10,7 +10,6 @@ import type { ClientAuthenticator } from '../app/authenticate-client.js';
 import type { ClientDirectory } from '../app/client-directory.js';
 import type { TokenIssuer } from '../app/issue-token.js';
 import type { AccountReader } from '../app/list-accounts.js';
-import type { AssociationRegistrar } from '../app/register-association.js';
 import { DEFAULT_SCOPE } from '../domain/client.js';
 import type { TokenRevoker } from '../app/revoke-token.js';
 import type { Clock } from '../ports/clock.js';
@@ -21,8 +20,7 @@ import { installConnectionDraining } from './plugins/connection-draining.js';
 import { requireSingleAuthorization } from './plugins/single-authorization.js';
 import { clientErrorHandling, serverTimeouts } from './plugins/client-errors.js';
 import { accountsRoute } from './routes/core/accounts.js';
-import { sessionsRoute } from './routes/core/sessions.js';
-import { customerLifecycleRoutes, type CustomerLifecycleRouteDeps } from './routes/core/customer-lifecycle.js';
+import { sessionsRoutes, type SessionsRouteDeps } from './routes/core/sessions.js';
 import { revokeRoute } from './routes/oauth/revoke.js';
 import { tokenRoute } from './routes/oauth/token.js';
 import { wellKnownRoutes } from './routes/oauth/well-known.js';
@@ -56,10 +54,9 @@ export interface AppDeps {
   readonly trustProxy: boolean | readonly string[];
   /** The `/core/*` gateway; without it only the authorization server is served. */
   readonly gateway?: {
-    readonly registrar: AssociationRegistrar;
+    /** `POST`, `GET` and `DELETE /core/sessions`. */
+    readonly sessions: Omit<SessionsRouteDeps, 'clock'>;
     readonly accountReader: AccountReader;
-    /** `GET` and `DELETE /core/sessions` (CONTRACT §9); left out, those routes are not served. */
-    readonly lifecycle?: CustomerLifecycleRouteDeps;
   };
   /** Records request and token metrics (`plugins/request-metrics.ts`). */
   readonly metrics?: MetricsRecorder;
@@ -171,9 +168,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if (deps.throttle) gatewayCallerRateLimit(core, deps.throttle);
       core.addHook('onRequest', bearerGuard(deps, DEFAULT_SCOPE));
       if (deps.throttle) core.addHook('onRequest', gatewayRateLimit(deps.throttle));
-      await core.register(sessionsRoute, { registrar: gateway.registrar, clock: deps.clock });
+      await core.register(sessionsRoutes, { ...gateway.sessions, clock: deps.clock });
       await core.register(accountsRoute, { accountReader: gateway.accountReader });
-      if (gateway.lifecycle) await core.register(customerLifecycleRoutes, gateway.lifecycle);
     });
   }
   if (deps.ops) await app.register(opsRoutes, deps.ops);

@@ -36,9 +36,8 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
     clientDirectory: notServing('clientDirectory'),
     trustProxy: false,
     gateway: {
-      registrar: notServing('registrar'),
+      sessions: { registrar: notServing('registrar'), reader: notServing('associationReader'), deregistrar: notServing('deregistrar') },
       accountReader: notServing('accountReader'),
-      lifecycle: { reader: notServing('associationReader'), deregistrar: notServing('deregistrar') },
     },
     metrics: notServing<NonNullable<AppDeps['metrics']>>('metrics'),
     ops: { readiness: notServing('readiness'), metrics: notServing('metricsExposition') },

@@ -57,7 +57,10 @@ export interface AssociationView {
   readonly updatedAt: string;
 }
 
-/** Each operation's arguments and result. A `limit` travels as the operator typed it; the use case checks it. */
+/**
+ * Each operation's arguments and result. Operations are named after the command that calls
+ * them, in the code's words: `coregate sessions …` lists and revokes associations.
+ */
 export interface AdminOperations extends InstitutionOperations, WebhookOperations, OperatorOperations<ClientView> {
   ping: { args: Record<string, never>; result: { ok: true } };
   'clients.create': {
@@ -69,11 +72,12 @@ export interface AdminOperations extends InstitutionOperations, WebhookOperation
   'clients.set-enabled': { args: { id: string; enabled: boolean }; result: ClientView };
   'clients.rotate-secret': { args: { id: string; graceSeconds?: number }; result: { client: ClientView; secret: string; previousSecretUntil?: string | null } };
   'keys.rotate': { args: Record<string, never>; result: { kid: string; previousKeysPublishedUntil: string } };
-  'keys.list': { args: Record<string, never>; result: PublicJwks };
+  /** The JWKS, and which of its keys signs new tokens. */
+  'keys.list': { args: Record<string, never>; result: PublicJwks & { activeKid: string } };
   migrate: { args: Record<string, never>; result: MigrationReport };
-  'audit.list': { args: { platform?: string; customerId?: string; since?: string; until?: string; type?: string; limit?: string }; result: AuditEventView[] };
-  'sessions.list': { args: { platform: string; limit?: string; institution?: string }; result: { sessions: AssociationView[]; truncated: boolean } };
-  'sessions.revoke': {
+  'audit.list': { args: { platform?: string; customerId?: string; since?: string; until?: string; type?: string; limit?: number }; result: AuditEventView[] };
+  'associations.list': { args: { platform: string; limit?: number; institution?: string }; result: { associations: AssociationView[]; truncated: boolean } };
+  'associations.revoke': {
     args: { platform: string; customerId: string; institution?: string };
     result: { platform: string; customerId: string; institution: string; revoked: true };
   };
@@ -126,12 +130,6 @@ function clientView(client: Client): ClientView {
   };
 }
 
-/** A `--limit` value as a number (the use case checks its range); `undefined` when absent. */
-function limitNumber(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  return /^\d+$/.test(value) ? Number(value) : Number.NaN;
-}
-
 export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'institutionAdmin' | 'webhookAdmin' | 'audit' | 'config'>;
 
 /** The existing operator operations, each followed by its audit row once it succeeded (issue 14). */
@@ -141,17 +139,17 @@ function audited(services: AdminServices, handlers: AdminHandlers): AdminHandler
     ...handlers,
     'clients.create': async (args) => {
       const result = await handlers['clients.create'](args);
-      await audit('client.created', { clientId: result.client.id, platform: result.client.platform });
+      await audit('client.created', { clientId: result.client.id, platform: result.client.platform, institution: result.client.institution });
       return result;
     },
     'clients.set-enabled': async (args) => {
       const client = await handlers['clients.set-enabled'](args);
-      await audit(args.enabled ? 'client.enabled' : 'client.disabled', { clientId: client.id, platform: client.platform });
+      await audit(args.enabled ? 'client.enabled' : 'client.disabled', { clientId: client.id, platform: client.platform, institution: client.institution });
       return client;
     },
     'clients.rotate-secret': async (args) => {
       const result = await handlers['clients.rotate-secret'](args);
-      await audit('client.secret_rotated', { clientId: result.client.id, platform: result.client.platform, ...(args.graceSeconds ? { reason: `grace_${args.graceSeconds}s` } : {}) });
+      await audit('client.secret_rotated', { clientId: result.client.id, platform: result.client.platform, institution: result.client.institution, ...(args.graceSeconds ? { reason: `grace_${args.graceSeconds}s` } : {}) });
       return result;
     },
     'keys.rotate': async (args) => {
@@ -228,13 +226,13 @@ export function adminOperations(services: AdminServices, options: AdminOperation
       const rotated = await services.keyring.rotate();
       return { kid: rotated.kid, previousKeysPublishedUntil: rotated.previousKeysPublishedUntil.toISOString() };
     },
-    'keys.list': () => services.keyring.jwks(),
+    'keys.list': async () => ({ ...(await services.keyring.jwks()), activeKid: await services.keyring.activeKid() }),
     migrate: async () => {
       const pending = await migrate(services.database);
       return { applied: [...(options.migratedOnOpen?.applied ?? []), ...pending.applied], current: pending.current };
     },
     'audit.list': async (args) => {
-      const records = await services.auditReader.list({ ...args, limit: limitNumber(args.limit) });
+      const records = await services.auditReader.list(args);
       return records.map((record) => ({
         id: record.id,
         occurredAt: record.occurredAt.toISOString(),
@@ -250,9 +248,9 @@ export function adminOperations(services: AdminServices, options: AdminOperation
         ...(record.count == null ? {} : { count: record.count, sourceIp: record.sourceIp ?? null }),
       }));
     },
-    'sessions.list': async ({ platform, limit, institution }) => {
-      const { associations, truncated } = await services.associationAdmin.list(platform, limitNumber(limit), institution);
-      const views = associations.map((association) => ({
+    'associations.list': async ({ platform, limit, institution }) => {
+      const listing = await services.associationAdmin.list(platform, limit, institution);
+      const associations = listing.associations.map((association) => ({
         institution: association.institution,
         customerId: association.customerId,
         customerKey: association.customerKey,
@@ -261,9 +259,9 @@ export function adminOperations(services: AdminServices, options: AdminOperation
         createdAt: association.createdAt.toISOString(),
         updatedAt: association.updatedAt.toISOString(),
       }));
-      return { sessions: views, truncated };
+      return { associations, truncated: listing.truncated };
     },
-    'sessions.revoke': async ({ platform, customerId, institution = DEFAULT_INSTITUTION }) => {
+    'associations.revoke': async ({ platform, customerId, institution = DEFAULT_INSTITUTION }) => {
       await services.associationAdmin.revoke(platform, customerId, institution);
       return { platform, customerId, institution, revoked: true };
     },

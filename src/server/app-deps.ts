@@ -23,9 +23,8 @@ export function appDepsFrom(services: Services): AppDeps {
     institutions: services.institutions,
     trustProxy: config.trustProxy,
     gateway: {
-      registrar: services.registrar,
+      sessions: { registrar: services.registrar, reader: services.associationReader, deregistrar: services.deregistrar },
       accountReader: services.accountReader,
-      lifecycle: { reader: services.associationReader, deregistrar: services.deregistrar },
     },
     metrics: services.metrics,
     audit: services.audit,

@@ -47,12 +47,12 @@ export function operatorOperations<V>(services: OperatorServices, view: (client:
   return {
     'clients.update': async ({ id, ...changes }) => {
       const client = await services.clientRegistry.update(id, changes);
-      await audit('client.updated', { clientId: client.id, platform: client.platform });
+      await audit('client.updated', { clientId: client.id, platform: client.platform, institution: client.institution });
       return view(client);
     },
     'clients.delete': async ({ id }) => {
       const client = await services.clientRegistry.delete(id);
-      await audit('client.deleted', { clientId: client.id, platform: client.platform });
+      await audit('client.deleted', { clientId: client.id, platform: client.platform, institution: client.institution });
       return { client_id: client.id, deleted: true };
     },
     'keys.revoke': async ({ kid }) => {

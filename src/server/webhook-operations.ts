@@ -35,7 +35,7 @@ export interface WebhookOperations {
   'webhooks.rotate-secret': { args: { id: string }; result: { id: string; secret: string; previousSecretValidUntil: string } };
   /** The target policy the process running the operations applies, and whether that is the server (which applies it at send time too). */
   'webhooks.policy': { args: Record<string, never>; result: WebhookPolicyView };
-  'webhooks.deliveries': { args: { platform: string; limit?: string }; result: DeliveryRecordView[] };
+  'webhooks.deliveries': { args: { platform: string; limit?: number }; result: DeliveryRecordView[] };
 }
 
 export interface WebhookPolicyView {
@@ -92,9 +92,6 @@ export function webhookOperations(admin: WebhookAdmin, policy: WebhookPolicyView
       const { endpoint, secret, previousSecretUntil } = await admin.rotateSecret(id);
       return { id: endpoint.id, secret, previousSecretValidUntil: previousSecretUntil.toISOString() };
     },
-    'webhooks.deliveries': async ({ platform, limit }) => {
-      const count = limit === undefined ? undefined : /^\d+$/.test(limit) ? Number(limit) : Number.NaN;
-      return (await admin.deliveries(platform, count)).map(deliveryView);
-    },
+    'webhooks.deliveries': async ({ platform, limit }) => (await admin.deliveries(platform, limit)).map(deliveryView),
   };
 }

@@ -62,7 +62,8 @@ describe('coregate CLI on the embedded database, no server', { timeout: 120_000 
     const rotatedRun = await runCli(['clients', 'rotate-secret', client.client_id, '--json'], env);
     assert.equal(rotatedRun.code, 0, rotatedRun.stderr);
     const rotated = oneJsonDocument<CreatedClient>(rotatedRun.stdout);
-    assert.deepEqual(Object.keys(rotated).sort(), CREATED_KEYS);
+    // The keys of `create`, and until when the previous secret works (at once: no --grace).
+    assert.deepEqual(Object.keys(rotated).sort(), [...CREATED_KEYS, 'previous_secret_expires_at'].sort());
     assert.equal(rotated.client_id, client.client_id);
     assert.match(rotated.client_secret, /^cgs_/);
     assert.notEqual(rotated.client_secret, client.client_secret);

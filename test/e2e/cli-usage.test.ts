@@ -94,7 +94,12 @@ describe('coregate CLI: help and usage mistakes', () => {
       [['frobnicate'], 'coregate: unknown command "frobnicate"; see coregate --help'],
       [['clients', 'show'], 'coregate: missing required argument ID; see coregate clients show --help'],
       [['clients', 'create'], 'coregate: --name is required'],
-      [['clients', 'rotate-secret', 'cg_x', '--grace', 'soon'], 'coregate: --grace takes a whole number of seconds'],
+      [['clients', 'rotate-secret', 'cg_x', '--grace', 'soon'], 'coregate: --grace must be a whole number from 0 to 2592000, got "soon"'],
+      [['audit', 'list', '--limit', '0'], 'coregate: --limit must be a whole number from 1 to 10000, got "0"'],
+      [['sessions', 'list', '--platform', 'acme', '--limit', '1e3'], 'coregate: --limit must be a whole number from 1 to 100000, got "1e3"'],
+      [['webhooks', 'deliveries', '--platform', 'acme', '--limit', '-1'], 'coregate: --limit must be a whole number from 1 to 10000, got "-1"'],
+      [['institutions', 'update', 'bank-b', '--core-timeout-ms', '5s'], 'coregate: --core-timeout-ms must be a whole number from 100 to 120000, got "5s"'],
+      [['institutions', 'disable', 'default'], 'coregate: disabling "default" locks out every client bound to it (503 on /core/*, invalid_client for tokens): add --yes to do it anyway'],
     ] as const) {
       const result = await run(...argv);
       assert.deepEqual(result, { code: 2, stdout: '', stderr: `${line}\n` }, argv.join(' '));

@@ -25,7 +25,7 @@ describe('admin socket', () => {
     path = join(dir, 'admin.sock');
     const handlers = {
       ping: async () => ({ ok: true }),
-      'sessions.revoke': async (args: { platform: string; customerId: string }) => {
+      'associations.revoke': async (args: { platform: string; customerId: string }) => {
         seen.push(args);
         return { ...args, revoked: true };
       },
@@ -45,13 +45,13 @@ describe('admin socket', () => {
   });
 
   it('runs a named operation with its JSON arguments and answers its result', async () => {
-    const result = await callAdminSocket(path, 'sessions.revoke', { platform: 'p1', customerId: 'c1' });
+    const result = await callAdminSocket(path, 'associations.revoke', { platform: 'p1', customerId: 'c1' });
     assert.deepEqual(result, { platform: 'p1', customerId: 'c1', revoked: true });
     assert.deepEqual(seen, [{ platform: 'p1', customerId: 'c1' }]);
   });
 
   it("returns a use case's refusal with its public message and fields", async () => {
-    const error = await callAdminSocket(path, 'audit.list', { limit: 'x' }).catch((caught: unknown) => caught);
+    const error = await callAdminSocket(path, 'audit.list', { limit: 0 }).catch((caught: unknown) => caught);
     assert.ok(error instanceof AdminOperationFailed);
     assert.equal(error.message, 'invalid audit query');
     assert.deepEqual(error.problems, [{ path: 'limit', message: 'must be a whole number from 1 to 10000' }]);

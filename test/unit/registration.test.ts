@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import fc from 'fast-check';
 import { normaliseBirthDay, normaliseSocialSecurityNumber, parseRegistration } from '../../src/domain/registration.js';
+import { RegistrationRequestSchema } from '../../src/http/routes/core/sessions.js';
 
 const today = new Date('2026-03-01T12:00:00.000Z');
 const formA = {
@@ -106,5 +108,30 @@ describe('parseRegistration', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('accepts only bodies the documented schema admits (property)', () => {
+    const documented = TypeCompiler.Compile(RegistrationRequestSchema);
+    const padded = (value: fc.Arbitrary<string>) => fc.tuple(fc.constantFrom('', ' ', '\t'), value, fc.constantFrom('', ' ')).map((parts) => parts.join(''));
+    const digits = (count: number) => fc.array(fc.constantFrom(...'0123456789'), { minLength: count, maxLength: count }).map((chars) => chars.join(''));
+    // Mostly valid values, sometimes anything: the bodies the parser accepts are the interesting ones.
+    const orAnything = (valid: fc.Arbitrary<unknown>) => fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) });
+    const ssn = orAnything(padded(fc.oneof(digits(9), fc.tuple(digits(3), digits(2), digits(4)).map((parts) => parts.join('-')))));
+    const text = (...values: string[]) => orAnything(padded(fc.constantFrom(...values)));
+    const registration = fc.record({ customerId: orAnything(fc.constantFrom('cust-1', 'C-1001', 'x')) });
+    const extra = fc.option(fc.dictionary(fc.constantFrom('extra', 'demographics', 'customer'), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 1 }), { freq: 4, nil: undefined });
+    const formA = fc.record({ demographics: fc.record({ socialSecurityNumber: ssn, accountNumber: text('70001234', 'AB 12-34'), birthDay: text('1980-04-12', '04/12/1980') }), registration });
+    const formB = fc.record({ customer: fc.record({ customerKey: text('C-1001', 'K') }), registration });
+    const body = fc.tuple(fc.oneof(formA, formB), extra).map(([form, more]) => (more ? { ...more, ...form } : form));
+    let accepted = 0;
+    fc.assert(
+      fc.property(body, (value) => {
+        if (!parseRegistration(value, today).ok) return;
+        accepted += 1;
+        assert.ok(documented.Check(value), JSON.stringify(value));
+      }),
+      { numRuns: 3000 },
+    );
+    assert.ok(accepted > 50, `some generated bodies are valid registrations (${accepted})`);
   });
 });

@@ -158,6 +158,11 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     return (await this.keys()).jwks;
   }
 
+  /** The kid of the key that signs new tokens (`coregate keys list` marks it). */
+  async activeKid(): Promise<string> {
+    return (await this.keys()).activeKid;
+  }
+
   async verify(token: string, now: Date): Promise<AccessTokenClaims> {
     // A signature verifies the same way every time: a token verified once needs only
     // its lifetime checked again. An Ed25519 verification costs more than a whole

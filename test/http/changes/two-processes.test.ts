@@ -139,7 +139,7 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
       assert.equal(await accountsAtB(customerId), 200, 'B reads it, and caches it');
     }
 
-    await admin['sessions.revoke']({ platform: client.platform, customerId: revoked });
+    await admin['associations.revoke']({ platform: client.platform, customerId: revoked });
     await arrivesWithin(CHANGE_ARRIVES_MS, 'revocation at B', async () => (await accountsAtB(revoked)) === 404);
 
     const deleted = await a.app.inject({ method: 'DELETE', url: `/core/sessions?customerId=${deregistered}`, headers: { authorization: `Bearer ${token}` } });

@@ -95,12 +95,12 @@ for (const backend of BACKENDS) {
       assert.equal(await h.services.webhookDispatcher.runOnce(), 0, 'not due before the schedule says');
       h.clock.advance(1);
       assert.equal(await h.services.webhookDispatcher.runOnce(), 1, 'second attempt');
-      let [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: '1' });
+      let [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: 1 });
       assert.deepEqual([delivery!.status, delivery!.attempts, delivery!.lastStatus], ['pending', 2, 503]);
       assert.equal(delivery!.nextAttemptAt, new Date(h.clock.now().getTime() + 1000).toISOString());
       h.clock.advance(1);
       assert.equal(await h.services.webhookDispatcher.runOnce(), 1, 'third attempt');
-      [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: '1' });
+      [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: 1 });
       assert.deepEqual([delivery!.status, delivery!.attempts, delivery!.lastStatus], ['delivered', 3, 204]);
       const ids = new Set(receiver.received.map((received) => received.headers['webhook-id']));
       assert.equal(receiver.received.length, 3);
@@ -120,7 +120,7 @@ for (const backend of BACKENDS) {
         h.clock.advance(1);
       }
       assert.equal(await h.services.webhookDispatcher.runOnce(), 0);
-      const [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: '1' });
+      const [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: 1 });
       assert.deepEqual([delivery!.status, delivery!.attempts, delivery!.lastStatus, delivery!.nextAttemptAt], ['failed', 4, 500, null]);
       await executeAdminOperation(admin, 'webhooks.remove', { id: added.id });
       receiver.received.length = 0;
@@ -133,7 +133,7 @@ for (const backend of BACKENDS) {
       assert.equal(await h.services.webhookDispatcher.runOnce(), 1);
       const [endpoint] = (await executeAdminOperation(admin, 'webhooks.list', { platform })).filter((e) => e.id === added.id);
       assert.deepEqual([endpoint!.enabled, endpoint!.disabledReason], [false, 'gone']);
-      const [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: '1' });
+      const [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: 1 });
       assert.deepEqual([delivery!.status, delivery!.lastStatus], ['failed', 410]);
       assertSuccess(await postSession(h, { token }, formA(uniqueId('after-gone'), ADA)));
       assert.equal(await h.services.webhookDispatcher.runOnce(), 0);
@@ -165,7 +165,7 @@ for (const backend of BACKENDS) {
         assert.ok(performance.now() - started < 1000, 'answered before the receiver did');
         const deadline = Date.now() + 10_000;
         for (;;) {
-          const [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: '1' });
+          const [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: 1 });
           if (delivery?.status === 'delivered') break;
           assert.ok(Date.now() < deadline, 'delivered in the background, nudged after the commit');
           await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,16 +1,24 @@
-/** `POST /core/sessions` — register a platform customer with the core (spec §4.2, CONTRACT §3). */
+/**
+ * `/core/sessions`, one resource: `POST` registers a platform customer with the core
+ * (spec §4.2, CONTRACT §3), `GET ?customerId=` reads its state and `DELETE ?customerId=`
+ * deregisters it (CONTRACT §9). Same tenancy as accounts: another platform's customerId
+ * gets the very answer of an unknown one.
+ */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type, type Static } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { AssociationDeregistrar } from '../../../app/deregister-association.js';
+import type { AssociationReader } from '../../../app/read-association.js';
 import type { AssociationRegistrar } from '../../../app/register-association.js';
 import { invalidRequest } from '../../../domain/errors.js';
-import { parseRegistration } from '../../../domain/registration.js';
+import { CUSTOMER_ID_PATTERN, parseRegistration } from '../../../domain/registration.js';
 import type { Clock } from '../../../ports/clock.js';
 import { gatewayErrors, success, SuccessEnvelope } from '../../schemas/envelope.js';
 
 export interface SessionsRouteDeps {
   readonly registrar: AssociationRegistrar;
+  readonly reader: AssociationReader;
+  readonly deregistrar: AssociationDeregistrar;
   readonly clock: Clock;
 }
 
@@ -20,14 +28,13 @@ const Registration = Type.Object(
 );
 
 /**
- * The body: Form A or Form B (spec §2.1), as one union. It is the shape — field
- * names and JSON types — and the source of the handler's body type; the rules on
- * the values (SSN digits, a real past birth date, surrounding spaces trimmed from
- * the demographics and the customer key — never from the customerId, an exact
- * identifier refused with spaces around it as on every endpoint) are the
- * normalising step `parseRegistration` (domain/registration.ts), because trimming
- * and the calendar cannot be said in JSON Schema. No length or pattern is declared
- * here for the same reason.
+ * The body as the API document shows it: Form A or Form B (spec §2.1), field names
+ * and JSON types. The body is checked once, by `parseRegistration`
+ * (domain/registration.ts): it names each bad field as `{path, message}` without
+ * repeating a value (ajv's union errors, "must match a schema in anyOf", would name
+ * neither), and it trims and normalises, which JSON Schema cannot say — so no length
+ * or pattern is declared here. A property test keeps the two in step: this schema
+ * admits every body `parseRegistration` accepts.
  */
 export const RegistrationRequestSchema = Type.Union(
   [
@@ -56,41 +63,48 @@ export const RegistrationRequestSchema = Type.Union(
   { $id: 'RegistrationRequest' },
 );
 
-export type RegistrationRequest = Static<typeof RegistrationRequestSchema>;
-
-/** The union compiled once; it only decides "is it Form A or B?", see {@link registrationValidator}. */
-const registrationShape = TypeCompiler.Compile(RegistrationRequestSchema);
-
-/**
- * The route's body validator: the compiled union admits a body of Form A or B.
- * A refused body is explained by `parseRegistration`, whose field-named
- * `{path, message}` list is the contract's (CONTRACT §3) and never repeats a value
- * (it may be personal data); ajv's union errors ("must match a schema in anyOf")
- * would name neither the field nor the rule. The union refuses only what
- * `parseRegistration` refuses too (wrong JSON types, unknown or missing fields,
- * both forms or none), so its explanation always has a problem to name.
- */
-function registrationValidator(today: () => Date) {
-  return (body: unknown) => {
-    if (registrationShape.Check(body)) return { value: body };
-    const parsed = parseRegistration(body, today());
-    const problems = parsed.ok ? [{ path: '/', message: 'is invalid' }] : parsed.problems;
-    return { error: invalidRequest('invalid registration', { problems }) };
-  };
-}
-
 export const RegistrationResponseSchema = SuccessEnvelope(
   Type.Object({ customerId: Type.String(), customerKey: Type.String() }, { additionalProperties: false }),
   'RegistrationResponse',
   'Registered (or already registered for this core customer): the platform customerId and the core customer key',
 );
 
-export async function sessionsRoute(app: FastifyInstance, deps: SessionsRouteDeps): Promise<void> {
+const CustomerQuery = Type.Object({
+  customerId: Type.String({ pattern: CUSTOMER_ID_PATTERN, description: 'the platform customer ID given at registration' }),
+});
+
+export const CustomerStateResponseSchema = SuccessEnvelope(
+  Type.Object(
+    {
+      customerId: Type.String(),
+      customerKey: Type.String({ description: 'the core customer key' }),
+      // A string with an enum (rather than a union of literals): one `type` for generators and the SDK's drift test.
+      status: Type.Unsafe<'active' | 'reregistration_required'>({
+        type: 'string',
+        enum: ['active', 'reregistration_required'],
+        description: '`reregistration_required`: the core no longer recognises the customer; register it again with `POST /core/sessions`',
+      }),
+      registeredAt: Type.String({ format: 'date-time' }),
+      updatedAt: Type.String({ format: 'date-time' }),
+    },
+    { additionalProperties: false },
+  ),
+  'CustomerStateResponse',
+  "The registered customer's state",
+);
+
+export const DeregistrationResponseSchema = SuccessEnvelope(
+  Type.Object({ customerId: Type.String() }, { additionalProperties: false }),
+  'DeregistrationResponse',
+  'Deregistered: the association is gone; a new registration starts afresh',
+);
+
+export async function sessionsRoutes(app: FastifyInstance, deps: SessionsRouteDeps): Promise<void> {
   // Fastify parses text/plain by default; a JSON body sent as text/plain would then be
   // refused as "must be a JSON object", hiding the real mistake. Without the parser it
   // is refused for its content type. (This plugin is encapsulated: other routes keep it.)
   app.removeContentTypeParser('text/plain');
-  app.withTypeProvider<TypeBoxTypeProvider>().route({
+  app.route({
     method: 'POST',
     url: '/core/sessions',
     config: { audit: 'registration' },
@@ -104,16 +118,62 @@ export async function sessionsRoute(app: FastifyInstance, deps: SessionsRouteDep
       body: RegistrationRequestSchema,
       response: { 200: RegistrationResponseSchema, ...gatewayErrors(400, 401, 403, 409, 413, 429, 502, 503) },
     },
-    validatorCompiler: () => registrationValidator(() => deps.clock.now()),
+    // The schema above documents the body; parseRegistration below is its one check.
+    validatorCompiler: () => () => true,
     handler: async (request) => {
-      // The normalising step: SSN to 9 digits, birthDay to YYYY-MM-DD, values trimmed and
-      // checked; a bad value is a 400 naming its field, exactly as a bad shape is.
+      // SSN to 9 digits, birthDay to YYYY-MM-DD, values trimmed and checked; each bad
+      // field named in a 400.
       const parsed = parseRegistration(request.body, deps.clock.now());
       if (!parsed.ok) throw invalidRequest('invalid registration', { problems: parsed.problems });
       const { institution, platform } = request.principal!;
       const registered = await deps.registrar.register({ institution, platform }, parsed.registration, { requestId: request.id });
       request.log.info({ platform, customerId: registered.customerId }, 'customer registered');
       return success(registered);
+    },
+  });
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  typed.route({
+    method: 'GET',
+    url: '/core/sessions',
+    config: { audit: 'customer-read' },
+    exposeHeadRoute: false,
+    schema: {
+      summary: "Read a registered customer's state",
+      description:
+        "The state of a customer the caller's platform registered: `active`, or `reregistration_required` when the core no longer recognises it. " +
+        'Never the core session itself. A customerId the platform did not register is 404, whether or not another platform registered it.',
+      tags: ['gateway'],
+      security: [{ bearerAuth: [] }],
+      querystring: CustomerQuery,
+      response: { 200: CustomerStateResponseSchema, ...gatewayErrors(400, 401, 403, 404, 429, 503) },
+    },
+    handler: async (request) => {
+      const { institution, platform } = request.principal!;
+      const state = await deps.reader.read({ institution, platform, customerId: request.query.customerId });
+      return success({ ...state, registeredAt: state.registeredAt.toISOString(), updatedAt: state.updatedAt.toISOString() });
+    },
+  });
+  typed.route({
+    method: 'DELETE',
+    url: '/core/sessions',
+    config: { audit: 'deregistration' },
+    schema: {
+      summary: 'Deregister a customer',
+      description:
+        'Deletes the association (a later `GET /core/accounts` is 404; a new registration starts afresh), tells the platform\'s webhooks ' +
+        '`customer.deregistered` (`reason: "platform_request"`), and asks the core to end the session. A core that does not offer that call, or ' +
+        'cannot be reached, does not fail the deregistration: the session then expires at the core on its own.',
+      tags: ['gateway'],
+      security: [{ bearerAuth: [] }],
+      querystring: CustomerQuery,
+      response: { 200: DeregistrationResponseSchema, ...gatewayErrors(400, 401, 403, 404, 429, 503) },
+    },
+    handler: async (request) => {
+      const { institution, platform } = request.principal!;
+      const key = { institution, platform, customerId: request.query.customerId };
+      const result = await deps.deregistrar.deregister(key, { requestId: request.id, clientId: request.principal!.clientId });
+      request.log.info({ platform, customerId: result.customerId }, 'customer deregistered');
+      return success(result);
     },
   });
 }

@@ -6,11 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
+import { MAX_CORE_TIMEOUT_MS, MIN_CORE_TIMEOUT_MS } from '../app/institution-admin.js';
+import { DEFAULT_INSTITUTION } from '../domain/institution.js';
 import type { InstitutionArgs, InstitutionView } from '../server/institution-operations.js';
 import { UsageError } from './io.js';
-import { examples, required, withJson, type AdminContext } from './program.js';
+import { examples, fields, printData, required, table, wholeNumber, withJson, type AdminContext } from './program.js';
 
-const DEFAULT_INSTITUTION = `"default" always exists and takes its core from CORE_URL, COREGATE_CORE_API_KEY and
+const DEFAULT_INSTITUTION_HELP = `"default" always exists and takes its core from CORE_URL, COREGATE_CORE_API_KEY and
 COREGATE_CORE_TIMEOUT_MS. Changes reach every running server at once (within
 COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while its change feed is down).`;
 
@@ -24,7 +26,7 @@ function coreOptions(command: Command, adding: boolean): Command {
     .option('--core-ca-file <FILE>', 'CA certificates to trust for the core (PEM)')
     .option('--core-cert-file <FILE>', 'client certificate (PEM) for mutual TLS')
     .option('--core-key-file <FILE>', "that certificate's private key (PEM)")
-    .option('--core-timeout-ms <N>', 'core timeout (default: COREGATE_CORE_TIMEOUT_MS)');
+    .option('--core-timeout-ms <N>', 'core timeout (default: COREGATE_CORE_TIMEOUT_MS)', wholeNumber(MIN_CORE_TIMEOUT_MS, MAX_CORE_TIMEOUT_MS));
 }
 
 interface CoreOptions {
@@ -34,7 +36,7 @@ interface CoreOptions {
   coreCaFile?: string;
   coreCertFile?: string;
   coreKeyFile?: string;
-  coreTimeoutMs?: string;
+  coreTimeoutMs?: number;
   json?: boolean;
 }
 
@@ -57,19 +59,18 @@ function institutionJson(institution: InstitutionView) {
 }
 
 function institutionText(institution: InstitutionView): string {
-  const core = institution.coreUrl ?? '(built-in simulator)';
-  return [
-    `id:              ${institution.id}`,
-    `name:            ${institution.name}`,
-    `core_url:        ${core}${institution.coreSource === 'config' ? '   (from CORE_URL)' : ''}`,
-    `enabled:         ${institution.enabled}`,
-    `has_api_key:     ${institution.hasApiKey}`,
-    `core_timeout_ms: ${institution.coreTimeoutMs ?? '-'}`,
-    `mutual_tls:      ${institution.coreCertFile ? `${institution.coreCertFile} (key ${institution.coreKeyFile})` : 'no'}`,
-    `core_ca_file:    ${institution.coreCaFile ?? '-'}`,
-    `created_at:      ${institution.createdAt}`,
-    `updated_at:      ${institution.updatedAt}`,
-  ].join('\n');
+  return fields([
+    ['id', institution.id],
+    ['name', institution.name],
+    ['core_url', `${institution.coreUrl ?? '(built-in simulator)'}${institution.coreSource === 'config' ? '   (from CORE_URL)' : ''}`],
+    ['enabled', institution.enabled],
+    ['has_api_key', institution.hasApiKey],
+    ['core_timeout_ms', institution.coreTimeoutMs],
+    ['mutual_tls', institution.coreCertFile ? `${institution.coreCertFile} (key ${institution.coreKeyFile})` : 'no'],
+    ['core_ca_file', institution.coreCaFile],
+    ['created_at', institution.createdAt],
+    ['updated_at', institution.updatedAt],
+  ]);
 }
 
 /** A readable file, as an absolute path (the server may run in another directory). */
@@ -90,8 +91,6 @@ function apiKeyFrom(path: string): string {
 }
 
 function coreArgs(options: CoreOptions): Omit<InstitutionArgs, 'id'> {
-  const timeout = options.coreTimeoutMs;
-  if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new UsageError('--core-timeout-ms: must be a whole number of milliseconds');
   const args: { -readonly [K in keyof Omit<InstitutionArgs, 'id'>]: Omit<InstitutionArgs, 'id'>[K] } = {};
   if (options.name !== undefined) args.name = options.name;
   if (options.coreUrl !== undefined) args.coreUrl = options.coreUrl;
@@ -99,18 +98,18 @@ function coreArgs(options: CoreOptions): Omit<InstitutionArgs, 'id'> {
   if (options.coreCaFile !== undefined) args.coreCaFile = existingFile('core-ca-file', options.coreCaFile);
   if (options.coreCertFile !== undefined) args.coreCertFile = existingFile('core-cert-file', options.coreCertFile);
   if (options.coreKeyFile !== undefined) args.coreKeyFile = existingFile('core-key-file', options.coreKeyFile);
-  if (timeout !== undefined) args.coreTimeoutMs = Number(timeout);
+  if (options.coreTimeoutMs !== undefined) args.coreTimeoutMs = options.coreTimeoutMs;
   return args;
 }
 
 export function institutionsCommand(context: AdminContext): Command {
   const { io } = context;
-  const print = (institution: InstitutionView, json: boolean) => io.out(json ? JSON.stringify(institutionJson(institution)) : institutionText(institution));
+  const print = (institution: InstitutionView, json: boolean | undefined) => printData(io, json, institutionJson(institution), () => institutionText(institution));
   const institutions = new Command('institutions')
     .summary('banks and their cores: add, update, list, show, disable, enable')
     .description('An institution is one bank and its core; coregate serves several from one deployment.')
     .usage('<command> [options]')
-    .addHelpText('after', `\n${DEFAULT_INSTITUTION}`);
+    .addHelpText('after', `\n${DEFAULT_INSTITUTION_HELP}`);
 
   withJson(
     coreOptions(
@@ -137,7 +136,7 @@ export function institutionsCommand(context: AdminContext): Command {
       required(options.name, 'name');
       required(options.coreUrl, 'core-url');
       const args = coreArgs(options);
-      print(await (await context.admin()).call('institutions.add', { id, ...args }), options.json === true);
+      print(await (await context.admin()).call('institutions.add', { id, ...args }), options.json);
     });
 
   withJson(
@@ -154,36 +153,47 @@ export function institutionsCommand(context: AdminContext): Command {
     .addHelpText('after', examples('coregate institutions update bank-b --core-api-key-file bank-b-2026.key', 'coregate institutions update bank-b --core-timeout-ms 5000'))
     .action(async (id: string, options: CoreOptions) => {
       const args = coreArgs(options);
-      print(await (await context.admin()).call('institutions.update', { id, ...args }), options.json === true);
+      print(await (await context.admin()).call('institutions.update', { id, ...args }), options.json);
     });
 
   withJson(institutions.command('list').summary('the institutions').description('Lists the institutions (never an API key).').usage('[--json]'))
     .addHelpText('after', examples('coregate institutions list --json'))
     .action(async (options: { json?: boolean }) => {
       const all = await (await context.admin()).call('institutions.list', {});
-      if (options.json) io.out(JSON.stringify(all.map(institutionJson)));
-      else {
-        const rows = all.map((i) => [i.id, String(i.enabled), i.coreUrl ?? '(built-in simulator)', String(i.hasApiKey), i.name].join('\t'));
-        io.out(['ID\tENABLED\tCORE_URL\tHAS_API_KEY\tNAME', ...rows].join('\n'));
-      }
+      printData(io, options.json, all.map(institutionJson), () =>
+        table(['ID', 'ENABLED', 'CORE_URL', 'HAS_API_KEY', 'NAME'], all.map((i) => [i.id, i.enabled, i.coreUrl ?? '(built-in simulator)', i.hasApiKey, i.name])),
+      );
     });
 
   withJson(institutions.command('show').summary('one institution').description('Shows one institution (never its API key).').usage('ID [--json]').argument('<ID>', 'the institution ID'))
     .addHelpText('after', examples('coregate institutions show bank-b'))
     .action(async (id: string, options: { json?: boolean }) => {
-      print(await (await context.admin()).call('institutions.show', { id }), options.json === true);
+      print(await (await context.admin()).call('institutions.show', { id }), options.json);
     });
 
-  for (const [action, summary] of [
-    ['disable', "stop a bank: its clients get 503 on /core/* and invalid_client for tokens"],
-    ['enable', 'serve a disabled bank again'],
-  ] as const) {
-    withJson(institutions.command(action).summary(summary).description(`${summary[0]!.toUpperCase()}${summary.slice(1)}.`).usage('ID [--json]').argument('<ID>', 'the institution ID'))
-      .addHelpText('after', examples(`coregate institutions ${action} bank-b`))
-      .action(async (id: string, options: { json?: boolean }) => {
-        print(await (await context.admin()).call('institutions.set-enabled', { id, enabled: action === 'enable' }), options.json === true);
-        io.err('running servers apply this at once (within COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while their change feed is down)');
-      });
-  }
+  withJson(
+    institutions
+      .command('disable')
+      .summary('stop a bank: its clients get 503 on /core/* and invalid_client for tokens')
+      .description(`Stops a bank: its clients get 503 on /core/* and invalid_client for tokens. Disabling "${DEFAULT_INSTITUTION}" locks out every client bound to it, so it takes --yes.`)
+      .usage('ID [--yes] [--json]')
+      .argument('<ID>', 'the institution ID')
+      .option('--yes', `confirm disabling "${DEFAULT_INSTITUTION}"`),
+  )
+    .addHelpText('after', examples('coregate institutions disable bank-b', `coregate institutions disable ${DEFAULT_INSTITUTION} --yes`))
+    .action(async (id: string, options: { yes?: boolean; json?: boolean }) => {
+      if (id === DEFAULT_INSTITUTION && options.yes !== true) {
+        throw new UsageError(`disabling "${DEFAULT_INSTITUTION}" locks out every client bound to it (503 on /core/*, invalid_client for tokens): add --yes to do it anyway`);
+      }
+      print(await (await context.admin()).call('institutions.set-enabled', { id, enabled: false }), options.json);
+      io.err('running servers apply this at once (within COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while their change feed is down)');
+    });
+
+  withJson(institutions.command('enable').summary('serve a disabled bank again').description('Serves a disabled bank again.').usage('ID [--json]').argument('<ID>', 'the institution ID'))
+    .addHelpText('after', examples('coregate institutions enable bank-b'))
+    .action(async (id: string, options: { json?: boolean }) => {
+      print(await (await context.admin()).call('institutions.set-enabled', { id, enabled: true }), options.json);
+      io.err('running servers apply this at once (within COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while their change feed is down)');
+    });
   return institutions;
 }
