@@ -6,20 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { killAll, runCli, startServer, tempDataDir } from './support/process.js';
+import { closedPort } from '../http/ops/ops-requests.js';
+import { killAll, runCli, startServer, startWarnings, tempDataDir } from './support/process.js';
 
 after(killAll);
-
-/** A loopback port nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('start-up diagnostics', { timeout: 120_000 }, () => {
   it('an unreachable PostgreSQL: one line naming the address and the cause, exit non-zero, no password', async () => {
@@ -44,16 +35,11 @@ describe('start-up diagnostics', { timeout: 120_000 }, () => {
     t.after(data.remove);
     const server = await startServer({ COREGATE_DATA_DIR: data.dir, HOST: '0.0.0.0', COREGATE_WOKRERS: '2' });
     t.after(() => server.kill());
-    const warnings = server
-      .stderr()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { level: number; msg: string })
-      .filter((line) => line.level === 40)
-      .map((line) => line.msg);
+    const issuerWarning = /^COREGATE_ISSUER is not set and HOST=0\.0\.0\.0 listens on every address/;
+    const warnings = await startWarnings(server, [/^COREGATE_WOKRERS is not a coregate setting/, issuerWarning]);
     assert.ok(warnings.includes('COREGATE_WOKRERS is not a coregate setting and is ignored (did you mean COREGATE_WORKERS?)'), warnings.join('\n'));
     assert.ok(
-      warnings.some((msg) => msg.startsWith('COREGATE_ISSUER is not set and HOST=0.0.0.0 listens on every address') && msg.includes(server.url)),
+      warnings.some((msg) => issuerWarning.test(msg) && msg.includes(server.url)),
       warnings.join('\n'),
     );
     assert.equal((await server.stop()).code, 0);
