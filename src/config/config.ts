@@ -12,9 +12,11 @@ import { parseCidr } from '../domain/ip-allow-list.js';
 import { ConfigError } from './config-error.js';
 import { ConfigSchema, settingSchemas, type LogLevel, type Settings } from './schema.js';
 import { SETTING_FORMATS } from './setting-formats.js';
+import { unknownSettings, type UnknownSetting } from './unknown-settings.js';
 
 export { ConfigError } from './config-error.js';
 export { DEFAULTS, type LogLevel } from './schema.js';
+export { unknownSettingWarning, type UnknownSetting } from './unknown-settings.js';
 
 export interface Config {
   readonly port: number;
@@ -114,6 +116,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   requireSharedPiecesForWorkers(config);
   requireTlsFilesInPairs(config);
   return Object.freeze(config);
+}
+
+/**
+ * The `COREGATE_` variables of the environment that are not settings (a misspelt name is
+ * otherwise ignored in silence), each with the nearest known name; `serve` warns of them.
+ */
+export function unknownSettingsInEnvironment(env: Env = process.env): readonly UnknownSetting[] {
+  return unknownSettings(env);
 }
 
 /** The institution API key alone, for the core simulator (which needs none of the rest). */

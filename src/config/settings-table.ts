@@ -4,7 +4,7 @@
  * plain-text list a `serve --help` can print.
  */
 import { TypeGuard, type TSchema } from '@sinclair/typebox';
-import { settingSchemas } from './schema.js';
+import { settingSchemas, type SettingName } from './schema.js';
 import { SETTING_FORMATS } from './setting-formats.js';
 
 export interface SettingDescription {
@@ -69,15 +69,94 @@ export function settingsHelp(): string {
     .join('\n');
 }
 
+/** The concerns the operations guide groups the settings by, in its order. */
+const CONCERNS = ['listening', 'TLS and proxies', 'storage and secrets', 'tokens and caches', 'core', 'rate limits', 'webhooks', 'mode and logs'] as const;
+type Concern = (typeof CONCERNS)[number];
+
+/** Each setting's concern: a setting added to the schema does not compile until it has one. */
+const SETTING_CONCERNS: Readonly<Record<SettingName, Concern>> = {
+  PORT: 'listening',
+  HOST: 'listening',
+  COREGATE_ADMIN_PORT: 'listening',
+  COREGATE_WORKERS: 'listening',
+  COREGATE_REQUEST_TIMEOUT_MS: 'listening',
+  COREGATE_TLS_CERT_FILE: 'TLS and proxies',
+  COREGATE_TLS_KEY_FILE: 'TLS and proxies',
+  COREGATE_TRUST_PROXY: 'TLS and proxies',
+  COREGATE_ISSUER: 'TLS and proxies',
+  DATABASE_URL: 'storage and secrets',
+  COREGATE_DB_POOL_MAX: 'storage and secrets',
+  COREGATE_DB_TIMEOUT_MS: 'storage and secrets',
+  COREGATE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: 'storage and secrets',
+  COREGATE_DB_KEEPALIVE_SECONDS: 'storage and secrets',
+  COREGATE_DATA_DIR: 'storage and secrets',
+  COREGATE_ENCRYPTION_KEY: 'storage and secrets',
+  COREGATE_PREVIOUS_ENCRYPTION_KEYS: 'storage and secrets',
+  COREGATE_ACCESS_TOKEN_TTL_SECONDS: 'tokens and caches',
+  COREGATE_REFRESH_TOKEN_TTL_SECONDS: 'tokens and caches',
+  COREGATE_CLIENT_CACHE_SECONDS: 'tokens and caches',
+  COREGATE_ASSOCIATION_CACHE_SECONDS: 'tokens and caches',
+  COREGATE_INSTITUTION_CACHE_SECONDS: 'tokens and caches',
+  CORE_URL: 'core',
+  COREGATE_CORE_API_KEY: 'core',
+  COREGATE_CORE_TIMEOUT_MS: 'core',
+  COREGATE_CORE_RETRIES: 'core',
+  COREGATE_SESSION_SKEW_SECONDS: 'core',
+  COREGATE_CORE_BREAKER_FAILURES: 'core',
+  COREGATE_CORE_BREAKER_COOLDOWN_SECONDS: 'core',
+  COREGATE_SIM_SESSION_TTL_SECONDS: 'core',
+  COREGATE_RATE_LIMIT_GATEWAY_PER_MINUTE: 'rate limits',
+  COREGATE_RATE_LIMIT_TOKEN_PER_MINUTE: 'rate limits',
+  COREGATE_RATE_LIMIT_TOKEN_IP_PER_MINUTE: 'rate limits',
+  COREGATE_RATE_LIMIT_AUTH_FAILURES: 'rate limits',
+  COREGATE_RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS: 'rate limits',
+  COREGATE_RATE_LIMIT_BEARER_FAILURES_PER_MINUTE: 'rate limits',
+  COREGATE_REDIS_URL: 'rate limits',
+  COREGATE_REDIS_KEY_PREFIX: 'rate limits',
+  COREGATE_WEBHOOK_RETRY_SCHEDULE_SECONDS: 'webhooks',
+  COREGATE_WEBHOOK_ALLOW_PRIVATE: 'webhooks',
+  COREGATE_WEBHOOK_RETENTION_DAYS: 'webhooks',
+  NODE_ENV: 'mode and logs',
+  LOG_LEVEL: 'mode and logs',
+};
+
+/** The operations guide's table of settings by concern (markdown, ends with a newline); the README's table has the details. */
+export function settingsByConcernTable(): string {
+  const names = settingSchemas().map(([name]) => name);
+  const rows = CONCERNS.map((concern) => {
+    const members = names.filter((name) => SETTING_CONCERNS[name] === concern);
+    return `| ${concern} | ${members.map((name) => `\`${name}\``).join(', ')} |`;
+  });
+  return ['| concern | settings |', '|---|---|', ...rows].join('\n') + '\n';
+}
+
+/** A generated block of a markdown page, between two marker comments. */
+export interface GeneratedBlock {
+  readonly start: string;
+  readonly end: string;
+  readonly generate: () => string;
+}
+
 export const CONFIG_TABLE_START = '<!-- config-table:start (generated from src/config/schema.ts: npm run config-table) -->';
 export const CONFIG_TABLE_END = '<!-- config-table:end -->';
+export const README_CONFIG_TABLE: GeneratedBlock = { start: CONFIG_TABLE_START, end: CONFIG_TABLE_END, generate: configTable };
+export const OPERATIONS_SETTINGS_TABLE: GeneratedBlock = {
+  start: '<!-- settings-by-concern:start (generated from src/config/schema.ts and settings-table.ts: npm run config-table) -->',
+  end: '<!-- settings-by-concern:end -->',
+  generate: settingsByConcernTable,
+};
+
+/** `page` with `block` generated afresh between its markers; throws when the markers are missing. */
+export function withGeneratedBlock(page: string, block: GeneratedBlock): string {
+  const start = page.indexOf(block.start);
+  const end = page.indexOf(block.end);
+  if (start < 0 || end < start) throw new Error(`no ${block.start} … ${block.end} markers`);
+  return `${page.slice(0, start + block.start.length)}\n${block.generate()}${page.slice(end)}`;
+}
 
 /** `readme` with the generated table between its markers; throws when the markers are missing. */
 export function withConfigTable(readme: string): string {
-  const start = readme.indexOf(CONFIG_TABLE_START);
-  const end = readme.indexOf(CONFIG_TABLE_END);
-  if (start < 0 || end < start) throw new Error(`the README has no ${CONFIG_TABLE_START} … ${CONFIG_TABLE_END} markers`);
-  return `${readme.slice(0, start + CONFIG_TABLE_START.length)}\n${configTable()}${readme.slice(end)}`;
+  return withGeneratedBlock(readme, README_CONFIG_TABLE);
 }
 
 /**

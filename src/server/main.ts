@@ -5,12 +5,13 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config/config.js';
+import { unknownSettingsInEnvironment, type Config } from '../config/config.js';
 import { createLogger } from '../adapters/logging/logger.js';
 import { buildApp } from '../http/app.js';
 import { adminOperations } from './admin-operations.js';
 import { adminSocketPlace, serveAdminSocket, type AdminSocketPlace } from './admin-socket.js';
 import { appDepsFrom } from './app-deps.js';
+import { guessedIssuerWarning } from './issuer-url.js';
 import { welcomeFirstRun } from './first-run.js';
 import { leaveCluster, reportReady, superviseWorkers, supervisesWorkers } from './cluster.js';
 import { startOpsServer, type OpsServer } from './ops-server.js';
@@ -103,16 +104,19 @@ export async function startServer(config: Config): Promise<RunningServer> {
     started.opsServer = await startOpsServer(config, services, logger);
     const url = listeningUrl(app.server.address() as AddressInfo, tls !== undefined);
     services.issuer.resolve(url);
-    if (config.issuer === undefined && !['127.0.0.1', 'localhost', '[::1]'].some((host) => url.includes(`//${host}:`))) {
-      logger.warn('COREGATE_ISSUER is not set: tokens name the listening address as their issuer; set it to the public URL');
-    }
 
     // Webhook deliveries in the background: a slow receiver never holds a request.
     services.webhookDispatcher.start();
     services.retentionPruner.start();
     if (socketPath) started.adminServer = await serveAdminSocket(socketPath, adminOperations(services, { server: true }));
     logger.info({ url, issuer: services.issuer.get() }, `coregate listening on ${url}`);
-    logStartupChecks(config, logger, { tls, simulator: services.simulator !== undefined, now: services.clock.now() });
+    logStartupChecks(config, logger, {
+      tls,
+      simulator: services.simulator !== undefined,
+      now: services.clock.now(),
+      unknownSettings: unknownSettingsInEnvironment(),
+      issuerWarning: guessedIssuerWarning(config.issuer, config.host, url),
+    });
     // Production installations never get a demo client, whatever their database.
     if (embedded && !config.production) await welcomeFirstRun(services, url);
     // The start lines at once, not with the log buffer's next flush.

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { TlsCredentials } from '../adapters/tls/read-tls-credentials.js';
-import type { Config } from '../config/config.js';
+import { unknownSettingWarning, type Config, type UnknownSetting } from '../config/config.js';
 import { tokenTransport } from '../config/token-transport.js';
 
 const CERT_EXPIRY_WARNING_DAYS = 30;
@@ -15,10 +15,18 @@ export interface StartupFacts {
   /** Whether the built-in core simulator answers for the core (CORE_URL unset). */
   readonly simulator: boolean;
   readonly now: Date;
+  /** `COREGATE_` variables of the environment that are not settings (misspellings, most likely). */
+  readonly unknownSettings?: readonly UnknownSetting[];
+  /** What to say about an issuer taken from the listening address (`issuer-url.ts`), if anything. */
+  readonly issuerWarning?: string | undefined;
 }
 
 /** Logs one line per finding; warnings for what a production installation must not have. */
 export function logStartupChecks(config: Config, logger: Logger, facts: StartupFacts): void {
+  for (const setting of facts.unknownSettings ?? []) {
+    logger.warn({ variable: setting.name, nearest: setting.nearest }, unknownSettingWarning(setting));
+  }
+  if (facts.issuerWarning !== undefined) logger.warn({ host: config.host }, facts.issuerWarning);
   switch (tokenTransport(config)) {
     case 'tls':
       logger.info({ validTo: facts.tls?.validTo.toISOString() }, 'serving HTTPS (COREGATE_TLS_CERT_FILE)');

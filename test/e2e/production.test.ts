@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { killAll, runCli, runJson, startServer, tempDataDir } from './support/process.js';
+import { killAll, runCli, runJson, startServer, startWarnings, tempDataDir } from './support/process.js';
 
 after(killAll);
 
@@ -29,21 +29,9 @@ describe('serve with NODE_ENV=production', () => {
     const env = { NODE_ENV: 'production', COREGATE_DATA_DIR: data.dir, COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
     const server = await startServer(env);
     try {
-      // The start lines are written at once, but reach this end of the pipe a moment later.
-      const warnings = () =>
-        server
-          .stderr()
-          .split('\n')
-          .filter((line) => line.startsWith('{'))
-          .map((line) => JSON.parse(line) as { level: number; msg: string })
-          .filter((line) => line.level === 40)
-          .map((line) => line.msg);
       const expected = [/BUILT-IN CORE SIMULATOR/, /EMBEDDED DATABASE/];
-      const deadline = Date.now() + 2_000;
-      while (Date.now() < deadline && !expected.every((pattern) => warnings().some((msg) => pattern.test(msg)))) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      for (const pattern of expected) assert.ok(warnings().some((msg) => pattern.test(msg)), warnings().join('\n'));
+      const warnings = await startWarnings(server, expected);
+      for (const pattern of expected) assert.ok(warnings.some((msg) => pattern.test(msg)), warnings.join('\n'));
       assert.deepEqual(await runJson(['clients', 'list', '--json'], env), []);
     } finally {
       await server.stop();

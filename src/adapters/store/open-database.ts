@@ -1,6 +1,7 @@
 /**
- * Opens the configured database: PostgreSQL for `DATABASE_URL`, else the embedded
- * one (PGlite) after taking its data directory (see `data-dir-lock.ts`).
+ * Opens the configured database: PostgreSQL for `DATABASE_URL` (one connection made at
+ * once, so that an unreachable server stops the start naming its address), else the
+ * embedded one (PGlite) after taking its data directory (see `data-dir-lock.ts`).
  */
 import { chmodSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -72,16 +73,20 @@ export function closeToOthers(dir: string): number {
 /** Opens PostgreSQL, or the embedded database after taking its data directory. */
 export async function openDatabase(config: Config, holder: Omit<LockHolder, 'pid'>): Promise<OpenedDatabase> {
   if (config.databaseUrl !== undefined) {
-    return {
-      database: new PostgresDatabase({
-        connectionString: config.databaseUrl,
-        poolMax: config.databasePoolMax,
-        timeoutMs: config.database.timeoutMs,
-        idleInTransactionTimeoutMs: config.database.idleInTransactionTimeoutMs,
-        keepAliveSeconds: config.database.keepAliveSeconds,
-      }),
-      release: () => {},
-    };
+    const database = new PostgresDatabase({
+      connectionString: config.databaseUrl,
+      poolMax: config.databasePoolMax,
+      timeoutMs: config.database.timeoutMs,
+      idleInTransactionTimeoutMs: config.database.idleInTransactionTimeoutMs,
+      keepAliveSeconds: config.database.keepAliveSeconds,
+    });
+    try {
+      await database.connect();
+    } catch (error) {
+      await database.close().catch(() => {});
+      throw error;
+    }
+    return { database, release: () => {} };
   }
   const lock = await acquireWaitingForCommands(config.dataDir, holder);
   try {

@@ -14,6 +14,50 @@ function unavailableIfUnreachable(error: unknown): unknown {
   return unavailable('the service is temporarily unavailable', `database unreachable: ${(error as Error).message}`, RETRY_AFTER_SECONDS);
 }
 
+/**
+ * PostgreSQL could not be reached when coregate opened it: the message names the address
+ * tried and the cause, for the operator reading the one line `coregate` prints (never the
+ * password of `DATABASE_URL`).
+ */
+export class DatabaseUnreachable extends Error {
+  override readonly name = 'DatabaseUnreachable';
+  constructor(
+    readonly address: string,
+    readonly reason: string,
+  ) {
+    super(`could not connect to PostgreSQL at ${address}: ${reason}`);
+  }
+}
+
+/** `host:port` of a connection string (the socket directory for `?host=/path`), without credentials. */
+export function databaseAddress(connectionString: string): string {
+  const url = new URL(connectionString);
+  const host = url.searchParams.get('host') ?? (decodeURIComponent(url.hostname) || 'localhost');
+  return `${host}:${url.port || '5432'}`;
+}
+
+const CONNECT_FAILURES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved (DNS lookup failed)',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'the connection was reset',
+};
+
+/** Why a first connection failed, in words; the password is blanked should a message carry it. */
+export function connectFailureReason(error: unknown, connectionString: string, timeoutMs: number): string {
+  const failure = error as { code?: string; message?: string; errors?: Array<{ code?: string }> };
+  // Node reports a host with several addresses (localhost: ::1 and 127.0.0.1) as an AggregateError.
+  const code = failure.code ?? failure.errors?.[0]?.code;
+  const known = code === undefined ? undefined : CONNECT_FAILURES[code];
+  if (known !== undefined) return known;
+  const message = String(failure.message ?? error);
+  if (code === 'ETIMEDOUT' || /timeout/i.test(message)) return `no answer within ${timeoutMs} ms (COREGATE_DB_TIMEOUT_MS)`;
+  const password = decodeURIComponent(new URL(connectionString).password);
+  return password === '' ? message : message.split(password).join('***');
+}
+
 export interface PostgresOptions {
   readonly connectionString: string;
   readonly poolMax: number;
@@ -129,6 +173,18 @@ export class PostgresDatabase implements Database {
       // A connection in an unknown state is discarded rather than returned to the pool.
       client.release(true);
       throw unavailableIfUnreachable(error);
+    }
+  }
+
+  /**
+   * Opens one connection (then pools it): a database that cannot be reached at start is
+   * a {@link DatabaseUnreachable} naming the address and the cause, not a request's 503.
+   */
+  async connect(): Promise<void> {
+    try {
+      (await this.pool.connect()).release();
+    } catch (error) {
+      throw new DatabaseUnreachable(databaseAddress(this.options.connectionString), connectFailureReason(error, this.options.connectionString, this.timeoutMs));
     }
   }
 

@@ -76,9 +76,9 @@ export interface CliResult extends Exit {
   readonly stderr: string;
 }
 
-/** Runs `bin/coregate ...args` to completion (killed after `timeoutMs`). */
-export async function runCli(args: readonly string[], env: Env, timeoutMs = 60_000): Promise<CliResult> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: processEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `bin/coregate ...args` of `root` (this checkout unless given) to completion (killed after `timeoutMs`). */
+export async function runCli(args: readonly string[], env: Env, timeoutMs = 60_000, root: string = ROOT): Promise<CliResult> {
+  const child = spawn(process.execPath, [join(root, 'bin', 'coregate'), ...args], { cwd: root, env: processEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -148,10 +148,13 @@ export interface SpawnedServer {
   kill(): void;
 }
 
-/** Spawns `bin/coregate serve` (PORT=0 unless given) without waiting for it. */
-export function spawnServer(env: Env): SpawnedServer {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: ROOT,
+/**
+ * Spawns `bin/coregate serve` (PORT=0 unless given) without waiting for it; `root` is the
+ * installation to run (this checkout unless given: another one, installed by a test).
+ */
+export function spawnServer(env: Env, root: string = ROOT): SpawnedServer {
+  const child = spawn(process.execPath, [join(root, 'bin', 'coregate'), 'serve'], {
+    cwd: root,
     env: processEnv({ PORT: '0', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -204,6 +207,29 @@ export function spawnServer(env: Env): SpawnedServer {
  */
 export function startServer(env: Env, timeoutMs = 60_000): Promise<ServerProcess> {
   return spawnServer(env).ready(timeoutMs);
+}
+
+/** The messages of a server's warn-level log lines so far. */
+function warnings(server: { stderr(): string }): string[] {
+  return server
+    .stderr()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: number; msg: string })
+    .filter((line) => line.level === 40)
+    .map((line) => line.msg);
+}
+
+/**
+ * A server's warnings once each of `expected` is among them, or after `timeoutMs`: the start
+ * lines are written at once, but reach this end of the pipe a moment after the server answers.
+ */
+export async function startWarnings(server: { stderr(): string }, expected: readonly RegExp[], timeoutMs = 2_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !expected.every((pattern) => warnings(server).some((msg) => pattern.test(msg)))) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return warnings(server);
 }
 
 /** Kills whatever is still running: call from `after()` of every e2e file. */

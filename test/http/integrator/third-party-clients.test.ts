@@ -1,7 +1,9 @@
 /**
- * Real OAuth libraries against a listening coregate (issue 14): simple-oauth2 5 gets a token and
- * revokes it (it parses the revocation answer: `200 {}`), and the README's openid-client 6
- * snippet (`algorithm: 'oauth2'`, `ClientSecretBasic`) runs as written.
+ * Real OAuth libraries against a listening coregate: simple-oauth2 5 gets a token and revokes
+ * it (it parses the revocation answer: `200 {}`), and the integrator guide's snippets
+ * (docs/integrators.md: oauth4webapi and openid-client 6 with `algorithm: 'oauth2'`,
+ * simple-oauth2 with `authorizationMethod: 'header'`) run as written. The libraries' default
+ * discovery (OpenID Connect's) fails, which is why the guide names the setting.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -9,6 +11,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import * as oauth4webapi from 'oauth4webapi';
 import { ClientCredentials } from 'simple-oauth2';
 import { pgliteBackend } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
@@ -23,11 +26,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** The code between the README's snippet markers. */
-function readmeSnippet(name: string): string {
-  const readme = readFileSync(new URL('README.md', ROOT), 'utf8');
-  const match = new RegExp(`<!-- snippet:${name}:start -->\\n\`\`\`js\\n([\\s\\S]*?)\`\`\`\\n<!-- snippet:${name}:end -->`).exec(readme);
-  assert.ok(match, `README has the ${name} snippet`);
+/** The code between the integrator guide's snippet markers. */
+function guideSnippet(name: string): string {
+  const guide = readFileSync(new URL('docs/integrators.md', ROOT), 'utf8');
+  const match = new RegExp(`<!-- snippet:${name}:start -->\\n\`\`\`js\\n([\\s\\S]*?)\`\`\`\\n<!-- snippet:${name}:end -->`).exec(guide);
+  assert.ok(match, `docs/integrators.md has the ${name} snippet`);
   return match[1]!;
 }
 
@@ -69,19 +72,33 @@ describe('third-party OAuth clients against a running coregate', () => {
     });
   });
 
-  it("openid-client 6: the README's snippet runs as written", async () => {
-    const client = await h.client();
-    // Written inside the repository so that `import 'openid-client'` resolves from node_modules.
-    const file = new URL(`.readme-snippet-${process.pid}.mjs`, ROOT);
-    writeFileSync(file, readmeSnippet('openid-client'));
-    try {
-      const { stdout } = await promisify(execFile)(process.execPath, [file.pathname], {
-        env: { ...process.env, COREGATE_URL: url, CLIENT_ID: client.id, CLIENT_SECRET: client.secret },
-        timeout: 20_000,
-      });
-      assert.deepEqual(JSON.parse(stdout.trim()), { token_type: 'bearer', expires_in: 3600 });
-    } finally {
-      rmSync(file, { force: true });
-    }
+  for (const library of ['oauth4webapi', 'openid-client', 'simple-oauth2']) {
+    it(`${library}: the integrator guide's snippet runs as written`, async () => {
+      const client = await h.client();
+      // Written inside the repository so that the library's import resolves from node_modules.
+      const file = new URL(`.guide-snippet-${library}-${process.pid}.mjs`, ROOT);
+      writeFileSync(file, guideSnippet(library));
+      try {
+        const { stdout } = await promisify(execFile)(process.execPath, [file.pathname], {
+          env: { ...process.env, COREGATE_URL: url, CLIENT_ID: client.id, CLIENT_SECRET: client.secret },
+          timeout: 20_000,
+        });
+        const answer = JSON.parse(stdout.trim()) as { token_type: string; expires_in: number };
+        assert.deepEqual({ ...answer, token_type: answer.token_type.toLowerCase() }, { token_type: 'bearer', expires_in: 3600 });
+      } finally {
+        rmSync(file, { force: true });
+      }
+    });
+  }
+
+  it("oauth4webapi's default discovery (OpenID Connect) finds nothing: the guide's algorithm: 'oauth2' is needed", async () => {
+    const issuer = new URL(url);
+    const insecure = { [oauth4webapi.allowInsecureRequests]: true } as const;
+    const response = await oauth4webapi.discoveryRequest(issuer, insecure);
+    assert.equal(new URL(response.url).pathname, '/.well-known/openid-configuration');
+    assert.equal(response.status, 404);
+    await assert.rejects(oauth4webapi.processDiscoveryResponse(issuer, response));
+    const metadata = await oauth4webapi.processDiscoveryResponse(issuer, await oauth4webapi.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+    assert.equal(metadata.token_endpoint, `${url}/oauth2/token`);
   });
 });

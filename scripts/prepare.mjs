@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// `prepare`, which npm runs after `npm install` and `npm ci`: compiles what `bin/coregate` runs.
+// A development install compiles everything `npm run build` does (the client package, the server
+// and the tests). A production install (`npm ci --omit=dev`, or NODE_ENV=production) has no
+// devDependencies, which the tests import: it compiles the server alone (tsconfig.server.json).
+// The compiler and the types the server needs are dependencies for that reason.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const { devDependencies = {} } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const compile = (project) => execFileSync(process.execPath, [tsc, '-p', project], { cwd: root, stdio: 'inherit' });
+
+const development = Object.keys(devDependencies).every((name) => existsSync(join(root, 'node_modules', name, 'package.json')));
+if (development) {
+  compile('packages/client/tsconfig.json');
+  compile('tsconfig.json');
+} else {
+  compile('tsconfig.server.json');
+  console.error('coregate: devDependencies are not installed: compiled the server only (bin/coregate); `npm ci` installs and compiles the tests too');
+}
