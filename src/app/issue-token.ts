@@ -31,6 +31,8 @@ export interface TokenResponse {
 
 export interface TokenIssuerOptions {
   readonly issuer: () => string;
+  /** The gateway's URL, the tokens' `aud` (RFC 9068 §2.2). */
+  readonly audience: () => string;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
 }
@@ -102,6 +104,7 @@ export class TokenIssuer {
       iss: this.options.issuer(),
       sub: client.id,
       client_id: client.id,
+      aud: this.options.audience(),
       scope,
       institution: client.institution,
       token_use: 'access',

@@ -34,6 +34,8 @@ export interface Config {
   readonly refreshTokenTtlSeconds: number;
   /** Public issuer URL (`iss`) without a trailing slash; `undefined` means "http://HOST:PORT of the listening socket". */
   readonly issuer: string | undefined;
+  /** The `aud` of access tokens (RFC 9068); `undefined` means "`{issuer}/core`". */
+  readonly tokenAudience: string | undefined;
   readonly logLevel: LogLevel;
   /** How long a process may keep using a client's cached status (enabled flag, IP allow-list). */
   readonly clientCacheSeconds: number;
@@ -212,6 +214,7 @@ function toConfig(settings: Settings, cwd: string): Config {
     accessTokenTtlSeconds: settings.COREGATE_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: settings.COREGATE_REFRESH_TOKEN_TTL_SECONDS,
     issuer: settings.COREGATE_ISSUER?.replace(/\/+$/, ''),
+    tokenAudience: settings.COREGATE_TOKEN_AUDIENCE?.replace(/\/+$/, ''),
     logLevel: settings.LOG_LEVEL,
     clientCacheSeconds: settings.COREGATE_CLIENT_CACHE_SECONDS,
     associationCacheSeconds: settings.COREGATE_ASSOCIATION_CACHE_SECONDS,

@@ -46,6 +46,13 @@ export const ConfigSchema = Type.Object({
   COREGATE_ISSUER: Type.Optional(
     Type.String({ format: 'http-url', defaultText: '`http://HOST:PORT`', description: "public base URL, the `iss` of tokens and the discovery document's URLs" }),
   ),
+  COREGATE_TOKEN_AUDIENCE: Type.Optional(
+    Type.String({
+      format: 'http-url',
+      defaultText: '`{issuer}/core`',
+      description: "the `aud` of access tokens, checked by the gateway (RFC 9068): the gateway's public URL; never a client id",
+    }),
+  ),
   COREGATE_ACCESS_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: DAY, default: 3600, description: 'access token lifetime (`expires_in`)' }),
   COREGATE_REFRESH_TOKEN_TTL_SECONDS: Type.Integer({
     minimum: 60,

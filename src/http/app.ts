@@ -49,6 +49,8 @@ export interface AppDeps {
   readonly revoker: TokenRevoker;
   readonly keyring: TokenSigner & TokenVerifier;
   readonly clientDirectory: ClientDirectory;
+  /** Access tokens revoked by their client (RFC 7009): refused at the gateway. */
+  readonly revokedAccessTokens?: { isRevoked(jti: string): boolean };
   /** Whether an institution is enabled: a disabled one's clients get 503 on `/core/*` (CONTRACT §8). */
   readonly institutions?: { isEnabled(id: string): Promise<boolean> };
   /** Believe `X-Forwarded-For` (and later `X-Forwarded-Proto`) from a proxy in front. */
@@ -211,9 +213,15 @@ const API_REFERENCE = {
 } as const;
 
 /** The `onRequest` hook guarding gateway routes with a `scope` (see `plugins/bearer-auth.ts`). */
-export function bearerGuard(deps: Pick<AppDeps, 'keyring' | 'clientDirectory' | 'clock' | 'institutions'>, scope: string) {
+export function bearerGuard(deps: Pick<AppDeps, 'keyring' | 'clientDirectory' | 'clock' | 'institutions' | 'revokedAccessTokens'>, scope: string) {
   return requireBearer(
-    { verifier: deps.keyring, clients: deps.clientDirectory, clock: deps.clock, ...(deps.institutions ? { institutions: deps.institutions } : {}) },
+    {
+      verifier: deps.keyring,
+      clients: deps.clientDirectory,
+      clock: deps.clock,
+      ...(deps.institutions ? { institutions: deps.institutions } : {}),
+      ...(deps.revokedAccessTokens ? { revokedTokens: deps.revokedAccessTokens } : {}),
+    },
     scope,
   );
 }

@@ -20,6 +20,7 @@ export function appDepsFrom(services: Services): AppDeps {
     revoker: services.revoker,
     keyring: services.keyring,
     clientDirectory: services.clientDirectory,
+    revokedAccessTokens: services.revokedAccessTokens,
     institutions: services.institutions,
     trustProxy: config.trustProxy,
     gateway: {

@@ -12,6 +12,7 @@
 import type { Logger } from 'pino';
 import type { ChangeDrivenCache } from '../app/change-driven-cache.js';
 import type { ClientDirectory } from '../app/client-directory.js';
+import type { RevokedAccessTokens } from '../app/revoked-access-tokens.js';
 import type { InstitutionRegistry } from '../app/institution-registry.js';
 import type { ClientRecord } from '../domain/client.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
@@ -23,11 +24,12 @@ export interface ChangeFollowers {
   readonly institutions: Pick<InstitutionRegistry, 'invalidate'>;
   readonly keyring: { forgetKeys(): void };
   readonly associations: Pick<CachingAssociationStore, 'forget' | 'forgetAll'>;
+  readonly revokedAccessTokens: Pick<RevokedAccessTokens, 'remember' | 'reload'>;
 }
 
 /** Subscribes the caches to the feed; returns the unsubscribe. */
 export function followChanges(feed: ChangeFeed, followers: ChangeFollowers, logger: Logger): () => void {
-  const { clientRecords, clientDirectory, institutions, keyring, associations } = followers;
+  const { clientRecords, clientDirectory, institutions, keyring, associations, revokedAccessTokens } = followers;
   return feed.subscribe((change) => {
     switch (change.kind) {
       case 'client':
@@ -43,6 +45,9 @@ export function followChanges(feed: ChangeFeed, followers: ChangeFollowers, logg
       case 'association':
         associations.forget(change.key);
         return;
+      case 'access_token_revoked':
+        revokedAccessTokens.remember(change.jti, change.exp);
+        return;
       case 'feed':
         if (!change.live) {
           logger.warn({ err: change.error }, 'change feed lost: until it is back, cached clients are trusted for COREGATE_CLIENT_CACHE_SECONDS, associations for COREGATE_ASSOCIATION_CACHE_SECONDS, and the token endpoint reads every client');
@@ -53,6 +58,7 @@ export function followChanges(feed: ChangeFeed, followers: ChangeFollowers, logg
         institutions.invalidate();
         keyring.forgetKeys();
         associations.forgetAll();
+        revokedAccessTokens.reload().catch((error: unknown) => logger.warn({ err: error }, 'revoked access tokens: cannot read them again yet; retrying while the feed is down'));
         logger.info('change feed live: cached clients, institutions, signing keys and associations are dropped as soon as they change');
         return;
     }

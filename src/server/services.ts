@@ -13,6 +13,8 @@ import { followChanges } from './change-followers.js';
 import { ClientRegistry } from '../app/client-registry.js';
 import { TokenIssuer } from '../app/issue-token.js';
 import { TokenRevoker } from '../app/revoke-token.js';
+import { RevokedAccessTokens } from '../app/revoked-access-tokens.js';
+import { SqlRevokedAccessTokenStore } from '../adapters/store/sql-revoked-access-token-store.js';
 import { CoreSessionKeeper } from '../app/core-session-keeper.js';
 import { AccountReader } from '../app/list-accounts.js';
 import { AssociationRegistrar } from '../app/register-association.js';
@@ -82,6 +84,8 @@ export interface Services {
   readonly revoker: TokenRevoker;
   readonly keyring: JoseKeyring;
   readonly clientDirectory: ClientDirectory;
+  /** Access tokens revoked by their clients, held in memory for the bearer check. */
+  readonly revokedAccessTokens: RevokedAccessTokens;
   /** Announces committed changes of clients, institutions and keys; `undefined` in CLI commands. */
   readonly changeFeed: ChangeFeed | undefined;
   /** The core of each call's institution (`context.institution`, `default` when absent). */
@@ -170,12 +174,16 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const changeFeed = options.listenForChanges === false ? undefined : database.changeFeed?.();
   const refreshTokens = new SqlRefreshTokenStore(database);
   const issuer = new IssuerUrl(config.issuer);
+  // RFC 9068 §2.2: tokens are for the gateway; by default its URL under the issuer.
+  const audience = (): string => config.tokenAudience ?? `${issuer.get()}/core`;
   const keyring = new JoseKeyring(new SqlSigningKeyStore(database), sealer, clock, {
     issuer: issuer.get,
+    audience,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
   });
   const tokenOptions = {
     issuer: issuer.get,
+    audience,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
   };
@@ -257,8 +265,12 @@ export async function createServices(config: Config, options: ServiceOptions): P
     whenFeedDown: 'bypass',
   });
   const clientDirectory = new ClientDirectory(clients, clock, config.clientCacheSeconds, undefined, changeFeed);
+  const revokedTokenStore = new SqlRevokedAccessTokenStore(database);
+  const revokedAccessTokens = new RevokedAccessTokens(revokedTokenStore, clock, changeFeed);
   if (changeFeed) {
-    followChanges(changeFeed, { clientRecords, clientDirectory, institutions, keyring, associations }, logger);
+    await revokedAccessTokens.reload();
+    revokedAccessTokens.start((error) => logger.warn({ err: error }, 'revoked access tokens: cannot read them; retrying'));
+    followChanges(changeFeed, { clientRecords, clientDirectory, institutions, keyring, associations, revokedAccessTokens }, logger);
     // Not live yet: every cache falls back until it is (the feed keeps trying).
     await changeFeed.start().catch((error: unknown) => logger.warn({ err: error }, 'change feed: cannot listen yet; retrying'));
   }
@@ -276,9 +288,10 @@ export async function createServices(config: Config, options: ServiceOptions): P
     }),
     authenticator: new ClientAuthenticator({ findById: (id) => clientRecords.get(id) }, hasher, institutions, clock),
     tokenIssuer: new TokenIssuer(refreshTokens, hasher, keyring, clock, tokenOptions),
-    revoker: new TokenRevoker(refreshTokens, hasher, clock),
+    revoker: new TokenRevoker(refreshTokens, hasher, clock, { verifier: keyring, store: revokedTokenStore, revoked: revokedAccessTokens }),
     keyring,
     clientDirectory,
+    revokedAccessTokens,
     changeFeed,
     core,
     institutions,
@@ -312,6 +325,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
       await webhookDispatcher.stop();
       await webhookSender.close();
       await rateLimiter.close();
+      revokedAccessTokens.stop();
       await core.close();
       await changeFeed?.close();
       await database.close();

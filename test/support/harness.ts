@@ -115,6 +115,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
       await app.close();
       await services.core.close();
       await services.rateLimiter.close();
+      services.revokedAccessTokens.stop();
       await services.changeFeed?.close();
       await opened.close();
       rmSync(dataDir, { recursive: true, force: true });

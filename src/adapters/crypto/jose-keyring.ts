@@ -24,9 +24,19 @@ const ACCESS_TOKEN_TYP = 'at+jwt';
 /** Clock skew and rounding allowed on `iat` and on a token's lifetime. */
 const CLAIM_SLACK_SECONDS = 60;
 
+/**
+ * Tokens without `aud` were issued by versions before RFC 9068 audiences. They are
+ * accepted when issued before this process started, or this soon after it (processes
+ * of the older version still issuing during a rolling deploy): so an upgrade logs no
+ * client out, and once the last of them has expired (the TTL) every token needs `aud`.
+ */
+const UNAUDIENCED_TOKENS_GRACE_SECONDS = 600;
+
 export interface KeyringOptions {
   /** The issuer; a function because it may be known only once the server listens. */
   readonly issuer: () => string;
+  /** The `aud` every access token carries and must carry to be accepted (RFC 9068 §4). */
+  readonly audience: () => string;
   /** Retired keys stay published this long: the longest an access token they signed can live. */
   readonly accessTokenTtlSeconds: number;
   readonly cacheSeconds?: number;
@@ -74,6 +84,8 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   private generation = 0;
   /** With `cacheSeconds: 0` every call reloads (still one load for concurrent callers). */
   private readonly reloadEveryTime: boolean;
+  /** Tokens without `aud` issued later than this are refused ({@link UNAUDIENCED_TOKENS_GRACE_SECONDS}). */
+  private readonly unaudiencedIssuedBy: number;
 
   constructor(
     private readonly store: SigningKeyStore,
@@ -83,6 +95,7 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   ) {
     this.minReloadIntervalMs = options.minReloadIntervalMs ?? 1000;
     this.reloadEveryTime = (options.cacheSeconds ?? 30) <= 0;
+    this.unaudiencedIssuedBy = Math.floor(clock.now().getTime() / 1000) + UNAUDIENCED_TOKENS_GRACE_SECONDS;
     this.loaded = new LRUCache<typeof KEYS, LoadedKeys>({
       max: 1,
       ...expiryOnClock(clock, options.cacheSeconds ?? 30),
@@ -213,6 +226,8 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
       const claims = payload as unknown as AccessTokenClaims;
       const insane = this.insaneClaim(claims, now);
       if (insane) throw new InvalidAccessToken(`implausible claims: ${insane}`);
+      const audience = this.audienceProblem(payload.aud, claims.iat);
+      if (audience) throw new InvalidAccessToken(audience);
       return { claims, kid };
     } catch (error) {
       if (error instanceof InvalidAccessToken) throw error;
@@ -235,6 +250,16 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     if (claims.sub !== claims.client_id) return 'sub is not client_id';
     if (!isWellFormedClientId(claims.client_id)) return 'malformed client_id';
     return undefined;
+  }
+
+  /**
+   * RFC 9068 §4: the token must name this gateway in `aud` (a string or a list). A token
+   * without `aud` is one issued before audiences existed: see {@link UNAUDIENCED_TOKENS_GRACE_SECONDS}.
+   */
+  private audienceProblem(aud: unknown, iat: number): string | undefined {
+    if (aud === undefined) return iat <= this.unaudiencedIssuedBy ? undefined : 'no aud';
+    const audiences = Array.isArray(aud) ? aud : [aud];
+    return audiences.includes(this.options.audience()) ? undefined : 'aud is not this gateway';
   }
 
   private async keys(forceReload = false): Promise<LoadedKeys> {

@@ -52,6 +52,8 @@ export interface BearerAuthDeps {
   readonly clock: Clock;
   /** Whether an institution is enabled: a disabled one's clients get 503 (CONTRACT §8). Without it, every one is. */
   readonly institutions?: { isEnabled(id: string): Promise<boolean> };
+  /** Access tokens revoked by their client (RFC 7009), held in memory; without it none is. */
+  readonly revokedTokens?: { isRevoked(jti: string): boolean };
 }
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
@@ -82,6 +84,7 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
       if (error instanceof InvalidAccessToken) throw denied(request, { reason: 'invalid_token' }, invalidToken(error.reason));
       throw error;
     }
+    if (deps.revokedTokens?.isRevoked(claims.jti)) throw denied(request, { reason: 'invalid_token' }, invalidToken('the token was revoked'));
     const client = await deps.clients.get(claims.client_id);
     if (!client) throw denied(request, { reason: 'invalid_token' }, invalidToken('client no longer exists'));
     if (!client.enabled) throw denied(request, { reason: 'client_disabled', client: known(client) }, invalidToken('client is disabled'));

@@ -261,4 +261,31 @@ export const MIGRATIONS: readonly Migration[] = [
         for each row execute function coregate_notify_association_removed()`,
     ],
   },
+  {
+    version: 10,
+    name: 'revoked access tokens',
+    statements: [
+      // RFC 7009 for access tokens: the jti of each revoked token, kept until the token expires
+      // (then pruned). Every process holds the live ones in memory and hears of new ones at
+      // once through the change feed, so the gateway refuses a revoked token with no read.
+      `create table revoked_access_tokens (
+        jti text primary key,
+        client_id text not null,
+        expires_at timestamptz not null,
+        revoked_at timestamptz not null
+      )`,
+      `create index revoked_access_tokens_expiry on revoked_access_tokens (expires_at)`,
+      `create function coregate_notify_access_token_revoked() returns trigger language plpgsql as $$
+      begin
+        perform pg_notify('coregate_changes', json_build_object(
+          'kind', 'access_token_revoked',
+          'jti', new.jti,
+          'exp', floor(extract(epoch from new.expires_at))::bigint
+        )::text);
+        return null;
+      end $$`,
+      `create trigger access_tokens_revoked after insert on revoked_access_tokens
+        for each row execute function coregate_notify_access_token_revoked()`,
+    ],
+  },
 ];

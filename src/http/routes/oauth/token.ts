@@ -54,7 +54,7 @@ const TOKEN_DESCRIPTION = [
   'Client authentication is HTTP Basic only (`client_secret_basic`: client_id and client_secret each form-urlencoded, then base64); a `client_secret` in the body is `invalid_request`.',
   'The body is `application/x-www-form-urlencoded`; a parameter given twice is `invalid_request`.',
   'Checks run in this order: client authentication (`invalid_client`), then `grant_type`, then the other parameters.',
-  'Access tokens are EdDSA-signed JWTs (`typ: at+jwt`), verifiable with `GET /.well-known/jwks.json`. Besides `iss`, `sub`/`client_id`, `scope`, `exp`, `iat` and `jti` they carry `institution`: the bank the client acts for (`default` in a one-bank deployment).',
+  'Access tokens are EdDSA-signed JWTs (RFC 9068, `typ: at+jwt`), verifiable with `GET /.well-known/jwks.json`. Besides `iss`, `sub`/`client_id`, `aud` (the gateway, `COREGATE_TOKEN_AUDIENCE`), `scope`, `exp`, `iat` and `jti` they carry `institution`: the bank the client acts for (`default` in a one-bank deployment).',
   'A client of a disabled institution is `invalid_client`.',
   'Refresh tokens rotate on use; presenting one already used is `invalid_grant` and revokes every token of its chain.',
   'Every answer carries `Cache-Control: no-store` and `Pragma: no-cache`.',
