@@ -1,17 +1,34 @@
+import { createHash } from 'node:crypto';
 import type { ClientRecord } from '../domain/client.js';
 import { InvalidClient } from '../domain/errors.js';
+import { InvalidProof, type ClientAssertionVerifier } from '../ports/client-proofs.js';
 import type { ClientStore } from '../ports/client-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { CredentialHasher } from '../ports/credential-hasher.js';
+import type { ReplayGuard } from '../ports/replay-guard.js';
 
 export interface ClientCredentials {
   readonly clientId: string;
   readonly clientSecret: string;
 }
 
+/** What verifies `private_key_jwt` assertions and keeps each one single-use. */
+export interface ClientAssertionCheck {
+  readonly verifier: ClientAssertionVerifier;
+  readonly replays: ReplayGuard;
+  /** The `aud` values an assertion may name: the issuer and the token endpoint URL (RFC 7523 §3). */
+  readonly audiences: () => readonly string[];
+}
+
+/** The key under which a proof's `jti` is remembered: fixed length, whatever the client sent. */
+export function proofReplayKey(kind: 'client_assertion' | 'dpop', scope: string, jti: string): string {
+  return `${kind}:${createHash('sha256').update(`${scope}\u0000${jti}`).digest('base64url')}`;
+}
+
 /**
- * Authenticates a client by id and secret (client_secret_basic). Every failure is
- * the same {@link InvalidClient}; the real cause goes only to the log.
+ * Authenticates a client by the method it is registered with: id and secret
+ * (client_secret_basic) or a signed assertion (private_key_jwt, RFC 7523). Every
+ * failure is the same {@link InvalidClient}; the real cause goes only to the log.
  */
 export class ClientAuthenticator {
   /** Compared against when the client does not exist, so both paths cost one HMAC. */
@@ -25,6 +42,8 @@ export class ClientAuthenticator {
     private readonly institutions?: { isEnabled(id: string): Promise<boolean> },
     /** For the grace period of a rotated secret; without it a previous secret never counts. */
     private readonly clock?: Clock,
+    /** Without it no assertion is accepted. */
+    private readonly assertions?: ClientAssertionCheck,
   ) {
     this.decoyDigest = hasher.digest(hasher.generate('decoy_'));
   }
@@ -34,7 +53,41 @@ export class ClientAuthenticator {
     const secretMatches = this.hasher.matches(credentials.clientSecret, client?.secretDigest ?? this.decoyDigest);
     if (!client) throw new InvalidClient('unknown client_id');
     const known = { id: client.id, platform: client.platform, institution: client.institution };
+    if (client.authMethod !== 'client_secret_basic') throw new InvalidClient(`client ${client.id} authenticates with ${client.authMethod}, not a secret`, known);
     if (!secretMatches && !this.previousSecretMatches(client, credentials.clientSecret)) throw new InvalidClient(`wrong secret for ${client.id}`, known);
+    return this.admitted(client);
+  }
+
+  /**
+   * `private_key_jwt` (RFC 7523 §2.2): the assertion names its client, is signed by one of
+   * that client's registered keys, and is used once, in any process.
+   */
+  async authenticateWithAssertion(assertion: string): Promise<ClientRecord> {
+    if (!this.assertions || !this.clock) throw new InvalidClient('client assertions are not accepted here');
+    const { verifier, replays, audiences } = this.assertions;
+    const clientId = verifier.claimedClient(assertion);
+    if (clientId === undefined) throw new InvalidClient('client assertion unreadable, or its iss and sub differ');
+    const client = await this.clients.findById(clientId);
+    if (!client) throw new InvalidClient('unknown client_id in the client assertion');
+    const known = { id: client.id, platform: client.platform, institution: client.institution };
+    if (client.authMethod !== 'private_key_jwt' || !client.jwks) throw new InvalidClient(`client ${client.id} does not authenticate with private_key_jwt`, known);
+    const now = this.clock.now();
+    let verified;
+    try {
+      verified = await verifier.verify(assertion, client.jwks, { clientId: client.id, audiences: audiences(), now });
+    } catch (error) {
+      if (error instanceof InvalidProof) throw new InvalidClient(`client assertion of ${client.id} refused: ${error.reason}`, known);
+      throw error;
+    }
+    // Single use is checked last: a refused assertion does not use up its jti.
+    if (!(await replays.firstUse(proofReplayKey('client_assertion', client.id, verified.jti), new Date(verified.exp * 1000), now))) {
+      throw new InvalidClient(`client assertion of ${client.id} replayed`, known);
+    }
+    return this.admitted(client);
+  }
+
+  private async admitted(client: ClientRecord): Promise<ClientRecord> {
+    const known = { id: client.id, platform: client.platform, institution: client.institution };
     if (!client.enabled) throw new InvalidClient(`client ${client.id} is disabled`, known);
     if (this.institutions && !(await this.institutions.isEnabled(client.institution))) {
       throw new InvalidClient(`institution ${client.institution} of client ${client.id} is disabled`, known);

@@ -9,6 +9,7 @@ import type { ClientView } from '../server/admin-operations.js';
 import { UsageError, type CliIo } from './io.js';
 import { examples, repeatable, required, withJson, type AdminContext } from './program.js';
 import { addClientEditCommands, type PrintClient } from './client-edit-commands.js';
+import { addClientSecurityOptions, clientSecurityArgs, clientSecurityJson, type ClientSecurityOptions } from './client-security-options.js';
 
 /** The public view of a client, in the CLI's snake_case JSON. */
 function clientJson(client: ClientView) {
@@ -23,6 +24,7 @@ function clientJson(client: ClientView) {
     enabled: client.enabled,
     created_at: client.createdAt,
     secret_rotated_at: client.secretRotatedAt,
+    ...clientSecurityJson(client),
   };
 }
 
@@ -38,25 +40,34 @@ function clientText(client: ClientView): string {
     `enabled:      ${client.enabled}`,
     `created_at:   ${client.createdAt}`,
     `secret_rotated_at: ${client.secretRotatedAt}`,
+    `token_endpoint_auth_method: ${client.authMethod}`,
+    `require_bound_tokens: ${client.requireBoundTokens}`,
+    ...(client.tlsSubjectDn !== null ? [`tls_subject_dn: ${client.tlsSubjectDn}`] : []),
+    ...(client.jwksKids !== null ? [`jwks_kids: ${client.jwksKids.join(' ')}`] : []),
   ].join('\n');
 }
 
-/** The one time a secret is shown: the same JSON document with or without --json. */
-function printSecret(io: CliIo, client: ClientView, secret: string, json: boolean): void {
+/**
+ * The one time a secret is shown: the same JSON document with or without --json. A client with
+ * keys has none. Its authentication method is added when the command chose one (`withMethod`):
+ * a plain `clients create` prints the keys it always printed.
+ */
+function printSecret(io: CliIo, client: ClientView, secret: string | undefined, json: boolean, withMethod = false): void {
   const document = {
     client_id: client.id,
-    client_secret: secret,
+    ...(secret !== undefined ? { client_secret: secret } : {}),
     platform: client.platform,
     institution: client.institution,
     scopes: client.scopes,
     grants: client.grants,
     allowed_ips: client.allowedIps,
+    ...(withMethod || client.authMethod !== 'client_secret_basic' ? clientSecurityJson(client) : {}),
   };
   io.out(json ? JSON.stringify(document) : JSON.stringify(document, null, 2));
-  if (!json) io.err('Store the client_secret now: coregate keeps only a digest and cannot show it again.');
+  if (!json && secret !== undefined) io.err('Store the client_secret now: coregate keeps only a digest and cannot show it again.');
 }
 
-interface CreateOptions {
+interface CreateOptions extends ClientSecurityOptions {
   name?: string;
   scope?: string[];
   platform?: string;
@@ -81,19 +92,19 @@ export function clientsCommand(context: AdminContext): Command {
     .usage('<command> [options]');
 
   withJson(
-    clients
+    addClientSecurityOptions(clients
       .command('create')
       .summary('register a client and print its secret once')
       .description(
         'Registers a platform client and prints its client_secret once (only a digest is stored). client_credentials is always granted.',
       )
-      .usage('--name NAME [--scope S]... [--platform P] [--allow-ip CIDR]... [--grant refresh_token] [--institution ID] [--json]')
+      .usage('--name NAME [--scope S]... [--platform P] [--allow-ip CIDR]... [--grant refresh_token] [--institution ID] [--auth-method M [--jwks-file FILE | --tls-subject-dn DN]] [--require-bound-tokens] [--json]')
       .option('--name <NAME>', 'a name for people (required)')
       .option('--scope <S>', 'a scope it may ask for; repeatable (default: core/main)', repeatable)
       .option('--platform <P>', 'the platform it acts for (default: its own)')
       .option('--allow-ip <CIDR>', 'a range it may call from; repeatable (default: any)', repeatable)
       .option('--grant <G>', 'an extra grant: refresh_token', repeatable)
-      .option('--institution <ID>', 'the institution (bank) it acts for (default: default)'),
+      .option('--institution <ID>', 'the institution (bank) it acts for (default: default)')),
   )
     .addHelpText(
       'after',
@@ -101,6 +112,7 @@ export function clientsCommand(context: AdminContext): Command {
         'coregate clients create --name "Acme web" --platform acme --json',
         'coregate clients create --name "Acme mobile" --platform acme --grant refresh_token --allow-ip 203.0.113.0/24',
         'coregate clients create --name "Fintech at Bank B" --platform fintech --institution bank-b',
+        'coregate clients create --name "Acme (keys)" --platform acme --auth-method private_key_jwt --jwks-file acme-public.jwks.json --require-bound-tokens',
       ),
     )
     .action(async (options: CreateOptions) => {
@@ -113,8 +125,9 @@ export function clientsCommand(context: AdminContext): Command {
         ...(options.grant !== undefined ? { grants: options.grant } : {}),
         ...(options.allowIp !== undefined ? { allowedIps: options.allowIp } : {}),
         ...(options.institution !== undefined ? { institution: options.institution } : {}),
+        ...clientSecurityArgs(options),
       });
-      printSecret(io, client, secret, options.json === true);
+      printSecret(io, client, secret, options.json === true, options.authMethod !== undefined || options.requireBoundTokens !== undefined);
     });
 
   withJson(

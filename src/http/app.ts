@@ -25,7 +25,7 @@ import { sessionsRoute } from './routes/core/sessions.js';
 import { customerLifecycleRoutes, type CustomerLifecycleRouteDeps } from './routes/core/customer-lifecycle.js';
 import { revokeRoute } from './routes/oauth/revoke.js';
 import { tokenRoute } from './routes/oauth/token.js';
-import { wellKnownRoutes } from './routes/oauth/well-known.js';
+import { wellKnownRoutes, type ClientSecurityMetadata } from './routes/oauth/well-known.js';
 import { indexRoute } from './routes/index-route.js';
 // Operations: request metrics and /healthz, /readyz, /metrics.
 import type { MetricsRecorder } from '../ports/metrics.js';
@@ -47,6 +47,8 @@ export interface AppDeps {
   readonly authenticator: ClientAuthenticator;
   readonly tokenIssuer: TokenIssuer;
   readonly revoker: TokenRevoker;
+  /** What the metadata announces of client authentication and bound tokens; `client_secret_basic` only without it. */
+  readonly clientSecurity?: ClientSecurityMetadata;
   readonly keyring: TokenSigner & TokenVerifier;
   readonly clientDirectory: ClientDirectory;
   /** Access tokens revoked by their client (RFC 7009): refused at the gateway. */
@@ -165,7 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await oauth.register(tokenRoute, { authenticator: deps.authenticator, issuer: deps.tokenIssuer });
     await oauth.register(revokeRoute, { authenticator: deps.authenticator, revoker: deps.revoker });
   });
-  await app.register(wellKnownRoutes, { signer: deps.keyring, issuer: deps.issuer });
+  await app.register(wellKnownRoutes, { signer: deps.keyring, issuer: deps.issuer, ...(deps.clientSecurity ? { clientSecurity: deps.clientSecurity } : {}) });
   await app.register(indexRoute, { version: deps.version ?? '0.1.0' });
   const gateway = deps.gateway;
   if (gateway) {

@@ -18,6 +18,7 @@ export function appDepsFrom(services: Services): AppDeps {
     authenticator: services.authenticator,
     tokenIssuer: services.tokenIssuer,
     revoker: services.revoker,
+    clientSecurity: services.clientSecurity,
     keyring: services.keyring,
     clientDirectory: services.clientDirectory,
     revokedAccessTokens: services.revokedAccessTokens,

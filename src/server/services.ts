@@ -46,6 +46,9 @@ import { AesGcmSealer } from '../adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKeys } from '../adapters/crypto/encryption-keys.js';
 import { HmacCredentialHasher } from '../adapters/crypto/hmac-credential-hasher.js';
 import { JoseKeyring } from '../adapters/crypto/jose-keyring.js';
+import { CLIENT_ASSERTION_ALGORITHMS, JoseClientAssertionVerifier } from '../adapters/crypto/jose-client-assertion.js';
+import { createReplayGuard } from '../adapters/replay/create-replay-guard.js';
+import type { ReplayGuard } from '../ports/replay-guard.js';
 import { createLogger } from '../adapters/logging/logger.js';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
 import { createRateLimiter, limiterErrorLog } from '../adapters/rate-limit/create-rate-limiter.js';
@@ -82,6 +85,10 @@ export interface Services {
   readonly authenticator: ClientAuthenticator;
   readonly tokenIssuer: TokenIssuer;
   readonly revoker: TokenRevoker;
+  /** Client authentication methods enabled and the algorithms of client proofs, for the metadata. */
+  readonly clientSecurity: { readonly authMethods: readonly string[]; readonly authSigningAlgorithms: readonly string[] };
+  /** Single use of client assertions' and DPoP proofs' `jti`, in every process. */
+  readonly replayGuard: ReplayGuard;
   readonly keyring: JoseKeyring;
   readonly clientDirectory: ClientDirectory;
   /** Access tokens revoked by their clients, held in memory for the bearer check. */
@@ -274,6 +281,13 @@ export async function createServices(config: Config, options: ServiceOptions): P
     // Not live yet: every cache falls back until it is (the feed keeps trying).
     await changeFeed.start().catch((error: unknown) => logger.warn({ err: error }, 'change feed: cannot listen yet; retrying'));
   }
+  const replayGuard = createReplayGuard(config, database, logger);
+  const assertionCheck = {
+    verifier: new JoseClientAssertionVerifier(),
+    replays: replayGuard,
+    // RFC 7523 §3: the issuer, or the token endpoint's URL (RFC 7523 and FAPI 2.0 differ on which).
+    audiences: () => [issuer.get(), `${issuer.get()}/oauth2/token`],
+  };
   let closed = false;
   return {
     config,
@@ -286,7 +300,9 @@ export async function createServices(config: Config, options: ServiceOptions): P
       clientRecords.forget(id);
       clientDirectory.forget(id);
     }),
-    authenticator: new ClientAuthenticator({ findById: (id) => clientRecords.get(id) }, hasher, institutions, clock),
+    authenticator: new ClientAuthenticator({ findById: (id) => clientRecords.get(id) }, hasher, institutions, clock, assertionCheck),
+    clientSecurity: { authMethods: ['client_secret_basic', 'private_key_jwt'], authSigningAlgorithms: CLIENT_ASSERTION_ALGORITHMS },
+    replayGuard,
     tokenIssuer: new TokenIssuer(refreshTokens, hasher, keyring, clock, tokenOptions),
     revoker: new TokenRevoker(refreshTokens, hasher, clock, { verifier: keyring, store: revokedTokenStore, revoked: revokedAccessTokens }),
     keyring,
@@ -326,6 +342,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
       await webhookSender.close();
       await rateLimiter.close();
       revokedAccessTokens.stop();
+      await replayGuard.close();
       await core.close();
       await changeFeed?.close();
       await database.close();

@@ -116,6 +116,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
       await services.core.close();
       await services.rateLimiter.close();
       services.revokedAccessTokens.stop();
+      await services.replayGuard.close();
       await services.changeFeed?.close();
       await opened.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -52,7 +52,7 @@ describe('ClientRegistry (on PGlite)', () => {
     assert.ok(secret.startsWith(CLIENT_SECRET_PREFIX));
     assert.ok(Buffer.from(secret.slice(CLIENT_SECRET_PREFIX.length), 'base64url').length >= 32);
     const stored = await store.findById(client.id);
-    assert.ok(stored);
+    assert.ok(stored?.secretDigest);
     assert.ok(!stored.secretDigest.includes(secret.slice(CLIENT_SECRET_PREFIX.length)));
     assert.equal(hasher.matches(secret, stored.secretDigest), true);
   });
@@ -100,8 +100,8 @@ describe('ClientRegistry (on PGlite)', () => {
     assert.notEqual(rotated.secret, secret);
     assert.deepEqual(rotated.client.secretRotatedAt, clock.now());
     const stored = await store.findById(client.id);
-    assert.equal(hasher.matches(secret, stored!.secretDigest), false);
-    assert.equal(hasher.matches(rotated.secret, stored!.secretDigest), true);
+    assert.equal(hasher.matches(secret, stored!.secretDigest!), false);
+    assert.equal(hasher.matches(rotated.secret, stored!.secretDigest!), true);
     for (const run of [() => registry.show('cg_nope'), () => registry.setEnabled('cg_nope', true), () => registry.rotateSecret('cg_nope')]) {
       await assert.rejects(run, NotFound);
     }

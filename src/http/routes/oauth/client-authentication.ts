@@ -1,16 +1,23 @@
 /**
- * Client authentication of the OAuth endpoints (client_secret_basic), as an
- * `onRequest` hook. It runs before fastify reads and parses the body, so a
- * request with bad credentials is `invalid_client` whatever its body — even a
- * body fastify itself refuses (a malformed Content-Type, one over the size
- * limit) — as CONTRACT §3 orders the checks: client authentication first.
+ * Client authentication of the OAuth endpoints, by the method each client is registered
+ * with. `client_secret_basic` is decided in an `onRequest` hook, before fastify reads and
+ * parses the body, so a request with bad credentials is `invalid_client` whatever its body —
+ * even a body fastify itself refuses (a malformed Content-Type, one over the size limit) —
+ * as CONTRACT §3 orders the checks: client authentication first. A form request without an
+ * Authorization header carries its proof in the body (`private_key_jwt`, RFC 7523 §2.2):
+ * decided in a `preHandler`, once the body is read, still before any other parameter.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { ClientRecord } from '../../../domain/client.js';
-import { InvalidClient } from '../../../domain/errors.js';
+import { InvalidClient, USE_CLIENT_SECRET_BASIC } from '../../../domain/errors.js';
 import { IpAllowList } from '../../../domain/ip-allow-list.js';
 import { parseBasicCredentials } from '../../basic-credentials.js';
+import { assertFormContentType } from '../../form-body.js';
+import { OAUTH_BODY_LIMIT } from './oauth-body.js';
+
+/** RFC 7523 §2.2. */
+export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,19 +38,62 @@ function allowListOf(client: ClientRecord): IpAllowList {
   return list;
 }
 
+/** Admits `client` for this request unless the caller's address is outside its allow-list. */
+function admit(request: FastifyRequest, client: ClientRecord): void {
+  // The allow-list holds at the token endpoint too: a token obtained from elsewhere would only
+  // fail later, at the gateway. The same invalid_client as any other refused client, audited
+  // with its reason; the caller learns which address was seen (its own).
+  if (!allowListOf(client).allows(request.ip)) {
+    throw new InvalidClient(`caller ${request.ip} outside the allow-list of ${client.id}`, { id: client.id, platform: client.platform }, {
+      description: `client authentication failed: the address ${request.ip} is not in this client's IP allow-list`,
+      auditReason: 'ip_not_whitelisted',
+    });
+  }
+  request.oauthClient = client;
+}
+
+/** A request whose body may carry the client's proof: a form of acceptable size. */
+function mayCarryProofInBody(request: FastifyRequest): boolean {
+  try {
+    assertFormContentType(request.headers['content-type']);
+  } catch {
+    return false;
+  }
+  const length = Number(request.headers['content-length'] ?? 0);
+  return Number.isFinite(length) && length <= OAUTH_BODY_LIMIT;
+}
+
+/** The `onRequest` hook: HTTP Basic now; a form without an Authorization header waits for its body. */
 export function authenticateClient(authenticator: ClientAuthenticator) {
   return async function clientAuthentication(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const client = await authenticator.authenticate(parseBasicCredentials(request.headers.authorization));
-    // The allow-list holds at the token endpoint too: a token obtained from elsewhere would only
-    // fail later, at the gateway. The same invalid_client as any other refused client, audited
-    // with its reason; the caller learns which address was seen (its own).
-    if (!allowListOf(client).allows(request.ip)) {
-      throw new InvalidClient(`caller ${request.ip} outside the allow-list of ${client.id}`, { id: client.id, platform: client.platform }, {
-        description: `client authentication failed: the address ${request.ip} is not in this client's IP allow-list`,
-        auditReason: 'ip_not_whitelisted',
+    const authorization = request.headers.authorization;
+    if (authorization === undefined && mayCarryProofInBody(request)) return;
+    admit(request, await authenticator.authenticate(parseBasicCredentials(authorization)));
+  };
+}
+
+/**
+ * The `preHandler` hook: a client not authenticated by its header proves itself in the body
+ * (`client_assertion_type` and `client_assertion`, once each). Without them the answer is
+ * today's: send the credentials with HTTP Basic.
+ */
+export function authenticateClientByBody(authenticator: ClientAuthenticator) {
+  return async function clientAuthenticationByBody(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    if (request.oauthClient) return;
+    // Read leniently here: a repeated parameter other than these is the handler's invalid_request, after authentication.
+    const form = new URLSearchParams(typeof request.body === 'string' ? request.body : '');
+    const types = form.getAll('client_assertion_type');
+    const assertions = form.getAll('client_assertion');
+    if (types.length === 0 && assertions.length === 0) {
+      throw new InvalidClient('no Authorization header and no client assertion', undefined, { description: USE_CLIENT_SECRET_BASIC });
+    }
+    if (types.length !== 1 || types[0] !== JWT_BEARER_ASSERTION_TYPE) {
+      throw new InvalidClient('client_assertion_type missing, repeated or not jwt-bearer', undefined, {
+        description: `client authentication failed: client_assertion_type must be ${JWT_BEARER_ASSERTION_TYPE}`,
       });
     }
-    request.oauthClient = client;
+    if (assertions.length !== 1 || !assertions[0]) throw new InvalidClient('client_assertion missing or repeated');
+    admit(request, await authenticator.authenticateWithAssertion(assertions[0]));
   };
 }
 

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenIssuer } from '../../../app/issue-token.js';
 import { noStore } from '../../plugins/error-handler.js';
-import { authenticateClient, authenticatedClient } from './client-authentication.js';
+import { authenticateClient, authenticateClientByBody, authenticatedClient } from './client-authentication.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
 
@@ -51,7 +51,7 @@ export const TokenRequestSchema = Type.Object(
 );
 
 const TOKEN_DESCRIPTION = [
-  'Client authentication is HTTP Basic only (`client_secret_basic`: client_id and client_secret each form-urlencoded, then base64); a `client_secret` in the body is `invalid_request`.',
+  'Client authentication, by the method the client is registered with: HTTP Basic (`client_secret_basic`: client_id and client_secret each form-urlencoded, then base64), or `private_key_jwt` (RFC 7523: form parameters `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer` and `client_assertion`, a JWT signed with a key of the client\'s registered JWKS — EdDSA/Ed25519, ES256 or PS256 — with `iss` = `sub` = client id, `aud` the issuer or this endpoint\'s URL, `exp` at most 5 minutes ahead and a `jti` used once). A `client_secret` in the body is `invalid_request`.',
   'The body is `application/x-www-form-urlencoded`; a parameter given twice is `invalid_request`.',
   'Checks run in this order: client authentication (`invalid_client`), then `grant_type`, then the other parameters.',
   'Access tokens are EdDSA-signed JWTs (RFC 9068, `typ: at+jwt`), verifiable with `GET /.well-known/jwks.json`. Besides `iss`, `sub`/`client_id`, `aud` (the gateway, `COREGATE_TOKEN_AUDIENCE`), `scope`, `exp`, `iat` and `jti` they carry `institution`: the bank the client acts for (`default` in a one-bank deployment).',
@@ -97,6 +97,7 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
     // The body schema documents (see TokenRequestSchema); readOAuthForm validates, in the order the contract sets.
     validatorCompiler: () => (value: unknown) => ({ value }),
     onRequest: authenticateClient(deps.authenticator),
+    preHandler: authenticateClientByBody(deps.authenticator),
     handler: async (request, reply) => {
       const client = authenticatedClient(request);
       const form = readOAuthForm(request, client.id);
