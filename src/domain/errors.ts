@@ -10,7 +10,9 @@ export type OAuthErrorCode =
   | 'invalid_client'
   | 'invalid_grant'
   | 'unauthorized_client'
-  | 'unsupported_grant_type';
+  | 'unsupported_grant_type'
+  /** RFC 9449 §5: only ever answered to a request that sent a `DPoP` header. */
+  | 'invalid_dpop_proof';
 
 /** An error of the OAuth endpoints, rendered as `400 {"error": code, "error_description": ...}`. */
 export abstract class OAuthError extends Error {
@@ -28,6 +30,10 @@ export abstract class OAuthError extends Error {
 
 export class InvalidRequest extends OAuthError {
   readonly error = 'invalid_request';
+}
+/** A `DPoP` header at the token endpoint that is not a valid proof (RFC 9449 §5). */
+export class InvalidDpopProof extends OAuthError {
+  readonly error = 'invalid_dpop_proof';
 }
 export class InvalidClient extends OAuthError {
   readonly error = 'invalid_client';

@@ -13,6 +13,7 @@ import type { AccountReader } from '../app/list-accounts.js';
 import type { AssociationRegistrar } from '../app/register-association.js';
 import { DEFAULT_SCOPE } from '../domain/client.js';
 import type { TokenRevoker } from '../app/revoke-token.js';
+import type { DpopProofs } from '../app/dpop-proofs.js';
 import type { Clock } from '../ports/clock.js';
 import type { TokenSigner, TokenVerifier } from '../ports/token-signer.js';
 import { requireBearer } from './plugins/bearer-auth.js';
@@ -51,6 +52,8 @@ export interface AppDeps {
   readonly clientSecurity?: ClientSecurityMetadata;
   readonly keyring: TokenSigner & TokenVerifier;
   readonly clientDirectory: ClientDirectory;
+  /** DPoP (RFC 9449): proofs at the token endpoint and the gateway; without it the `DPoP` header and scheme are ignored. */
+  readonly dpopProofs?: DpopProofs;
   /** Access tokens revoked by their client (RFC 7009): refused at the gateway. */
   readonly revokedAccessTokens?: { isRevoked(jti: string): boolean };
   /** Whether an institution is enabled: a disabled one's clients get 503 on `/core/*` (CONTRACT §8). */
@@ -164,7 +167,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // HTTPS first, then the rate limits, then the routes' own client authentication.
     if (deps.httpsOnly) oauth.addHook('onRequest', requireHttps());
     if (deps.throttle) tokenEndpointRateLimits(oauth, deps.throttle);
-    await oauth.register(tokenRoute, { authenticator: deps.authenticator, issuer: deps.tokenIssuer });
+    await oauth.register(tokenRoute, {
+      authenticator: deps.authenticator,
+      issuer: deps.tokenIssuer,
+      ...(deps.dpopProofs ? { dpop: { proofs: deps.dpopProofs, clock: deps.clock, tokenEndpointUrl: () => `${deps.issuer()}/oauth2/token` } } : {}),
+    });
     await oauth.register(revokeRoute, { authenticator: deps.authenticator, revoker: deps.revoker });
   });
   await app.register(wellKnownRoutes, { signer: deps.keyring, issuer: deps.issuer, ...(deps.clientSecurity ? { clientSecurity: deps.clientSecurity } : {}) });
@@ -215,7 +222,7 @@ const API_REFERENCE = {
 } as const;
 
 /** The `onRequest` hook guarding gateway routes with a `scope` (see `plugins/bearer-auth.ts`). */
-export function bearerGuard(deps: Pick<AppDeps, 'keyring' | 'clientDirectory' | 'clock' | 'institutions' | 'revokedAccessTokens'>, scope: string) {
+export function bearerGuard(deps: Pick<AppDeps, 'keyring' | 'clientDirectory' | 'clock' | 'institutions' | 'revokedAccessTokens' | 'dpopProofs'> & { issuer: () => string }, scope: string) {
   return requireBearer(
     {
       verifier: deps.keyring,
@@ -223,6 +230,7 @@ export function bearerGuard(deps: Pick<AppDeps, 'keyring' | 'clientDirectory' | 
       clock: deps.clock,
       ...(deps.institutions ? { institutions: deps.institutions } : {}),
       ...(deps.revokedAccessTokens ? { revokedTokens: deps.revokedAccessTokens } : {}),
+      ...(deps.dpopProofs ? { dpop: { proofs: deps.dpopProofs, issuer: deps.issuer } } : {}),
     },
     scope,
   );

@@ -19,6 +19,7 @@ export function appDepsFrom(services: Services): AppDeps {
     tokenIssuer: services.tokenIssuer,
     revoker: services.revoker,
     clientSecurity: services.clientSecurity,
+    dpopProofs: services.dpopProofs,
     keyring: services.keyring,
     clientDirectory: services.clientDirectory,
     revokedAccessTokens: services.revokedAccessTokens,

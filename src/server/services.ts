@@ -48,6 +48,8 @@ import { HmacCredentialHasher } from '../adapters/crypto/hmac-credential-hasher.
 import { JoseKeyring } from '../adapters/crypto/jose-keyring.js';
 import { CLIENT_ASSERTION_ALGORITHMS, JoseClientAssertionVerifier } from '../adapters/crypto/jose-client-assertion.js';
 import { createReplayGuard } from '../adapters/replay/create-replay-guard.js';
+import { JoseDpopProofVerifier } from '../adapters/crypto/jose-dpop-proof.js';
+import { DpopProofs } from '../app/dpop-proofs.js';
 import type { ReplayGuard } from '../ports/replay-guard.js';
 import { createLogger } from '../adapters/logging/logger.js';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
@@ -86,7 +88,9 @@ export interface Services {
   readonly tokenIssuer: TokenIssuer;
   readonly revoker: TokenRevoker;
   /** Client authentication methods enabled and the algorithms of client proofs, for the metadata. */
-  readonly clientSecurity: { readonly authMethods: readonly string[]; readonly authSigningAlgorithms: readonly string[] };
+  readonly clientSecurity: { readonly authMethods: readonly string[]; readonly authSigningAlgorithms: readonly string[]; readonly dpopSigningAlgorithms: readonly string[] };
+  /** DPoP proofs (RFC 9449) at the token endpoint and the gateway. */
+  readonly dpopProofs: DpopProofs;
   /** Single use of client assertions' and DPoP proofs' `jti`, in every process. */
   readonly replayGuard: ReplayGuard;
   readonly keyring: JoseKeyring;
@@ -288,6 +292,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     // RFC 7523 §3: the issuer, or the token endpoint's URL (RFC 7523 and FAPI 2.0 differ on which).
     audiences: () => [issuer.get(), `${issuer.get()}/oauth2/token`],
   };
+  const dpopProofs = new DpopProofs(new JoseDpopProofVerifier(), replayGuard);
   let closed = false;
   return {
     config,
@@ -301,7 +306,8 @@ export async function createServices(config: Config, options: ServiceOptions): P
       clientDirectory.forget(id);
     }),
     authenticator: new ClientAuthenticator({ findById: (id) => clientRecords.get(id) }, hasher, institutions, clock, assertionCheck),
-    clientSecurity: { authMethods: ['client_secret_basic', 'private_key_jwt'], authSigningAlgorithms: CLIENT_ASSERTION_ALGORITHMS },
+    clientSecurity: { authMethods: ['client_secret_basic', 'private_key_jwt'], authSigningAlgorithms: CLIENT_ASSERTION_ALGORITHMS, dpopSigningAlgorithms: dpopProofs.algorithms },
+    dpopProofs,
     replayGuard,
     tokenIssuer: new TokenIssuer(refreshTokens, hasher, keyring, clock, tokenOptions),
     revoker: new TokenRevoker(refreshTokens, hasher, clock, { verifier: keyring, store: revokedTokenStore, revoked: revokedAccessTokens }),

@@ -128,7 +128,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
 export function protectedTestRoute(scope = 'core/main') {
   return (app: FastifyInstance, services: Services) => {
     app.register(async (scoped) => {
-      scoped.addHook('onRequest', bearerGuard(services, scope));
+      scoped.addHook('onRequest', bearerGuard({ ...services, issuer: services.issuer.get }, scope));
       scoped.get('/test/protected', async (request) => ({ principal: request.principal }));
     });
   };

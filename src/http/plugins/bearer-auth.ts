@@ -1,14 +1,18 @@
 /**
- * Bearer-token protection of gateway routes (RFC 6750, CONTRACT §3):
- * no token → 401 `Bearer`; a bad, expired or disabled client's token → 401
+ * Access-token protection of gateway routes (RFC 6750, CONTRACT §3):
+ * no token → 401 `Bearer`; a bad, expired, revoked or disabled client's token → 401
  * `invalid_token`; a caller outside the client's IP allow-list → 403; a token
- * without the route's scope → 403 `insufficient_scope`.
+ * without the route's scope → 403 `insufficient_scope`. A DPoP-bound token (RFC 9449
+ * §7) comes as `Authorization: DPoP <token>` with a `DPoP` proof of its key; a bad
+ * proof → 401 `DPoP error="invalid_dpop_proof"`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientDirectory } from '../../app/client-directory.js';
 import { Forbidden, NotAuthenticated } from '../../domain/errors.js';
 import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
 import { institutionUnavailable } from '../../app/core-failures.js';
+import type { DpopProofs } from '../../app/dpop-proofs.js';
+import { InvalidProof } from '../../ports/client-proofs.js';
 import type { Clock } from '../../ports/clock.js';
 import { InvalidAccessToken, type TokenVerifier } from '../../ports/token-signer.js';
 
@@ -54,15 +58,32 @@ export interface BearerAuthDeps {
   readonly institutions?: { isEnabled(id: string): Promise<boolean> };
   /** Access tokens revoked by their client (RFC 7009), held in memory; without it none is. */
   readonly revokedTokens?: { isRevoked(jti: string): boolean };
+  /** DPoP-bound tokens; without it the `DPoP` scheme is not taken. */
+  readonly dpop?: {
+    readonly proofs: DpopProofs;
+    /** The issuer's URL: a proof's `htu` is this followed by the request's path (RFC 9449 §4.3). */
+    readonly issuer: () => string;
+  };
 }
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
 const BEARER_SCHEME_WITH_CREDENTIALS = /^Bearer[ ]+\S/i;
+const DPOP = /^DPoP[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
+const DPOP_SCHEME_WITH_CREDENTIALS = /^DPoP[ ]+\S/i;
 
-function invalidToken(detail: string): NotAuthenticated {
+type Scheme = 'Bearer' | 'DPoP';
+
+function invalidToken(detail: string, scheme: Scheme = 'Bearer'): NotAuthenticated {
   return new NotAuthenticated('invalid or expired access token', { reason: 'invalid_token' }, {
     detail,
-    headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+    headers: { 'www-authenticate': `${scheme} error="invalid_token"` },
+  });
+}
+
+function invalidDpopProof(detail: string): NotAuthenticated {
+  return new NotAuthenticated('invalid DPoP proof', { reason: 'invalid_dpop_proof' }, {
+    detail,
+    headers: { 'www-authenticate': 'DPoP error="invalid_dpop_proof"' },
   });
 }
 
@@ -70,21 +91,26 @@ function invalidToken(detail: string): NotAuthenticated {
 export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
   return async function bearerAuth(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const authorization = request.headers.authorization ?? '';
-    const match = BEARER.exec(authorization);
+    let scheme: Scheme = 'Bearer';
+    let match = BEARER.exec(authorization);
+    if (!match && deps.dpop && (match = DPOP.exec(authorization))) scheme = 'DPoP';
     if (!match) {
       // "Bearer" with credentials that are not a token68 still presents a token, an invalid one:
       // telling the caller so beats "no token", which hides the mistake (RFC 6750 §3.1).
       if (BEARER_SCHEME_WITH_CREDENTIALS.test(authorization)) throw denied(request, { reason: 'invalid_token' }, invalidToken('malformed bearer token'));
+      if (deps.dpop && DPOP_SCHEME_WITH_CREDENTIALS.test(authorization)) throw denied(request, { reason: 'invalid_token' }, invalidToken('malformed DPoP token', 'DPoP'));
       throw denied(request, { reason: 'missing_token' }, new NotAuthenticated('a bearer access token is required', { reason: 'missing_token' }, { headers: { 'www-authenticate': 'Bearer' } }));
     }
+    const token = match[1]!;
     let claims;
     try {
-      claims = await deps.verifier.verify(match[1]!, deps.clock.now());
+      claims = await deps.verifier.verify(token, deps.clock.now());
     } catch (error) {
-      if (error instanceof InvalidAccessToken) throw denied(request, { reason: 'invalid_token' }, invalidToken(error.reason));
+      if (error instanceof InvalidAccessToken) throw denied(request, { reason: 'invalid_token' }, invalidToken(error.reason, scheme));
       throw error;
     }
-    if (deps.revokedTokens?.isRevoked(claims.jti)) throw denied(request, { reason: 'invalid_token' }, invalidToken('the token was revoked'));
+    if (deps.revokedTokens?.isRevoked(claims.jti)) throw denied(request, { reason: 'invalid_token' }, invalidToken('the token was revoked', scheme));
+    if (scheme === 'DPoP' || claims.cnf?.jkt !== undefined) await requireDpopProof(request, deps, token, claims.cnf?.jkt, scheme);
     const client = await deps.clients.get(claims.client_id);
     if (!client) throw denied(request, { reason: 'invalid_token' }, invalidToken('client no longer exists'));
     if (!client.enabled) throw denied(request, { reason: 'client_disabled', client: known(client) }, invalidToken('client is disabled'));
@@ -109,4 +135,25 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     // (plugins/request-log.ts, plugins/error-handler.ts): a child logger per request cost more.
     request.principal = { clientId: client.clientId, platform: client.platform, institution: client.institution, scopes };
   };
+}
+
+/**
+ * RFC 9449 §7.1: a DPoP-bound token only under the DPoP scheme (sent as Bearer it is refused:
+ * whoever holds it without the key gets nothing), with a proof signed by the bound key for this
+ * request, this token (`ath`), now, used once.
+ */
+async function requireDpopProof(request: FastifyRequest, deps: BearerAuthDeps, token: string, jkt: string | undefined, scheme: Scheme): Promise<void> {
+  if (scheme === 'Bearer') throw denied(request, { reason: 'invalid_token' }, invalidToken('a DPoP-bound token sent as Bearer', 'DPoP'));
+  if (jkt === undefined) throw denied(request, { reason: 'invalid_token' }, invalidToken('a bearer token sent with the DPoP scheme', 'DPoP'));
+  const proof = request.headers['dpop'];
+  if (typeof proof !== 'string') throw denied(request, { reason: 'invalid_token' }, invalidDpopProof(proof === undefined ? 'no DPoP header' : 'several DPoP headers'));
+  const path = request.url.split('?', 1)[0]!;
+  let verified;
+  try {
+    verified = await deps.dpop!.proofs.check(proof, { method: request.method, url: `${deps.dpop!.issuer()}${path}`, now: deps.clock.now(), accessToken: token });
+  } catch (error) {
+    if (error instanceof InvalidProof) throw denied(request, { reason: 'invalid_token' }, invalidDpopProof(error.reason));
+    throw error;
+  }
+  if (verified.jkt !== jkt) throw denied(request, { reason: 'invalid_token' }, invalidDpopProof('the proof is signed by another key than the token is bound to'));
 }

@@ -3,6 +3,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenIssuer } from '../../../app/issue-token.js';
+import type { DpopProofs } from '../../../app/dpop-proofs.js';
+import { InvalidDpopProof } from '../../../domain/errors.js';
+import { InvalidProof } from '../../../ports/client-proofs.js';
+import type { Clock } from '../../../ports/clock.js';
+import type { Confirmation } from '../../../ports/token-signer.js';
 import { noStore } from '../../plugins/error-handler.js';
 import { authenticateClient, authenticateClientByBody, authenticatedClient } from './client-authentication.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
@@ -11,12 +16,14 @@ import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
 export interface TokenRouteDeps {
   readonly authenticator: ClientAuthenticator;
   readonly issuer: TokenIssuer;
+  /** DPoP-bound tokens (RFC 9449); without it a `DPoP` header is ignored. */
+  readonly dpop?: { readonly proofs: DpopProofs; readonly clock: Clock; readonly tokenEndpointUrl: () => string };
 }
 
 export const TokenResponseSchema = Type.Object(
   {
     access_token: Type.String({ description: 'Signed JWT access token (EdDSA), verifiable with the JWKS' }),
-    token_type: Type.Literal('Bearer'),
+    token_type: Type.Union([Type.Literal('Bearer'), Type.Literal('DPoP')], { description: '`DPoP` when the request carried a valid DPoP proof: the token is bound to its key (`cnf.jkt`)' }),
     expires_in: Type.Integer({ description: 'Seconds of validity' }),
     scope: Type.String(),
     refresh_token: Type.Optional(Type.String({ description: 'Only for clients holding the refresh_token grant; rotates on use' })),
@@ -101,11 +108,11 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
     handler: async (request, reply) => {
       const client = authenticatedClient(request);
       const form = readOAuthForm(request, client.id);
-      const tokens = await deps.issuer.issue(client, {
-        grant_type: form.get('grant_type'),
-        scope: form.get('scope'),
-        refresh_token: form.get('refresh_token'),
-      });
+      const tokens = await deps.issuer.issue(
+        client,
+        { grant_type: form.get('grant_type'), scope: form.get('scope'), refresh_token: form.get('refresh_token') },
+        await dpopBinding(request.headers['dpop'], deps.dpop),
+      );
       request.log.debug({ clientId: client.id, scope: tokens.scope }, 'token issued');
       noStore(reply).type('application/json;charset=UTF-8');
       // The payload, not `reply.send()`: an async handler returning the reply (a thenable)
@@ -113,4 +120,17 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
       return tokens;
     },
   });
+}
+
+/** The key a `DPoP` header proves possession of (RFC 9449 §5), or `undefined` without one. */
+async function dpopBinding(header: string | string[] | undefined, dpop: TokenRouteDeps['dpop']): Promise<Confirmation | undefined> {
+  if (header === undefined || !dpop) return undefined;
+  if (typeof header !== 'string') throw new InvalidDpopProof('send one DPoP header');
+  try {
+    const proof = await dpop.proofs.check(header, { method: 'POST', url: dpop.tokenEndpointUrl(), now: dpop.clock.now() });
+    return { jkt: proof.jkt };
+  } catch (error) {
+    if (error instanceof InvalidProof) throw new InvalidDpopProof('invalid DPoP proof', error.reason);
+    throw error;
+  }
 }
