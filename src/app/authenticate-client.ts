@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ClientRecord } from '../domain/client.js';
+import type { ClientJwks, ClientRecord } from '../domain/client.js';
 import { InvalidClient } from '../domain/errors.js';
 import { InvalidProof, type ClientAssertionVerifier } from '../ports/client-proofs.js';
 import type { ClientStore } from '../ports/client-store.js';
@@ -10,6 +10,38 @@ import type { ReplayGuard } from '../ports/replay-guard.js';
 export interface ClientCredentials {
   readonly clientId: string;
   readonly clientSecret: string;
+}
+
+/** A client certificate presented over mutual TLS (RFC 8705), as the transport read it. */
+export interface PresentedCertificate {
+  /** The subject as node:crypto writes it: one `ATTR=value` per line. */
+  readonly subjectDn: string;
+  /** base64url SHA-256 of the DER certificate: what `cnf["x5t#S256"]` names (RFC 8705 §3.1). */
+  readonly thumbprint: string;
+  /** The chain was checked against COREGATE_TLS_CLIENT_CA_FILE (by the TLS handshake, or for a proxy's header). */
+  readonly chainVerified: boolean;
+}
+
+/** A DN's attributes, order- and case-insensitive on names: `CN=a,O=B` and `O=B\nCN=a` are one DN. */
+function dnAttributes(dn: string): string {
+  return dn
+    .split(/[\n,]/)
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const equals = part.indexOf('=');
+      return equals < 0 ? part : `${part.slice(0, equals).trim().toUpperCase()}=${part.slice(equals + 1).trim()}`;
+    })
+    .sort()
+    .join('\n');
+}
+
+/** base64url SHA-256 of each certificate in a JWKS's `x5c` (its first, the key's own). */
+function jwksThumbprints(jwks: ClientJwks | null): string[] {
+  return (jwks?.keys ?? []).flatMap((key) => {
+    const x5c = key['x5c'];
+    return Array.isArray(x5c) && typeof x5c[0] === 'string' ? [createHash('sha256').update(Buffer.from(x5c[0], 'base64')).digest('base64url')] : [];
+  });
 }
 
 /** What verifies `private_key_jwt` assertions and keeps each one single-use. */
@@ -82,6 +114,28 @@ export class ClientAuthenticator {
     // Single use is checked last: a refused assertion does not use up its jti.
     if (!(await replays.firstUse(proofReplayKey('client_assertion', client.id, verified.jti), new Date(verified.exp * 1000), now))) {
       throw new InvalidClient(`client assertion of ${client.id} replayed`, known);
+    }
+    return this.admitted(client);
+  }
+
+  /**
+   * Mutual TLS (RFC 8705 §2): `tls_client_auth` — a certificate issued by the configured CA
+   * with the registered subject DN; `self_signed_tls_client_auth` — the very certificate
+   * registered in the client's JWKS (`x5c`), matched by its SHA-256 thumbprint.
+   */
+  async authenticateWithCertificate(clientId: string, certificate: PresentedCertificate): Promise<ClientRecord> {
+    const client = await this.clients.findById(clientId);
+    if (!client) throw new InvalidClient('unknown client_id with a client certificate');
+    const known = { id: client.id, platform: client.platform, institution: client.institution };
+    if (client.authMethod === 'tls_client_auth') {
+      if (!certificate.chainVerified) throw new InvalidClient(`certificate of ${client.id} not issued by the configured client CA`, known);
+      if (client.tlsSubjectDn === null || dnAttributes(client.tlsSubjectDn) !== dnAttributes(certificate.subjectDn)) {
+        throw new InvalidClient(`certificate subject is not the one registered for ${client.id}`, known);
+      }
+    } else if (client.authMethod === 'self_signed_tls_client_auth') {
+      if (!jwksThumbprints(client.jwks).includes(certificate.thumbprint)) throw new InvalidClient(`certificate is not one registered for ${client.id}`, known);
+    } else {
+      throw new InvalidClient(`client ${client.id} does not authenticate with a certificate`, known);
     }
     return this.admitted(client);
   }

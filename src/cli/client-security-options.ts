@@ -4,6 +4,7 @@
  * into the arguments of the admin operation. The JWK Set is read from its file here; the
  * registry refuses one holding a private key (only public keys are ever stored).
  */
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { UsageError } from './io.js';
@@ -26,7 +27,7 @@ export interface ClientSecurityArgs {
 export function addClientSecurityOptions(command: Command, forUpdate = false): Command {
   command
     .option('--auth-method <M>', 'client_secret_basic (default), private_key_jwt, tls_client_auth or self_signed_tls_client_auth')
-    .option('--jwks-file <FILE>', 'its public keys as a JWK Set (private_key_jwt), or its certificate in x5c (self_signed_tls_client_auth)')
+    .option('--jwks-file <FILE>', 'its public keys as a JWK Set (private_key_jwt), or its certificate (self_signed_tls_client_auth): a JWK Set with x5c, or a PEM certificate')
     .option('--tls-subject-dn <DN>', 'the subject DN of its client certificate (tls_client_auth)')
     .option('--require-bound-tokens', 'issue it only DPoP- or certificate-bound tokens');
   if (forUpdate) command.option('--no-require-bound-tokens', 'issue it bearer tokens again');
@@ -49,10 +50,26 @@ function readJwksFile(path: string): unknown {
   } catch (error) {
     throw new UsageError(`--jwks-file: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  if (text.includes('-----BEGIN CERTIFICATE-----')) return certificateJwks(path, text);
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new UsageError(`--jwks-file: ${path} is not JSON (a JWK Set: {"keys": [...]})`);
+    throw new UsageError(`--jwks-file: ${path} is not JSON (a JWK Set: {"keys": [...]}) nor a PEM certificate`);
+  }
+}
+
+/** A PEM certificate as the JWK Set RFC 8705 §2.2 registers: its public key, the certificate in `x5c`. */
+function certificateJwks(path: string, pem: string): unknown {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  try {
+    return {
+      keys: blocks.map((block) => {
+        const certificate = new X509Certificate(block);
+        return { ...certificate.publicKey.export({ format: 'jwk' }), x5c: [certificate.raw.toString('base64')] };
+      }),
+    };
+  } catch {
+    throw new UsageError(`--jwks-file: ${path} holds a certificate that cannot be read`);
   }
 }
 

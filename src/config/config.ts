@@ -74,6 +74,10 @@ export interface Config {
   /** Absolute paths of the PEM certificate (chain) and private key for native HTTPS; both or neither. */
   readonly tlsCertFile: string | undefined;
   readonly tlsKeyFile: string | undefined;
+  /** CA of client certificates (mutual TLS, RFC 8705); `undefined`: native HTTPS asks for none. */
+  readonly tlsClientCaFile: string | undefined;
+  /** Header (lower case) in which a trusted proxy passes the client certificate; `undefined`: none. */
+  readonly tlsClientCertHeader: string | undefined;
   /** Shared rate-limit store; `undefined` counts in each process's memory. */
   readonly redisUrl: string | undefined;
   readonly redisKeyPrefix: string;
@@ -231,6 +235,8 @@ function toConfig(settings: Settings, cwd: string): Config {
     production: settings.NODE_ENV?.toLowerCase() === 'production',
     tlsCertFile: settings.COREGATE_TLS_CERT_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_CERT_FILE, cwd),
     tlsKeyFile: settings.COREGATE_TLS_KEY_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_KEY_FILE, cwd),
+    tlsClientCaFile: settings.COREGATE_TLS_CLIENT_CA_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_CLIENT_CA_FILE, cwd),
+    tlsClientCertHeader: settings.COREGATE_TLS_CLIENT_CERT_HEADER?.toLowerCase(),
     redisUrl: settings.COREGATE_REDIS_URL,
     redisKeyPrefix: settings.COREGATE_REDIS_KEY_PREFIX,
     webhookRetryScheduleSeconds: Object.freeze([...settings.COREGATE_WEBHOOK_RETRY_SCHEDULE_SECONDS]),
@@ -287,5 +293,11 @@ function requireTlsFilesInPairs(config: Config): void {
   }
   if (config.tlsKeyFile !== undefined && config.tlsCertFile === undefined) {
     throw new ConfigError('COREGATE_TLS_CERT_FILE', 'is required with COREGATE_TLS_KEY_FILE (set both for HTTPS, or neither)');
+  }
+  if (config.tlsClientCaFile !== undefined && config.tlsCertFile === undefined && config.tlsClientCertHeader === undefined) {
+    throw new ConfigError('COREGATE_TLS_CLIENT_CA_FILE', 'needs native HTTPS (COREGATE_TLS_CERT_FILE) or a proxy passing certificates (COREGATE_TLS_CLIENT_CERT_HEADER)');
+  }
+  if (config.tlsClientCertHeader !== undefined && config.trustProxy === false) {
+    throw new ConfigError('COREGATE_TLS_CLIENT_CERT_HEADER', 'is believed only from trusted proxies: set COREGATE_TRUST_PROXY too');
   }
 }

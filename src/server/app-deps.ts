@@ -20,6 +20,7 @@ export function appDepsFrom(services: Services): AppDeps {
     revoker: services.revoker,
     clientSecurity: services.clientSecurity,
     dpopProofs: services.dpopProofs,
+    ...(services.clientCertificates ? { clientCertificates: services.clientCertificates } : {}),
     keyring: services.keyring,
     clientDirectory: services.clientDirectory,
     revokedAccessTokens: services.revokedAccessTokens,

@@ -50,6 +50,9 @@ import { CLIENT_ASSERTION_ALGORITHMS, JoseClientAssertionVerifier } from '../ada
 import { createReplayGuard } from '../adapters/replay/create-replay-guard.js';
 import { JoseDpopProofVerifier } from '../adapters/crypto/jose-dpop-proof.js';
 import { DpopProofs } from '../app/dpop-proofs.js';
+import { X509Certificate } from 'node:crypto';
+import { readClientCa } from '../adapters/tls/read-tls-credentials.js';
+import { trustedProxies, type ClientCertificateSource } from '../http/client-certificate.js';
 import type { ReplayGuard } from '../ports/replay-guard.js';
 import { createLogger } from '../adapters/logging/logger.js';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
@@ -88,7 +91,14 @@ export interface Services {
   readonly tokenIssuer: TokenIssuer;
   readonly revoker: TokenRevoker;
   /** Client authentication methods enabled and the algorithms of client proofs, for the metadata. */
-  readonly clientSecurity: { readonly authMethods: readonly string[]; readonly authSigningAlgorithms: readonly string[]; readonly dpopSigningAlgorithms: readonly string[] };
+  readonly clientSecurity: {
+    readonly authMethods: readonly string[];
+    readonly authSigningAlgorithms: readonly string[];
+    readonly dpopSigningAlgorithms: readonly string[];
+    readonly tlsCertificateBoundTokens: boolean;
+  };
+  /** Mutual TLS (RFC 8705): where client certificates come from; `undefined` when it is not configured. */
+  readonly clientCertificates: ClientCertificateSource | undefined;
   /** DPoP proofs (RFC 9449) at the token endpoint and the gateway. */
   readonly dpopProofs: DpopProofs;
   /** Single use of client assertions' and DPoP proofs' `jti`, in every process. */
@@ -293,6 +303,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     audiences: () => [issuer.get(), `${issuer.get()}/oauth2/token`],
   };
   const dpopProofs = new DpopProofs(new JoseDpopProofVerifier(), replayGuard);
+  const clientCertificates = mutualTls(config);
   let closed = false;
   return {
     config,
@@ -306,7 +317,13 @@ export async function createServices(config: Config, options: ServiceOptions): P
       clientDirectory.forget(id);
     }),
     authenticator: new ClientAuthenticator({ findById: (id) => clientRecords.get(id) }, hasher, institutions, clock, assertionCheck),
-    clientSecurity: { authMethods: ['client_secret_basic', 'private_key_jwt'], authSigningAlgorithms: CLIENT_ASSERTION_ALGORITHMS, dpopSigningAlgorithms: dpopProofs.algorithms },
+    clientSecurity: {
+      authMethods: ['client_secret_basic', 'private_key_jwt', ...(clientCertificates ? ['tls_client_auth', 'self_signed_tls_client_auth'] : [])],
+      authSigningAlgorithms: CLIENT_ASSERTION_ALGORITHMS,
+      dpopSigningAlgorithms: dpopProofs.algorithms,
+      tlsCertificateBoundTokens: clientCertificates !== undefined,
+    },
+    clientCertificates,
     dpopProofs,
     replayGuard,
     tokenIssuer: new TokenIssuer(refreshTokens, hasher, keyring, clock, tokenOptions),
@@ -354,6 +371,21 @@ export async function createServices(config: Config, options: ServiceOptions): P
       await database.close();
       options.onClose?.();
     },
+  };
+}
+
+/**
+ * Mutual TLS as configured: certificates from coregate's own TLS (COREGATE_TLS_CLIENT_CA_FILE)
+ * and/or from a trusted proxy's header (COREGATE_TLS_CLIENT_CERT_HEADER), checked against that CA.
+ */
+function mutualTls(config: Config): ClientCertificateSource | undefined {
+  if (config.tlsClientCaFile === undefined && config.tlsClientCertHeader === undefined) return undefined;
+  const bundle = readClientCa(config)?.toString('utf8');
+  const ca = bundle?.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)?.map((pem) => new X509Certificate(pem));
+  return {
+    ...(config.tlsClientCertHeader !== undefined ? { header: config.tlsClientCertHeader } : {}),
+    isTrustedProxy: trustedProxies(config.trustProxy),
+    ...(ca ? { ca } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair } from 'jose';
+import { selfSignedCertificate } from '../support/tls.js';
 import { killAll, runCli, runJson, tempDataDir } from './support/process.js';
 
 after(killAll);
@@ -58,5 +59,21 @@ describe('coregate clients … --auth-method (embedded database)', { timeout: 12
     const explicit = await runJson<Record<string, unknown>>(['clients', 'create', '--name', 'explicit', '--auth-method', 'client_secret_basic', '--json'], env);
     assert.equal(explicit['token_endpoint_auth_method'], 'client_secret_basic');
     assert.match(String(explicit['client_secret']), /^cgs_/);
+  });
+
+  it('create --auth-method self_signed_tls_client_auth --jwks-file CERT.pem, and tls_client_auth --tls-subject-dn', async () => {
+    const certificate = selfSignedCertificate('acme-cli');
+    try {
+      const selfSigned = await runJson<Record<string, unknown>>(['clients', 'create', '--name', 'self', '--auth-method', 'self_signed_tls_client_auth', '--jwks-file', certificate.certFile, '--json'], env);
+      assert.equal(selfSigned['token_endpoint_auth_method'], 'self_signed_tls_client_auth');
+      assert.ok(!('client_secret' in selfSigned));
+      const subject = await runJson<Record<string, unknown>>(['clients', 'create', '--name', 'dn', '--auth-method', 'tls_client_auth', '--tls-subject-dn', 'CN=acme,O=Acme', '--json'], env);
+      assert.equal(subject['tls_subject_dn'], 'CN=acme,O=Acme');
+      const missing = await runCli(['clients', 'create', '--name', 'no dn', '--auth-method', 'tls_client_auth', '--json'], env);
+      assert.notEqual(missing.code, 0);
+      assert.match(missing.stderr, /tls-subject-dn/);
+    } finally {
+      certificate.remove();
+    }
   });
 });

@@ -13,6 +13,7 @@ import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
 import { institutionUnavailable } from '../../app/core-failures.js';
 import type { DpopProofs } from '../../app/dpop-proofs.js';
 import { InvalidProof } from '../../ports/client-proofs.js';
+import { presentedCertificate, type ClientCertificateSource } from '../client-certificate.js';
 import type { Clock } from '../../ports/clock.js';
 import { InvalidAccessToken, type TokenVerifier } from '../../ports/token-signer.js';
 
@@ -64,6 +65,8 @@ export interface BearerAuthDeps {
     /** The issuer's URL: a proof's `htu` is this followed by the request's path (RFC 9449 §4.3). */
     readonly issuer: () => string;
   };
+  /** Where client certificates come from, for certificate-bound tokens (RFC 8705 §3); without it such tokens are refused. */
+  readonly certificates?: ClientCertificateSource;
 }
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
@@ -111,6 +114,10 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     }
     if (deps.revokedTokens?.isRevoked(claims.jti)) throw denied(request, { reason: 'invalid_token' }, invalidToken('the token was revoked', scheme));
     if (scheme === 'DPoP' || claims.cnf?.jkt !== undefined) await requireDpopProof(request, deps, token, claims.cnf?.jkt, scheme);
+    const boundCertificate = claims.cnf?.['x5t#S256'];
+    if (boundCertificate !== undefined && presentedCertificate(request, deps.certificates, deps.clock.now())?.thumbprint !== boundCertificate) {
+      throw denied(request, { reason: 'invalid_token' }, invalidToken('a certificate-bound token without that certificate', scheme));
+    }
     const client = await deps.clients.get(claims.client_id);
     if (!client) throw denied(request, { reason: 'invalid_token' }, invalidToken('client no longer exists'));
     if (!client.enabled) throw denied(request, { reason: 'client_disabled', client: known(client) }, invalidToken('client is disabled'));

@@ -14,6 +14,8 @@ import { InvalidClient, USE_CLIENT_SECRET_BASIC } from '../../../domain/errors.j
 import { IpAllowList } from '../../../domain/ip-allow-list.js';
 import { parseBasicCredentials } from '../../basic-credentials.js';
 import { assertFormContentType } from '../../form-body.js';
+import { presentedCertificate, type ClientCertificateSource } from '../../client-certificate.js';
+import type { Clock } from '../../../ports/clock.js';
 import { OAUTH_BODY_LIMIT } from './oauth-body.js';
 
 /** RFC 7523 §2.2. */
@@ -72,12 +74,19 @@ export function authenticateClient(authenticator: ClientAuthenticator) {
   };
 }
 
+/** Mutual TLS at the OAuth endpoints: where certificates come from, and the clock their validity is read on. */
+export interface CertificateAuthentication {
+  readonly source: ClientCertificateSource;
+  readonly clock: Clock;
+}
+
 /**
  * The `preHandler` hook: a client not authenticated by its header proves itself in the body
- * (`client_assertion_type` and `client_assertion`, once each). Without them the answer is
- * today's: send the credentials with HTTP Basic.
+ * (`client_assertion_type` and `client_assertion`, once each), or names itself (`client_id`)
+ * over mutual TLS with its certificate (RFC 8705 §2). Without either the answer is today's:
+ * send the credentials with HTTP Basic.
  */
-export function authenticateClientByBody(authenticator: ClientAuthenticator) {
+export function authenticateClientByBody(authenticator: ClientAuthenticator, certificates?: CertificateAuthentication) {
   return async function clientAuthenticationByBody(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     if (request.oauthClient) return;
     // Read leniently here: a repeated parameter other than these is the handler's invalid_request, after authentication.
@@ -85,6 +94,12 @@ export function authenticateClientByBody(authenticator: ClientAuthenticator) {
     const types = form.getAll('client_assertion_type');
     const assertions = form.getAll('client_assertion');
     if (types.length === 0 && assertions.length === 0) {
+      const clientIds = form.getAll('client_id');
+      const certificate = certificates && presentedCertificate(request, certificates.source, certificates.clock.now());
+      if (certificate && clientIds.length === 1 && clientIds[0]) {
+        admit(request, await authenticator.authenticateWithCertificate(clientIds[0], certificate));
+        return;
+      }
       throw new InvalidClient('no Authorization header and no client assertion', undefined, { description: USE_CLIENT_SECRET_BASIC });
     }
     if (types.length !== 1 || types[0] !== JWT_BEARER_ASSERTION_TYPE) {

@@ -5,13 +5,14 @@ import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenRevoker } from '../../../app/revoke-token.js';
 import { InvalidRequest } from '../../../domain/errors.js';
 import { noStore } from '../../plugins/error-handler.js';
-import { authenticateClient, authenticateClientByBody, authenticatedClient } from './client-authentication.js';
+import { authenticateClient, authenticateClientByBody, authenticatedClient, type CertificateAuthentication } from './client-authentication.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
 
 export interface RevokeRouteDeps {
   readonly authenticator: ClientAuthenticator;
   readonly revoker: TokenRevoker;
+  readonly certificates?: CertificateAuthentication;
 }
 
 /**
@@ -47,7 +48,7 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
     // The body schema documents; readOAuthForm validates after client authentication.
     validatorCompiler: () => (value: unknown) => ({ value }),
     onRequest: authenticateClient(deps.authenticator),
-    preHandler: authenticateClientByBody(deps.authenticator),
+    preHandler: authenticateClientByBody(deps.authenticator, deps.certificates),
     handler: async (request, reply) => {
       const client = authenticatedClient(request);
       const token = readOAuthForm(request, client.id).get('token');

@@ -1,6 +1,7 @@
 /** `POST /oauth2/token` — spec §4.1 and §7.1, CONTRACT §3. */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ClientRecord } from '../../../domain/client.js';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenIssuer } from '../../../app/issue-token.js';
 import type { DpopProofs } from '../../../app/dpop-proofs.js';
@@ -9,7 +10,8 @@ import { InvalidProof } from '../../../ports/client-proofs.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { Confirmation } from '../../../ports/token-signer.js';
 import { noStore } from '../../plugins/error-handler.js';
-import { authenticateClient, authenticateClientByBody, authenticatedClient } from './client-authentication.js';
+import { authenticateClient, authenticateClientByBody, authenticatedClient, type CertificateAuthentication } from './client-authentication.js';
+import { presentedCertificate } from '../../client-certificate.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
 
@@ -18,6 +20,8 @@ export interface TokenRouteDeps {
   readonly issuer: TokenIssuer;
   /** DPoP-bound tokens (RFC 9449); without it a `DPoP` header is ignored. */
   readonly dpop?: { readonly proofs: DpopProofs; readonly clock: Clock; readonly tokenEndpointUrl: () => string };
+  /** Mutual TLS (RFC 8705): client authentication by certificate and certificate-bound tokens. */
+  readonly certificates?: CertificateAuthentication;
 }
 
 export const TokenResponseSchema = Type.Object(
@@ -104,14 +108,14 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
     // The body schema documents (see TokenRequestSchema); readOAuthForm validates, in the order the contract sets.
     validatorCompiler: () => (value: unknown) => ({ value }),
     onRequest: authenticateClient(deps.authenticator),
-    preHandler: authenticateClientByBody(deps.authenticator),
+    preHandler: authenticateClientByBody(deps.authenticator, deps.certificates),
     handler: async (request, reply) => {
       const client = authenticatedClient(request);
       const form = readOAuthForm(request, client.id);
       const tokens = await deps.issuer.issue(
         client,
         { grant_type: form.get('grant_type'), scope: form.get('scope'), refresh_token: form.get('refresh_token') },
-        await dpopBinding(request.headers['dpop'], deps.dpop),
+        (await dpopBinding(request.headers['dpop'], deps.dpop)) ?? certificateBinding(request, client, deps.certificates),
       );
       request.log.debug({ clientId: client.id, scope: tokens.scope }, 'token issued');
       noStore(reply).type('application/json;charset=UTF-8');
@@ -133,4 +137,14 @@ async function dpopBinding(header: string | string[] | undefined, dpop: TokenRou
     if (error instanceof InvalidProof) throw new InvalidDpopProof('invalid DPoP proof', error.reason);
     throw error;
   }
+}
+
+/**
+ * RFC 8705 §3: a client registered for bound tokens that called over mutual TLS gets a token
+ * bound to its certificate (`cnf["x5t#S256"]`); the gateway then wants the same certificate.
+ */
+function certificateBinding(request: FastifyRequest, client: ClientRecord, certificates: CertificateAuthentication | undefined): Confirmation | undefined {
+  if (!certificates || !client.requireBoundTokens) return undefined;
+  const certificate = presentedCertificate(request, certificates.source, certificates.clock.now());
+  return certificate ? { 'x5t#S256': certificate.thumbprint } : undefined;
 }
