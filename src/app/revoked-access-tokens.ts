@@ -11,7 +11,7 @@ import type { Clock } from '../ports/clock.js';
 import type { RevokedAccessTokenStore } from '../ports/revoked-access-token-store.js';
 
 /** How often the list is read while the change feed is down, and expired entries dropped. */
-export const POLL_WHILE_FEED_DOWN_MS = 1000;
+const POLL_WHILE_FEED_DOWN_MS = 1000;
 
 export class RevokedAccessTokens {
   /** jti → the token's `exp` in seconds. */

@@ -6,19 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { CoregateClient, CoregateError } from '@coregate/client';
 import { QUICKEST_BACKEND } from '../support/backends.js';
-import { createHarness, type Harness } from '../support/harness.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import type { Harness } from '../support/harness.js';
+import { listeningHarness } from '../support/listening-harness.js';
 
 /** Records the Authorization scheme and DPoP header of every request, by path. */
 function recordingFetch(): { fetch: typeof fetch; seen: Array<{ path: string; scheme: string; dpop: boolean; body: string }> } {
@@ -42,11 +34,7 @@ describe('@coregate/client: private_key_jwt and DPoP', { skip: QUICKEST_BACKEND.
   let h: Harness;
   let url: string;
   before(async () => {
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    h = await createHarness(QUICKEST_BACKEND, { env: { COREGATE_ISSUER: url } });
-    h.clock.set(new Date());
-    await h.app.listen({ port, host: '127.0.0.1' });
+    ({ h, url } = await listeningHarness(QUICKEST_BACKEND));
   });
   after(() => h?.close());
 

@@ -10,7 +10,7 @@ import { InvalidProof, type DpopProofExpectation, type DpopProofVerifier, type V
 /** Asymmetric algorithms only (RFC 9449 §4.2); EdDSA also under its RFC 9864 name. */
 export const DPOP_ALGORITHMS = ['EdDSA', 'Ed25519', 'ES256', 'PS256'] as const;
 /** How far a proof's `iat` may be from now, either way. */
-export const DPOP_IAT_WINDOW_SECONDS = 60;
+const DPOP_IAT_WINDOW_SECONDS = 60;
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 
 /** `htu` without query and fragment (RFC 9449 §4.3 point 9), or `undefined` when it is no URL. */

@@ -6,20 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { BACKENDS } from '../../support/backends.js';
-import { basic, createHarness, type Harness } from '../../support/harness.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { basic, type Harness } from '../../support/harness.js';
+import { listeningHarness } from '../../support/listening-harness.js';
 
 interface ProofKey {
   readonly privateKey: CryptoKey;
@@ -51,11 +43,7 @@ for (const backend of BACKENDS) {
     let url: string;
     const insecure = { [oauth.allowInsecureRequests]: true } as const;
     before(async () => {
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      h = await createHarness(backend, { env: { COREGATE_ISSUER: url } });
-      h.clock.set(new Date());
-      await h.app.listen({ port, host: '127.0.0.1' });
+      ({ h, url } = await listeningHarness(backend));
     });
     after(() => h?.close());
 

@@ -8,21 +8,13 @@
 import assert from 'node:assert/strict';
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { pgliteBackend } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
+import { freePort } from '../../support/listening-harness.js';
 import { mutualTlsFiles, selfSignedCertificate, type MutualTlsFiles, type TestCertificate } from '../../support/tls.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function thumbprint(pem: string): string {
   return createHash('sha256').update(new X509Certificate(pem).raw).digest('base64url');

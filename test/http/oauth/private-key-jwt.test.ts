@@ -6,23 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from 'jose';
 import * as oauth from 'oauth4webapi';
 import * as openid from 'openid-client';
 import { BACKENDS } from '../../support/backends.js';
-import { basic, createHarness, type Harness } from '../../support/harness.js';
+import { basic, type Harness } from '../../support/harness.js';
+import { listeningHarness } from '../../support/listening-harness.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface KeyClient {
   readonly id: string;
@@ -36,12 +28,7 @@ for (const backend of BACKENDS) {
     let h: Harness;
     let url: string;
     before(async () => {
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      h = await createHarness(backend, { env: { COREGATE_ISSUER: url } });
-      // Assertions made by the libraries carry the real time.
-      h.clock.set(new Date());
-      await h.app.listen({ port, host: '127.0.0.1' });
+      ({ h, url } = await listeningHarness(backend));
     });
     after(() => h?.close());
 
@@ -186,3 +173,30 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('private_key_jwt clients count against their own token-endpoint budget', () => {
+  let h: Harness;
+  let url: string;
+  before(async () => {
+    ({ h, url } = await listeningHarness(BACKENDS[0]!, { env: { COREGATE_RATE_LIMIT_TOKEN_PER_MINUTE: '2' } }));
+  });
+  after(() => h?.close());
+
+  it('the third token request in a minute is 429, as for a secret client', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('EdDSA', { extractable: true });
+    const { client } = await h.services.clientRegistry.create({ name: 'limited', authMethod: 'private_key_jwt', jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k' }] } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const now = Math.floor(Date.now() / 1000);
+      const assertion = await new SignJWT({ iss: client.id, sub: client.id, aud: url, jti: randomUUID(), exp: now + 60 }).setProtectedHeader({ alg: 'EdDSA', kid: 'k' }).sign(privateKey);
+      const response = await fetch(`${url}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: JWT_BEARER, client_assertion: assertion }),
+      });
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    }
+    assert.deepEqual(statuses, [200, 200, 429]);
+  });
+});

@@ -5,7 +5,7 @@
  * even a body fastify itself refuses (a malformed Content-Type, one over the size limit) —
  * as CONTRACT §3 orders the checks: client authentication first. A form request without an
  * Authorization header carries its proof in the body (`private_key_jwt`, RFC 7523 §2.2):
- * decided in a `preHandler`, once the body is read, still before any other parameter.
+ * decided in a `preValidation` hook, once the body is read, still before any other parameter.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
@@ -19,7 +19,7 @@ import type { Clock } from '../../../ports/clock.js';
 import { OAUTH_BODY_LIMIT } from './oauth-body.js';
 
 /** RFC 7523 §2.2. */
-export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -81,7 +81,7 @@ export interface CertificateAuthentication {
 }
 
 /**
- * The `preHandler` hook: a client not authenticated by its header proves itself in the body
+ * The `preValidation` hook: a client not authenticated by its header proves itself in the body
  * (`client_assertion_type` and `client_assertion`, once each), or names itself (`client_id`)
  * over mutual TLS with its certificate (RFC 8705 §2). Without either the answer is today's:
  * send the credentials with HTTP Basic.

@@ -48,7 +48,8 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
     // The body schema documents; readOAuthForm validates after client authentication.
     validatorCompiler: () => (value: unknown) => ({ value }),
     onRequest: authenticateClient(deps.authenticator),
-    preHandler: authenticateClientByBody(deps.authenticator, deps.certificates),
+    // preValidation: the body is read, and the per-client rate limit (a preHandler) runs after it.
+    preValidation: authenticateClientByBody(deps.authenticator, deps.certificates),
     handler: async (request, reply) => {
       const client = authenticatedClient(request);
       const token = readOAuthForm(request, client.id).get('token');

@@ -108,7 +108,8 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
     // The body schema documents (see TokenRequestSchema); readOAuthForm validates, in the order the contract sets.
     validatorCompiler: () => (value: unknown) => ({ value }),
     onRequest: authenticateClient(deps.authenticator),
-    preHandler: authenticateClientByBody(deps.authenticator, deps.certificates),
+    // preValidation: the body is read, and the per-client rate limit (a preHandler) runs after it.
+    preValidation: authenticateClientByBody(deps.authenticator, deps.certificates),
     handler: async (request, reply) => {
       const client = authenticatedClient(request);
       const form = readOAuthForm(request, client.id);
