@@ -165,7 +165,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       components: {
         securitySchemes: {
           clientSecretBasic: { type: 'http', scheme: 'basic', description: 'client_id and client_secret, each form-urlencoded (RFC 6749 §2.3.1)' },
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from `POST /oauth2/token` with the scope `core/main`' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description:
+              'An access token from `POST /oauth2/token` with the scope `core/main`. A DPoP-bound token (`token_type: DPoP`) is sent as `Authorization: DPoP <token>` with a `DPoP` proof for each request (RFC 9449); a certificate-bound one over the same client certificate (RFC 8705).',
+          },
         },
       },
     },

@@ -22,7 +22,7 @@ export interface ClientCertificateSource {
   /** Whether the immediate peer is a trusted proxy (COREGATE_TRUST_PROXY), whose header is believed. */
   readonly isTrustedProxy: (address: string) => boolean;
   /** CA certificates a certificate from the proxy must chain to for `tls_client_auth`; without them the proxy's own check counts. */
-  readonly ca?: readonly X509Certificate[];
+  readonly ca?: () => readonly X509Certificate[] | undefined;
 }
 
 declare module 'fastify' {
@@ -65,7 +65,8 @@ export function presentedCertificate(request: FastifyRequest, source: ClientCert
     const value = request.headers[source.header];
     const trusted = source.isTrustedProxy(request.socket.remoteAddress ?? '');
     const certificate = typeof value === 'string' && value !== '' && trusted ? fromHeader(value) : undefined;
-    if (certificate) found = described(certificate, source.ca ? issuedByOneOf(certificate, source.ca, now) : true);
+    const cas = source.ca?.();
+    if (certificate) found = described(certificate, cas ? issuedByOneOf(certificate, cas, now) : true);
   }
   request.clientCertificate = found ?? null;
   return found;

@@ -380,12 +380,18 @@ export async function createServices(config: Config, options: ServiceOptions): P
  */
 function mutualTls(config: Config): ClientCertificateSource | undefined {
   if (config.tlsClientCaFile === undefined && config.tlsClientCertHeader === undefined) return undefined;
-  const bundle = readClientCa(config)?.toString('utf8');
-  const ca = bundle?.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)?.map((pem) => new X509Certificate(pem));
+  // Read on first use: a CLI command never reads the CA file (the server checks it at start: startServer).
+  let ca: readonly X509Certificate[] | undefined;
+  const caCertificates = (): readonly X509Certificate[] | undefined => {
+    if (config.tlsClientCaFile === undefined || ca) return ca;
+    const bundle = readClientCa(config)?.toString('utf8') ?? '';
+    ca = (bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem));
+    return ca;
+  };
   return {
     ...(config.tlsClientCertHeader !== undefined ? { header: config.tlsClientCertHeader } : {}),
     isTrustedProxy: trustedProxies(config.trustProxy),
-    ...(ca ? { ca } : {}),
+    ca: caCertificates,
   };
 }
 
