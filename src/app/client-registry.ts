@@ -263,11 +263,12 @@ export class ClientRegistry {
       throw new BadRequest('invalid grace period', [{ path: 'grace', message: `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}` }]);
     }
     const current = this.found(id, await this.store.findById(id));
-    if (current.authMethod !== 'client_secret_basic' || current.secretDigest === null) {
+    // A client moved back to client_secret_basic has no secret yet: this makes its first one.
+    if (current.authMethod !== 'client_secret_basic') {
       throw new BadRequest('this client has no secret', [{ path: 'id', message: `authenticates with ${current.authMethod}: rotate its keys with \`clients update --jwks-file\`` }]);
     }
     const now = this.clock.now();
-    const previous = graceSeconds > 0 ? { digest: current.secretDigest, until: new Date(now.getTime() + graceSeconds * 1000) } : undefined;
+    const previous = graceSeconds > 0 && current.secretDigest !== null ? { digest: current.secretDigest, until: new Date(now.getTime() + graceSeconds * 1000) } : undefined;
     const secret = this.hasher.generate(CLIENT_SECRET_PREFIX);
     const record = this.changed(id, await this.store.replaceSecret(id, this.hasher.digest(secret), now, previous));
     return { client: withoutDigest(record), secret, previousSecretUntil: previous?.until ?? null };
