@@ -3,7 +3,22 @@
  * generated here, shown once to the caller and stored only as digests.
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_SCOPE, isClientGrant, isKnownScope, KNOWN_SCOPES, type Client, type ClientGrant, type ClientRecord, type Scope } from '../domain/client.js';
+import {
+  DEFAULT_SCOPE,
+  isClientGrant,
+  isKnownScope,
+  isTokenEndpointAuthMethod,
+  KNOWN_SCOPES,
+  TOKEN_ENDPOINT_AUTH_METHODS,
+  type Client,
+  type ClientChanges,
+  type ClientGrant,
+  type ClientJwks,
+  type ClientRecord,
+  type Scope,
+  type TokenEndpointAuthMethod,
+} from '../domain/client.js';
+import { clientJwksProblem, publicJwks } from '../domain/client-keys.js';
 import { invalidRequest, notFound, type FieldProblem } from '../domain/errors.js';
 import { parseCidr } from '../domain/ip-allow-list.js';
 import type { ClientStore } from '../ports/client-store.js';
@@ -22,12 +37,57 @@ export interface CreateClientInput {
   readonly allowedIps?: readonly string[] | undefined;
   /** The institution the client acts for; `default` when absent. Must exist. */
   readonly institution?: string | undefined;
+  /** `client_secret_basic` when absent. */
+  readonly authMethod?: string | undefined;
+  /** Its public keys (`private_key_jwt`) or its certificate (`self_signed_tls_client_auth`). */
+  readonly jwks?: unknown;
+  /** Its certificate's subject DN (`tls_client_auth`). */
+  readonly tlsSubjectDn?: string | undefined;
+  readonly requireBoundTokens?: boolean | undefined;
 }
 
 export interface ClientWithSecret {
   readonly client: Client;
   /** The plain secret: returned once, never stored. */
   readonly secret: string;
+}
+
+/** A client that authenticates with a key or a certificate has no secret. */
+export interface CreatedClient {
+  readonly client: Client;
+  readonly secret: string | undefined;
+}
+
+/** The credentials of an authentication method, checked: what the store keeps. */
+interface MethodCredentials {
+  readonly authMethod: TokenEndpointAuthMethod;
+  readonly jwks: ClientJwks | null;
+  readonly tlsSubjectDn: string | null;
+}
+
+/**
+ * Checks the credentials a method needs and refuses those it does not use: a JWKS for
+ * `private_key_jwt` and `self_signed_tls_client_auth`, a subject DN for `tls_client_auth`.
+ */
+function methodCredentials(method: string | undefined, jwks: unknown, tlsSubjectDn: string | undefined, problems: FieldProblem[]): MethodCredentials {
+  const authMethod = method ?? 'client_secret_basic';
+  if (!isTokenEndpointAuthMethod(authMethod)) {
+    problems.push({ path: 'auth-method', message: `unknown method "${authMethod}" (known: ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')})` });
+    return { authMethod: 'client_secret_basic', jwks: null, tlsSubjectDn: null };
+  }
+  const needsJwks = authMethod === 'private_key_jwt' || authMethod === 'self_signed_tls_client_auth';
+  let checkedJwks: ClientJwks | null = null;
+  if (needsJwks && jwks === undefined) problems.push({ path: 'jwks-file', message: `is required with --auth-method ${authMethod}` });
+  else if (!needsJwks && jwks !== undefined) problems.push({ path: 'jwks-file', message: `is only for private_key_jwt and self_signed_tls_client_auth, not ${authMethod}` });
+  else if (needsJwks) {
+    const problem = clientJwksProblem(jwks, authMethod);
+    if (problem) problems.push({ path: 'jwks-file', message: problem });
+    else checkedJwks = publicJwks(jwks as ClientJwks);
+  }
+  const subject = tlsSubjectDn?.trim();
+  if (authMethod === 'tls_client_auth' && !subject) problems.push({ path: 'tls-subject-dn', message: 'is required with --auth-method tls_client_auth' });
+  if (authMethod !== 'tls_client_auth' && tlsSubjectDn !== undefined) problems.push({ path: 'tls-subject-dn', message: 'is only for tls_client_auth' });
+  return { authMethod, jwks: checkedJwks, tlsSubjectDn: authMethod === 'tls_client_auth' && subject ? subject : null };
 }
 
 /** Platform names end up in keys and logs: a conservative alphabet. */
@@ -44,6 +104,11 @@ export interface UpdateClientInput {
   readonly grants?: readonly string[] | undefined;
   readonly allowedIps?: readonly string[] | undefined;
   readonly clearAllowedIps?: boolean | undefined;
+  /** A new method with its credentials (as for create); without it, `jwks` replaces the key set of the current method. */
+  readonly authMethod?: string | undefined;
+  readonly jwks?: unknown;
+  readonly tlsSubjectDn?: string | undefined;
+  readonly requireBoundTokens?: boolean | undefined;
 }
 
 /** The longest grace period of a rotated secret: 30 days. */
@@ -63,8 +128,12 @@ export class ClientRegistry {
     private readonly onChange?: (clientId: string) => void,
   ) {}
 
-  async create(input: CreateClientInput): Promise<ClientWithSecret> {
+  /** A client authenticating with a secret (the default) gets one, shown here once; others get none. */
+  async create(input: CreateClientInput & { readonly authMethod?: 'client_secret_basic' | undefined }): Promise<ClientWithSecret>;
+  async create(input: CreateClientInput): Promise<CreatedClient>;
+  async create(input: CreateClientInput): Promise<CreatedClient> {
     const problems: FieldProblem[] = [];
+    const credentials = methodCredentials(input.authMethod, input.jwks, input.tlsSubjectDn, problems);
     const name = input.name.trim();
     if (name.length === 0 || name.length > 200) problems.push({ path: 'name', message: 'must be 1 to 200 characters' });
     if (input.platform !== undefined && !PLATFORM_PATTERN.test(input.platform)) {
@@ -91,7 +160,7 @@ export class ClientRegistry {
     if (problems.length > 0) throw invalidRequest('invalid client', { problems });
 
     const id = `cg_${randomBytes(15).toString('base64url')}`;
-    const secret = this.hasher.generate(CLIENT_SECRET_PREFIX);
+    const secret = credentials.authMethod === 'client_secret_basic' ? this.hasher.generate(CLIENT_SECRET_PREFIX) : undefined;
     const record = await this.store.create({
       id,
       name,
@@ -101,8 +170,10 @@ export class ClientRegistry {
       scopes: scopes as Scope[],
       grants: [...grants],
       allowedIps: [...new Set(allowedIps)],
-      secretDigest: this.hasher.digest(secret),
+      secretDigest: secret === undefined ? null : this.hasher.digest(secret),
       createdAt: this.clock.now(),
+      ...credentials,
+      requireBoundTokens: input.requireBoundTokens === true,
     });
     this.onChange?.(id);
     return { client: withoutDigest(record), secret };
@@ -121,7 +192,17 @@ export class ClientRegistry {
    */
   async update(id: string, input: UpdateClientInput): Promise<Client> {
     const problems: FieldProblem[] = [];
-    const changes: { name?: string; scopes?: Scope[]; grants?: ClientGrant[]; allowedIps?: string[] } = {};
+    const changes: { -readonly [K in keyof ClientChanges]: ClientChanges[K] } = {};
+    if (input.authMethod !== undefined) {
+      Object.assign(changes, methodCredentials(input.authMethod, input.jwks, input.tlsSubjectDn, problems));
+    } else if (input.jwks !== undefined || input.tlsSubjectDn !== undefined) {
+      // New keys (a key rotation) for the method the client has.
+      const current = this.found(id, await this.store.findById(id));
+      const checked = methodCredentials(current.authMethod, input.jwks ?? current.jwks ?? undefined, input.tlsSubjectDn ?? current.tlsSubjectDn ?? undefined, problems);
+      if (input.jwks !== undefined) changes.jwks = checked.jwks;
+      if (input.tlsSubjectDn !== undefined) changes.tlsSubjectDn = checked.tlsSubjectDn;
+    }
+    if (input.requireBoundTokens !== undefined) changes.requireBoundTokens = input.requireBoundTokens;
     if (input.name !== undefined) {
       const name = input.name.trim();
       if (name.length === 0 || name.length > 200) problems.push({ path: 'name', message: 'must be 1 to 200 characters' });
@@ -153,7 +234,7 @@ export class ClientRegistry {
       changes.allowedIps = [...new Set(allowedIps)];
     }
     if (problems.length > 0) throw invalidRequest('invalid client', { problems });
-    if (Object.keys(changes).length === 0) throw invalidRequest('nothing to change', { problems: [{ path: 'name', message: 'give at least one of --name, --scope, --grant, --allow-ip, --clear-allow-ips' }] });
+    if (Object.keys(changes).length === 0) throw invalidRequest('nothing to change', { problems: [{ path: 'name', message: 'give at least one of --name, --scope, --grant, --allow-ip, --clear-allow-ips, --auth-method, --jwks-file, --tls-subject-dn, --require-bound-tokens' }] });
     return withoutDigest(this.changed(id, await this.store.update(id, changes, this.clock.now())));
   }
 
@@ -182,8 +263,12 @@ export class ClientRegistry {
       throw invalidRequest('invalid grace period', { problems: [{ path: 'grace', message: `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}` }] });
     }
     const current = this.found(id, await this.store.findById(id));
+    // A client moved back to client_secret_basic has no secret yet: this makes its first one.
+    if (current.authMethod !== 'client_secret_basic') {
+      throw invalidRequest('this client has no secret', { problems: [{ path: 'id', message: `authenticates with ${current.authMethod}: rotate its keys with \`clients update --jwks-file\`` }] });
+    }
     const now = this.clock.now();
-    const previous = graceSeconds > 0 ? { digest: current.secretDigest, until: new Date(now.getTime() + graceSeconds * 1000) } : undefined;
+    const previous = graceSeconds > 0 && current.secretDigest !== null ? { digest: current.secretDigest, until: new Date(now.getTime() + graceSeconds * 1000) } : undefined;
     const secret = this.hasher.generate(CLIENT_SECRET_PREFIX);
     const record = this.changed(id, await this.store.replaceSecret(id, this.hasher.digest(secret), now, previous));
     return { client: withoutDigest(record), secret, previousSecretUntil: previous?.until ?? null };

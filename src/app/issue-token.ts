@@ -10,7 +10,7 @@ import { invalidGrant, invalidRequest, unauthorizedClient, unsupportedGrantType 
 import type { Clock } from '../ports/clock.js';
 import type { CredentialHasher } from '../ports/credential-hasher.js';
 import type { RefreshTokenStore } from '../ports/refresh-token-store.js';
-import type { TokenSigner } from '../ports/token-signer.js';
+import type { Confirmation, TokenSigner } from '../ports/token-signer.js';
 
 export const REFRESH_TOKEN_PREFIX = 'cgr_';
 
@@ -23,7 +23,8 @@ export interface TokenRequest {
 
 export interface TokenResponse {
   readonly access_token: string;
-  readonly token_type: 'Bearer';
+  /** `DPoP` for a token bound to a DPoP key (RFC 9449 §5); a certificate-bound token stays `Bearer` (RFC 8705 §3). */
+  readonly token_type: 'Bearer' | 'DPoP';
   readonly expires_in: number;
   readonly scope: string;
   readonly refresh_token?: string;
@@ -31,6 +32,8 @@ export interface TokenResponse {
 
 export interface TokenIssuerOptions {
   readonly issuer: () => string;
+  /** The gateway's URL, the tokens' `aud` (RFC 9068 §2.2). */
+  readonly audience: () => string;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
 }
@@ -44,15 +47,21 @@ export class TokenIssuer {
     private readonly options: TokenIssuerOptions,
   ) {}
 
-  async issue(client: ClientRecord, request: TokenRequest): Promise<TokenResponse> {
+  /**
+   * `binding`: what the caller proved it holds (a DPoP key's thumbprint, a client certificate's):
+   * the access token is bound to it (`cnf`). A client with `requireBoundTokens` gets no token without.
+   */
+  async issue(client: ClientRecord, request: TokenRequest, binding?: Confirmation): Promise<TokenResponse> {
     switch (request.grant_type) {
       case undefined:
         throw invalidRequest('grant_type is required');
       case 'client_credentials':
-        return this.respond(client, this.scopeFor(client, request.scope), randomUUID());
+        requireBindingIfDemanded(client, binding);
+        return this.respond(client, this.scopeFor(client, request.scope), randomUUID(), binding);
       case 'refresh_token':
         if (!client.grants.includes('refresh_token')) throw unauthorizedClient('this client may not use refresh tokens');
-        return this.refresh(client, request);
+        requireBindingIfDemanded(client, binding);
+        return this.refresh(client, request, binding);
       case 'authorization_code':
         throw unauthorizedClient('this client may not use the authorization code grant');
       default:
@@ -71,7 +80,7 @@ export class TokenIssuer {
     return scope;
   }
 
-  private async refresh(client: ClientRecord, request: TokenRequest): Promise<TokenResponse> {
+  private async refresh(client: ClientRecord, request: TokenRequest, binding: Confirmation | undefined): Promise<TokenResponse> {
     if (request.refresh_token === undefined) throw invalidRequest('refresh_token is required');
     // Scope syntax is checked before the token is spent, so a malformed request costs nothing.
     const requestedScope = request.scope === undefined ? undefined : this.scopeFor(client, request.scope);
@@ -92,26 +101,28 @@ export class TokenIssuer {
     if (requestedScope !== undefined && requestedScope !== token.scope) {
       throw invalidGrant('a refreshed token keeps the scope of the original grant');
     }
-    return this.respond(client, token.scope, token.chainId);
+    return this.respond(client, token.scope, token.chainId, binding);
   }
 
-  private async respond(client: ClientRecord, scope: string, chainId: string): Promise<TokenResponse> {
+  private async respond(client: ClientRecord, scope: string, chainId: string, binding: Confirmation | undefined): Promise<TokenResponse> {
     const now = this.clock.now();
     const iat = Math.floor(now.getTime() / 1000);
     const accessToken = await this.signer.sign({
       iss: this.options.issuer(),
       sub: client.id,
       client_id: client.id,
+      aud: this.options.audience(),
       scope,
       institution: client.institution,
       token_use: 'access',
       iat,
       exp: iat + this.options.accessTokenTtlSeconds,
       jti: randomUUID(),
+      ...(binding ? { cnf: binding } : {}),
     });
     const response: TokenResponse = {
       access_token: accessToken,
-      token_type: 'Bearer',
+      token_type: binding?.jkt !== undefined ? 'DPoP' : 'Bearer',
       expires_in: this.options.accessTokenTtlSeconds,
       scope,
     };
@@ -127,4 +138,10 @@ export class TokenIssuer {
     });
     return { ...response, refresh_token: refreshToken };
   }
+}
+
+/** FAPI 2.0: a client registered for sender-constrained tokens never gets a bearer token. */
+function requireBindingIfDemanded(client: ClientRecord, binding: Confirmation | undefined): void {
+  if (!client.requireBoundTokens || binding?.jkt !== undefined || binding?.['x5t#S256'] !== undefined) return;
+  throw invalidRequest('this client is issued only sender-constrained tokens: send a DPoP proof (RFC 9449) or use mutual TLS (RFC 8705)');
 }

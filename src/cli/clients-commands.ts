@@ -8,6 +8,7 @@ import { MAX_GRACE_SECONDS } from '../app/client-registry.js';
 import type { ClientView } from '../server/admin-operations.js';
 import type { CliIo } from './io.js';
 import { examples, fields, printData, repeatable, required, table, wholeNumber, withJson, type AdminContext } from './program.js';
+import { addClientSecurityOptions, clientSecurityArgs, clientSecurityJson, type ClientSecurityOptions } from './client-security-options.js';
 
 /** The public view of a client, in the CLI's snake_case JSON. */
 function clientJson(client: ClientView) {
@@ -22,6 +23,7 @@ function clientJson(client: ClientView) {
     enabled: client.enabled,
     created_at: client.createdAt,
     secret_rotated_at: client.secretRotatedAt,
+    ...clientSecurityJson(client),
   };
 }
 
@@ -37,33 +39,41 @@ function clientFields(client: ClientView) {
     ['enabled', client.enabled],
     ['created_at', client.createdAt],
     ['secret_rotated_at', client.secretRotatedAt],
+    ['token_endpoint_auth_method', client.authMethod],
+    ['require_bound_tokens', client.requireBoundTokens],
+    ...(client.tlsSubjectDn !== null ? [['tls_subject_dn', client.tlsSubjectDn] as const] : []),
+    ...(client.jwksKids !== null ? [['jwks_kids', client.jwksKids.join(' ')] as const] : []),
   ] as const;
 }
 
 /**
  * The one time a secret is shown (the keys of `create`: docs/behaviour.md#cli-commands). After
  * a rotation it also says until when the previous secret works: the end of `--grace`, or the
- * rotation itself.
+ * rotation itself. A client with keys or a certificate has no secret. Its authentication method
+ * is added when the command chose one (`withMethod`): a plain `clients create` prints the keys
+ * it always printed.
  */
-function printSecret(io: CliIo, client: ClientView, secret: string, json: boolean | undefined, previousSecretExpiresAt?: string): void {
+function printSecret(io: CliIo, client: ClientView, secret: string | undefined, json: boolean | undefined, previousSecretExpiresAt?: string, withMethod = false): void {
   const document = {
     client_id: client.id,
-    client_secret: secret,
+    ...(secret !== undefined ? { client_secret: secret } : {}),
     platform: client.platform,
     institution: client.institution,
     scopes: client.scopes,
     grants: client.grants,
     allowed_ips: client.allowedIps,
     ...(previousSecretExpiresAt === undefined ? {} : { previous_secret_expires_at: previousSecretExpiresAt }),
+    ...(withMethod || client.authMethod !== 'client_secret_basic' ? clientSecurityJson(client) : {}),
   };
   printData(io, json, document, () => {
     const [id, ...rest] = clientFields(client);
-    return fields([id, ['client_secret', secret], ...rest, ...(previousSecretExpiresAt === undefined ? [] : [['previous_secret_expires_at', previousSecretExpiresAt] as const])]);
+    const shownSecret = secret === undefined ? [] : [['client_secret', secret] as const];
+    return fields([id, ...shownSecret, ...rest, ...(previousSecretExpiresAt === undefined ? [] : [['previous_secret_expires_at', previousSecretExpiresAt] as const])]);
   });
-  io.err('Store the client_secret now: coregate keeps only a digest and cannot show it again.');
+  if (secret !== undefined) io.err('Store the client_secret now: coregate keeps only a digest and cannot show it again.');
 }
 
-interface CreateOptions {
+interface CreateOptions extends ClientSecurityOptions {
   name?: string;
   scope?: string[];
   platform?: string;
@@ -73,7 +83,7 @@ interface CreateOptions {
   json?: boolean;
 }
 
-interface UpdateOptions {
+interface UpdateOptions extends ClientSecurityOptions {
   name?: string;
   scope?: string[];
   grant?: string[];
@@ -91,19 +101,21 @@ export function clientsCommand(context: AdminContext): Command {
     .usage('<command> [options]');
 
   withJson(
-    clients
+    addClientSecurityOptions(
+      clients
       .command('create')
       .summary('register a client and print its secret once')
       .description(
         'Registers a platform client and prints its client_secret once (only a digest is stored). client_credentials is always granted.',
       )
-      .usage('--name NAME [--scope S]... [--platform P] [--allow-ip CIDR]... [--grant refresh_token] [--institution ID] [--json]')
+      .usage('--name NAME [--scope S]... [--platform P] [--allow-ip CIDR]... [--grant refresh_token] [--institution ID] [--auth-method M [--jwks-file FILE | --tls-subject-dn DN]] [--require-bound-tokens] [--json]')
       .option('--name <NAME>', 'a name for people (required)')
       .option('--scope <S>', 'a scope it may ask for; repeatable (default: core/main)', repeatable)
       .option('--platform <P>', 'the platform it acts for (default: its own)')
       .option('--allow-ip <CIDR>', 'a range it may call from; repeatable (default: any)', repeatable)
       .option('--grant <G>', 'an extra grant: refresh_token', repeatable)
       .option('--institution <ID>', 'the institution (bank) it acts for (default: default)'),
+    ),
   )
     .addHelpText(
       'after',
@@ -111,6 +123,7 @@ export function clientsCommand(context: AdminContext): Command {
         'coregate clients create --name "Acme web" --platform acme --json',
         'coregate clients create --name "Acme mobile" --platform acme --grant refresh_token --allow-ip 203.0.113.0/24',
         'coregate clients create --name "Fintech at Bank B" --platform fintech --institution bank-b',
+        'coregate clients create --name "Acme (keys)" --platform acme --auth-method private_key_jwt --jwks-file acme-public.jwks.json --require-bound-tokens',
       ),
     )
     .action(async (options: CreateOptions) => {
@@ -123,8 +136,9 @@ export function clientsCommand(context: AdminContext): Command {
         ...(options.grant !== undefined ? { grants: options.grant } : {}),
         ...(options.allowIp !== undefined ? { allowedIps: options.allowIp } : {}),
         ...(options.institution !== undefined ? { institution: options.institution } : {}),
+        ...clientSecurityArgs(options),
       });
-      printSecret(io, client, secret, options.json);
+      printSecret(io, client, secret, options.json, undefined, options.authMethod !== undefined || options.requireBoundTokens !== undefined);
     });
 
   withJson(
@@ -156,23 +170,27 @@ export function clientsCommand(context: AdminContext): Command {
     });
 
   withJson(
-    clients
+    addClientSecurityOptions(
+      clients
       .command('update')
       .summary('change a client in place (same ID and secret)')
       .description('Changes a client in place: same ID, same secret. --scope, --grant and --allow-ip replace the whole list. Running servers apply the change at once (within 60 seconds at most).')
-      .usage('ID [--name NAME] [--scope S]... [--grant G]... [--allow-ip CIDR]... [--clear-allow-ips] [--json]')
+      .usage('ID [--name NAME] [--scope S]... [--grant G]... [--allow-ip CIDR]... [--clear-allow-ips] [--auth-method M] [--jwks-file FILE] [--tls-subject-dn DN] [--[no-]require-bound-tokens] [--json]')
       .argument('<ID>', 'the client ID (cg_…)')
       .option('--name <NAME>', 'a new name')
       .option('--scope <S>', 'its scopes from now on; repeatable', repeatable)
       .option('--grant <G>', 'its grants from now on; repeatable', repeatable)
       .option('--allow-ip <CIDR>', 'its address ranges from now on; repeatable', repeatable)
       .option('--clear-allow-ips', 'let it call from any address'),
+      true,
+    ),
   )
     .addHelpText(
       'after',
       examples(
         'coregate clients update cg_4fJq0nXbZl2mYtR8pW1s --allow-ip 203.0.113.0/24 --allow-ip 198.51.100.7/32',
         'coregate clients update cg_4fJq0nXbZl2mYtR8pW1s --name "Acme web (EU)" --clear-allow-ips',
+        'coregate clients update cg_4fJq0nXbZl2mYtR8pW1s --jwks-file acme-public-2027.jwks.json',
       ),
     )
     .action(async (id: string, options: UpdateOptions) => {
@@ -183,6 +201,7 @@ export function clientsCommand(context: AdminContext): Command {
         ...(options.grant !== undefined ? { grants: options.grant } : {}),
         ...(options.allowIp !== undefined ? { allowedIps: options.allowIp } : {}),
         ...(options.clearAllowIps === true ? { clearAllowedIps: true } : {}),
+        ...clientSecurityArgs(options),
       });
       print(client, options.json);
       io.err('running servers apply the change at once (within COREGATE_CLIENT_CACHE_SECONDS, 30 s by default, while their change feed is down)');

@@ -36,6 +36,8 @@ export interface Config {
   readonly refreshTokenTtlSeconds: number;
   /** Public issuer URL (`iss`) without a trailing slash; `undefined` means "http://HOST:PORT of the listening socket". */
   readonly issuer: string | undefined;
+  /** The `aud` of access tokens (RFC 9068); `undefined` means "`{issuer}/core`". */
+  readonly tokenAudience: string | undefined;
   readonly logLevel: LogLevel;
   /** How long a process may keep using a client's cached status (enabled flag, IP allow-list). */
   readonly clientCacheSeconds: number;
@@ -74,6 +76,10 @@ export interface Config {
   /** Absolute paths of the PEM certificate (chain) and private key for native HTTPS; both or neither. */
   readonly tlsCertFile: string | undefined;
   readonly tlsKeyFile: string | undefined;
+  /** CA of client certificates (mutual TLS, RFC 8705); `undefined`: native HTTPS asks for none. */
+  readonly tlsClientCaFile: string | undefined;
+  /** Header (lower case) in which a trusted proxy passes the client certificate; `undefined`: none. */
+  readonly tlsClientCertHeader: string | undefined;
   /** Shared rate-limit store; `undefined` counts in each process's memory. */
   readonly redisUrl: string | undefined;
   readonly redisKeyPrefix: string;
@@ -224,6 +230,7 @@ function toConfig(settings: Settings, cwd: string): Config {
     accessTokenTtlSeconds: settings.COREGATE_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: settings.COREGATE_REFRESH_TOKEN_TTL_SECONDS,
     issuer: settings.COREGATE_ISSUER?.replace(/\/+$/, ''),
+    tokenAudience: settings.COREGATE_TOKEN_AUDIENCE?.replace(/\/+$/, ''),
     logLevel: settings.LOG_LEVEL,
     clientCacheSeconds: settings.COREGATE_CLIENT_CACHE_SECONDS,
     associationCacheSeconds: settings.COREGATE_ASSOCIATION_CACHE_SECONDS,
@@ -240,6 +247,8 @@ function toConfig(settings: Settings, cwd: string): Config {
     production: settings.NODE_ENV?.toLowerCase() === 'production',
     tlsCertFile: settings.COREGATE_TLS_CERT_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_CERT_FILE, cwd),
     tlsKeyFile: settings.COREGATE_TLS_KEY_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_KEY_FILE, cwd),
+    tlsClientCaFile: settings.COREGATE_TLS_CLIENT_CA_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_CLIENT_CA_FILE, cwd),
+    tlsClientCertHeader: settings.COREGATE_TLS_CLIENT_CERT_HEADER?.toLowerCase(),
     redisUrl: settings.COREGATE_REDIS_URL,
     redisKeyPrefix: settings.COREGATE_REDIS_KEY_PREFIX,
     webhookRetryScheduleSeconds: Object.freeze([...settings.COREGATE_WEBHOOK_RETRY_SCHEDULE_SECONDS]),
@@ -297,5 +306,11 @@ function requireTlsFilesInPairs(config: Config): void {
   }
   if (config.tlsKeyFile !== undefined && config.tlsCertFile === undefined) {
     throw new ConfigError('COREGATE_TLS_CERT_FILE', 'is required with COREGATE_TLS_KEY_FILE (set both for HTTPS, or neither)');
+  }
+  if (config.tlsClientCaFile !== undefined && config.tlsCertFile === undefined && config.tlsClientCertHeader === undefined) {
+    throw new ConfigError('COREGATE_TLS_CLIENT_CA_FILE', 'needs native HTTPS (COREGATE_TLS_CERT_FILE) or a proxy passing certificates (COREGATE_TLS_CLIENT_CERT_HEADER)');
+  }
+  if (config.tlsClientCertHeader !== undefined && config.trustProxy === false) {
+    throw new ConfigError('COREGATE_TLS_CLIENT_CERT_HEADER', 'is believed only from trusted proxies: set COREGATE_TRUST_PROXY too');
   }
 }

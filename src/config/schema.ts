@@ -46,6 +46,13 @@ export const ConfigSchema = Type.Object({
   COREGATE_ISSUER: Type.Optional(
     Type.String({ format: 'http-url', defaultText: '`http://HOST:PORT`', description: "public base URL, the `iss` of tokens and the discovery document's URLs" }),
   ),
+  COREGATE_TOKEN_AUDIENCE: Type.Optional(
+    Type.String({
+      format: 'http-url',
+      defaultText: '`{issuer}/core`',
+      description: "the `aud` of access tokens, checked by the gateway (RFC 9068): the gateway's public URL; never a client id",
+    }),
+  ),
   COREGATE_ACCESS_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: DAY, default: 3600, description: 'access token lifetime (`expires_in`)' }),
   COREGATE_REFRESH_TOKEN_TTL_SECONDS: Type.Integer({
     minimum: 60,
@@ -118,6 +125,21 @@ export const ConfigSchema = Type.Object({
     Type.String({ valuesText: 'path', description: 'PEM certificate (chain) for native HTTPS; with `COREGATE_TLS_KEY_FILE`, both or neither; read and checked at start' }),
   ),
   COREGATE_TLS_KEY_FILE: Type.Optional(Type.String({ valuesText: 'path', description: "the certificate's unencrypted PEM private key" })),
+  COREGATE_TLS_CLIENT_CA_FILE: Type.Optional(
+    Type.String({
+      valuesText: 'path',
+      description:
+        'PEM CA certificate(s) of client certificates: with native HTTPS, coregate asks callers for a certificate (mutual TLS, RFC 8705) and `tls_client_auth` clients need one it issued; also checks certificates a proxy passes',
+    }),
+  ),
+  COREGATE_TLS_CLIENT_CERT_HEADER: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9-]{1,64}$',
+      errorMessage: 'must be an HTTP header name (letters, digits, -)',
+      description:
+        "the header in which a TLS-terminating proxy passes the caller's client certificate (URL-encoded PEM, as nginx's `$ssl_client_escaped_cert`), believed only from `COREGATE_TRUST_PROXY`",
+    }),
+  ),
   COREGATE_RATE_LIMIT_GATEWAY_PER_MINUTE: Type.Integer({
     minimum: 0,
     maximum: RATE_LIMIT_MAX,

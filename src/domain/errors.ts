@@ -29,7 +29,14 @@ export const ENVELOPE_KINDS = {
 export type EnvelopeName = keyof typeof ENVELOPE_KINDS;
 
 /** Error codes of the token endpoint (RFC 6749 §5.2; docs/behaviour.md). */
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type';
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  /** RFC 9449 §5: only ever answered to a request that sent a `DPoP` header. */
+  | 'invalid_dpop_proof';
 
 /**
  * What an OAuth endpoint answers for a code: one of RFC 6749 §5.2's codes with 400, or, for what
@@ -69,6 +76,8 @@ export const ERROR_CODES = {
   invalid_token: { envelope: 'NotAuthenticated', oauth: OAUTH_INVALID_REQUEST },
   // A disabled client's token is an invalid token to its holder; only the operator learns why.
   client_disabled: { envelope: 'NotAuthenticated', told: 'invalid_token', oauth: { error: 'invalid_client', status: 400 } },
+  // A DPoP proof that does not hold (RFC 9449 §5 at the token endpoint, §7.1 at the gateway).
+  invalid_dpop_proof: { envelope: 'NotAuthenticated', oauth: { error: 'invalid_dpop_proof', status: 400 } },
   insufficient_scope: { envelope: 'Forbidden', oauth: OAUTH_INVALID_REQUEST },
   // At the token endpoint the same refusal is an `invalid_client`, whose description names the address.
   ip_not_whitelisted: { envelope: 'Forbidden', oauth: { error: 'invalid_client', status: 400 } },
@@ -192,6 +201,14 @@ export function unsupportedGrantType(description: string): ApiError {
   return new ApiError('unsupported_grant_type', description);
 }
 
+/**
+ * A `DPoP` proof that is missing where the token needs one, malformed, or does not match the
+ * request or the token (RFC 9449 §5, §7.1); `headers` carries the gateway's `DPoP` challenge.
+ */
+export function invalidDpopProof(detail: string, headers: Readonly<Record<string, string>> = {}, description = 'invalid DPoP proof'): ApiError {
+  return new ApiError('invalid_dpop_proof', description, { detail, headers });
+}
+
 /** No bearer token at all: the challenge without an error code (RFC 6750 §3.1). */
 export function missingToken(): ApiError {
   return new ApiError('missing_token', 'a bearer access token is required', { headers: { 'www-authenticate': 'Bearer' } });
@@ -199,8 +216,10 @@ export function missingToken(): ApiError {
 
 const INVALID_TOKEN_CHALLENGE = { 'www-authenticate': 'Bearer error="invalid_token"' };
 
-export function invalidToken(detail: string): ApiError {
-  return new ApiError('invalid_token', 'invalid or expired access token', { detail, headers: INVALID_TOKEN_CHALLENGE });
+/** `scheme` is the one the token came with: a DPoP-bound token is challenged as `DPoP` (RFC 9449 §7.1). */
+export function invalidToken(detail: string, scheme: 'Bearer' | 'DPoP' = 'Bearer'): ApiError {
+  const headers = scheme === 'Bearer' ? INVALID_TOKEN_CHALLENGE : { 'www-authenticate': 'DPoP error="invalid_token"' };
+  return new ApiError('invalid_token', 'invalid or expired access token', { detail, headers });
 }
 
 /** The token of a disabled client: answered as {@link invalidToken}, audited as `client_disabled`. */

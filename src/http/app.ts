@@ -12,6 +12,7 @@ import type { TokenIssuer } from '../app/issue-token.js';
 import type { AccountReader } from '../app/list-accounts.js';
 import { DEFAULT_SCOPE } from '../domain/client.js';
 import type { TokenRevoker } from '../app/revoke-token.js';
+import type { DpopProofs } from '../app/dpop-proofs.js';
 import type { Clock } from '../ports/clock.js';
 import type { TokenSigner, TokenVerifier } from '../ports/token-signer.js';
 import { requireBearer } from './plugins/bearer-auth.js';
@@ -23,7 +24,8 @@ import { accountsRoute } from './routes/core/accounts.js';
 import { sessionsRoutes, type SessionsRouteDeps } from './routes/core/sessions.js';
 import { revokeRoute } from './routes/oauth/revoke.js';
 import { tokenRoute } from './routes/oauth/token.js';
-import { wellKnownRoutes } from './routes/oauth/well-known.js';
+import { wellKnownRoutes, type ClientSecurityMetadata } from './routes/oauth/well-known.js';
+import type { ClientCertificateSource } from './client-certificate.js';
 import { indexRoute } from './routes/index-route.js';
 // Operations: request metrics and /healthz, /readyz, /metrics.
 import type { MetricsRecorder } from '../ports/metrics.js';
@@ -45,8 +47,16 @@ export interface AppDeps {
   readonly authenticator: ClientAuthenticator;
   readonly tokenIssuer: TokenIssuer;
   readonly revoker: TokenRevoker;
+  /** What the metadata announces of client authentication and bound tokens; `client_secret_basic` only without it. */
+  readonly clientSecurity?: ClientSecurityMetadata;
   readonly keyring: TokenSigner & TokenVerifier;
   readonly clientDirectory: ClientDirectory;
+  /** Mutual TLS (RFC 8705): where client certificates come from; without it none is read. */
+  readonly clientCertificates?: ClientCertificateSource;
+  /** DPoP (RFC 9449): proofs at the token endpoint and the gateway; without it the `DPoP` header and scheme are ignored. */
+  readonly dpopProofs?: DpopProofs;
+  /** Access tokens revoked by their client (RFC 7009): refused at the gateway. */
+  readonly revokedAccessTokens?: { isRevoked(jti: string): boolean };
   /** Whether an institution is enabled: a disabled one's clients get 503 on `/core/*` (docs/behaviour.md#disabled-institutions). */
   readonly institutions?: { isEnabled(id: string): Promise<boolean> };
   /** Believe `X-Forwarded-For` (and later `X-Forwarded-Proto`) from a proxy in front. */
@@ -64,7 +74,7 @@ export interface AppDeps {
   readonly ops?: OpsDeps;
   // Operations: HTTPS and rate limits (README "HTTPS", "Rate limits").
   /** Serve HTTPS with this certificate (chain) and key, both PEM. */
-  readonly tls?: { readonly cert: Buffer; readonly key: Buffer };
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer; readonly clientCa?: Buffer };
   /** Refuse token endpoint requests that did not arrive over HTTPS (`plugins/https-only.ts`). */
   readonly httpsOnly?: boolean;
   /** Rate limits of the gateway and the token endpoints; none without it. */
@@ -113,7 +123,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout,
     http: timeouts,
     clientErrorHandler: clientErrors.handler,
-    ...(deps.tls ? { https: { cert: deps.tls.cert, key: deps.tls.key, ...timeouts } } : {}),
+    // Mutual TLS (RFC 8705): a certificate is asked for, never required — most callers have none, and
+    // a self-signed one (self_signed_tls_client_auth) is judged by the client's registration, not the CA.
+    ...(deps.tls
+      ? { https: { cert: deps.tls.cert, key: deps.tls.key, ...timeouts, ...(deps.tls.clientCa ? { requestCert: true, rejectUnauthorized: false, ca: deps.tls.clientCa } : {}) } }
+      : {}),
   });
   // Every request carries these fields from its start (null until set): one object shape for
   // all requests keeps V8's property reads monomorphic (fields added later gave each route's
@@ -121,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('principal', null);
   app.decorateRequest('accessDenial', null);
   app.decorateRequest('oauthClient', null);
+  app.decorateRequest('clientCertificate', undefined);
   // Hooks on the hot path take a callback rather than return a promise: one promise less per hook and request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -147,7 +162,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       components: {
         securitySchemes: {
           clientSecretBasic: { type: 'http', scheme: 'basic', description: 'client_id and client_secret, each form-urlencoded (RFC 6749 §2.3.1)' },
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from `POST /oauth2/token` with the scope `core/main`' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description:
+              'An access token from `POST /oauth2/token` with the scope `core/main`. A DPoP-bound token (`token_type: DPoP`) is sent as `Authorization: DPoP <token>` with a `DPoP` proof for each request (RFC 9449); a certificate-bound one over the same client certificate (RFC 8705).',
+          },
         },
       },
     },
@@ -157,10 +178,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // HTTPS first, then the rate limits, then the routes' own client authentication.
     if (deps.httpsOnly) oauth.addHook('onRequest', requireHttps());
     if (deps.throttle) tokenEndpointRateLimits(oauth, deps.throttle);
-    await oauth.register(tokenRoute, { authenticator: deps.authenticator, issuer: deps.tokenIssuer });
-    await oauth.register(revokeRoute, { authenticator: deps.authenticator, revoker: deps.revoker });
+    const certificates = deps.clientCertificates ? { certificates: { source: deps.clientCertificates, clock: deps.clock } } : {};
+    await oauth.register(tokenRoute, {
+      authenticator: deps.authenticator,
+      issuer: deps.tokenIssuer,
+      ...certificates,
+      ...(deps.dpopProofs ? { dpop: { proofs: deps.dpopProofs, clock: deps.clock, tokenEndpointUrl: () => `${deps.issuer()}/oauth2/token` } } : {}),
+    });
+    await oauth.register(revokeRoute, { authenticator: deps.authenticator, revoker: deps.revoker, ...certificates });
   });
-  await app.register(wellKnownRoutes, { signer: deps.keyring, issuer: deps.issuer });
+  await app.register(wellKnownRoutes, { signer: deps.keyring, issuer: deps.issuer, ...(deps.clientSecurity ? { clientSecurity: deps.clientSecurity } : {}) });
   await app.register(indexRoute, { version: deps.version ?? '0.1.0' });
   const gateway = deps.gateway;
   if (gateway) {
@@ -207,9 +234,17 @@ const API_REFERENCE = {
 } as const;
 
 /** The `onRequest` hook guarding gateway routes with a `scope` (see `plugins/bearer-auth.ts`). */
-export function bearerGuard(deps: Pick<AppDeps, 'keyring' | 'clientDirectory' | 'clock' | 'institutions'>, scope: string) {
+export function bearerGuard(deps: Pick<AppDeps, 'keyring' | 'clientDirectory' | 'clock' | 'institutions' | 'revokedAccessTokens' | 'dpopProofs' | 'clientCertificates'> & { issuer: () => string }, scope: string) {
   return requireBearer(
-    { verifier: deps.keyring, clients: deps.clientDirectory, clock: deps.clock, ...(deps.institutions ? { institutions: deps.institutions } : {}) },
+    {
+      verifier: deps.keyring,
+      clients: deps.clientDirectory,
+      clock: deps.clock,
+      ...(deps.institutions ? { institutions: deps.institutions } : {}),
+      ...(deps.revokedAccessTokens ? { revokedTokens: deps.revokedAccessTokens } : {}),
+      ...(deps.dpopProofs ? { dpop: { proofs: deps.dpopProofs, issuer: deps.issuer } } : {}),
+      ...(deps.clientCertificates ? { certificates: deps.clientCertificates } : {}),
+    },
     scope,
   );
 }

@@ -30,7 +30,15 @@ export interface AssociationRemoved {
   readonly key: AssociationKey;
 }
 
-export type Change = RowChange | AssociationRemoved | FeedStateChange;
+/** An access token revoked (RFC 7009) by its client, in any process: refused until `exp`. */
+export interface AccessTokenRevoked {
+  readonly kind: 'access_token_revoked';
+  readonly jti: string;
+  /** The token's own `exp`, in seconds since the epoch: after it, the token is dead anyway. */
+  readonly exp: number;
+}
+
+export type Change = RowChange | AssociationRemoved | AccessTokenRevoked | FeedStateChange;
 
 export type ChangeListener = (change: Change) => void;
 

@@ -1,9 +1,11 @@
 import type { Client, ClientChanges, ClientRecord } from '../domain/client.js';
 
 /** A client as first stored: enabled, its secret set when it was created. */
-export type NewClient = Pick<Client, 'id' | 'name' | 'platform' | 'institution' | 'scopes' | 'grants' | 'allowedIps' | 'createdAt'> & {
-  readonly secretDigest: string;
-};
+export type NewClient = Pick<Client, 'id' | 'name' | 'platform' | 'institution' | 'scopes' | 'grants' | 'allowedIps' | 'createdAt'> &
+  Partial<Pick<Client, 'authMethod' | 'jwks' | 'tlsSubjectDn' | 'requireBoundTokens'>> & {
+    /** `null` for a client that authenticates with a key or a certificate. */
+    readonly secretDigest: string | null;
+  };
 
 /** Persistence of registered clients. */
 export interface ClientStore {

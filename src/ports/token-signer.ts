@@ -1,8 +1,19 @@
-/** Claims of a coregate access token (a signed JWT). */
+/**
+ * What binds a token to its holder (RFC 7800 `cnf`): the thumbprint of a DPoP key
+ * (RFC 9449 §6.1) or of a client certificate (RFC 8705 §3.1).
+ */
+export interface Confirmation {
+  readonly jkt?: string;
+  readonly 'x5t#S256'?: string;
+}
+
+/** Claims of a coregate access token (a signed JWT, RFC 9068). */
 export interface AccessTokenClaims {
   readonly iss: string;
   readonly sub: string;
   readonly client_id: string;
+  /** The gateway the token is for (RFC 9068 §2.2); tokens issued before it existed lack it (see the keyring's verification). */
+  readonly aud?: string;
   readonly scope: string;
   /** The client's institution when the token was issued (docs/behaviour.md#institution-isolation); tokens from before institutions lack it: `default`. */
   readonly institution?: string;
@@ -10,6 +21,8 @@ export interface AccessTokenClaims {
   readonly iat: number;
   readonly exp: number;
   readonly jti: string;
+  /** Present on sender-constrained tokens only. */
+  readonly cnf?: Confirmation;
 }
 
 export interface PublicJwks {

@@ -27,6 +27,11 @@ export interface ClientView {
   readonly enabled: boolean;
   readonly createdAt: string;
   readonly secretRotatedAt: string;
+  readonly authMethod: string;
+  readonly requireBoundTokens: boolean;
+  readonly tlsSubjectDn: string | null;
+  /** The `kid`s of its registered keys (never the keys themselves); `null` without a JWKS. */
+  readonly jwksKids: readonly string[] | null;
 }
 
 export interface AuditEventView {
@@ -64,8 +69,20 @@ export interface AssociationView {
 export interface AdminOperations extends InstitutionOperations, WebhookOperations, OperatorOperations<ClientView> {
   ping: { args: Record<string, never>; result: { ok: true } };
   'clients.create': {
-    args: { name: string; platform?: string; scopes?: string[]; grants?: string[]; allowedIps?: string[]; institution?: string };
-    result: { client: ClientView; secret: string };
+    args: {
+      name: string;
+      platform?: string;
+      scopes?: string[];
+      grants?: string[];
+      allowedIps?: string[];
+      institution?: string;
+      authMethod?: string;
+      jwks?: unknown;
+      tlsSubjectDn?: string;
+      requireBoundTokens?: boolean;
+    };
+    /** No secret for a client that authenticates with a key or a certificate. */
+    result: { client: ClientView; secret?: string };
   };
   'clients.list': { args: { platform?: string }; result: ClientView[] };
   'clients.show': { args: { id: string }; result: ClientView };
@@ -127,6 +144,10 @@ function clientView(client: Client): ClientView {
     enabled: client.enabled,
     createdAt: client.createdAt.toISOString(),
     secretRotatedAt: client.secretRotatedAt.toISOString(),
+    authMethod: client.authMethod,
+    requireBoundTokens: client.requireBoundTokens,
+    tlsSubjectDn: client.tlsSubjectDn,
+    jwksKids: client.jwks ? client.jwks.keys.map((key) => (typeof key['kid'] === 'string' ? key['kid'] : '(no kid)')) : null,
   };
 }
 
@@ -213,7 +234,7 @@ export function adminOperations(services: AdminServices, options: AdminOperation
     ...institutionOperations(services),
     'clients.create': async (args) => {
       const { client, secret } = await services.clientRegistry.create(args);
-      return { client: clientView(client), secret };
+      return { client: clientView(client), ...(secret !== undefined ? { secret } : {}) };
     },
     'clients.list': async ({ platform }) => (await services.clientRegistry.list(platform)).map(clientView),
     'clients.show': async ({ id }) => clientView(await services.clientRegistry.show(id)),

@@ -18,8 +18,12 @@ export function appDepsFrom(services: Services): AppDeps {
     authenticator: services.authenticator,
     tokenIssuer: services.tokenIssuer,
     revoker: services.revoker,
+    clientSecurity: services.clientSecurity,
+    dpopProofs: services.dpopProofs,
+    ...(services.clientCertificates ? { clientCertificates: services.clientCertificates } : {}),
     keyring: services.keyring,
     clientDirectory: services.clientDirectory,
+    revokedAccessTokens: services.revokedAccessTokens,
     institutions: services.institutions,
     trustProxy: config.trustProxy,
     gateway: {

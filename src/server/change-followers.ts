@@ -10,6 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { ClientDirectory } from '../app/client-directory.js';
+import type { RevokedAccessTokens } from '../app/revoked-access-tokens.js';
 import type { InstitutionRegistry } from '../app/institution-registry.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import type { CachingAssociationStore } from '../adapters/store/caching-association-store.js';
@@ -22,11 +23,13 @@ export interface ChangeFollowers {
   /** Loaded together: any key's change drops all of them. */
   readonly keyring: Pick<JoseKeyring, 'forgetAll'>;
   readonly associations: Pick<CachingAssociationStore, 'forget' | 'forgetAll'>;
+  /** Access tokens revoked by their client (RFC 7009): added as announced, read again when the feed is back. */
+  readonly revokedAccessTokens: Pick<RevokedAccessTokens, 'remember' | 'reload'>;
 }
 
 /** Subscribes the caches to the feed; returns the unsubscribe. */
 export function followChanges(feed: ChangeFeed, followers: ChangeFollowers, logger: Logger): () => void {
-  const { clients, institutions, keyring, associations } = followers;
+  const { clients, institutions, keyring, associations, revokedAccessTokens } = followers;
   return feed.subscribe((change) => {
     switch (change.kind) {
       case 'client':
@@ -41,6 +44,9 @@ export function followChanges(feed: ChangeFeed, followers: ChangeFollowers, logg
       case 'association':
         associations.forget(change.key);
         return;
+      case 'access_token_revoked':
+        revokedAccessTokens.remember(change.jti, change.exp);
+        return;
       case 'feed':
         if (!change.live) {
           logger.warn(
@@ -50,6 +56,7 @@ export function followChanges(feed: ChangeFeed, followers: ChangeFollowers, logg
           return;
         }
         for (const cache of [clients, institutions, keyring, associations]) cache.forgetAll();
+        revokedAccessTokens.reload().catch((error: unknown) => logger.warn({ err: error }, 'revoked access tokens: cannot read them again yet; retrying while the feed is down'));
         logger.info('change feed live: cached clients, institutions, signing keys and associations are dropped as soon as they change');
         return;
     }

@@ -17,7 +17,7 @@ import { leaveCluster, reportReady, superviseWorkers, supervisesWorkers } from '
 import { startOpsServer, type OpsServer } from './ops-server.js';
 import { openServices, type Services } from './services.js';
 // Operations: HTTPS, rate limits, production checks.
-import { readTlsCredentials } from '../adapters/tls/read-tls-credentials.js';
+import { readClientCa, readTlsCredentials } from '../adapters/tls/read-tls-credentials.js';
 import { tokenTransport } from '../config/token-transport.js';
 import { logStartupChecks } from './startup-checks.js';
 import { limitHeapGrowth } from './heap-tuning.js';
@@ -78,6 +78,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   // Read before anything opens: a missing or mismatched file is a ConfigError naming the variable.
   const tls = readTlsCredentials(config);
+  // Behind a proxy passing client certificates, the CA is read only for them: checked here all the same.
+  readClientCa(config);
   const embedded = config.databaseUrl === undefined;
   const started: Started = {};
   // Any step that fails stops the whole start: what was opened is closed and the data dir

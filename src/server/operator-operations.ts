@@ -12,7 +12,18 @@ import type { Services } from './services.js';
 /** `V` is the client view of `admin-operations.ts` (generic here so that the two files import each other in one direction only). */
 export interface OperatorOperations<V> {
   'clients.update': {
-    args: { id: string; name?: string; scopes?: string[]; grants?: string[]; allowedIps?: string[]; clearAllowedIps?: boolean };
+    args: {
+      id: string;
+      name?: string;
+      scopes?: string[];
+      grants?: string[];
+      allowedIps?: string[];
+      clearAllowedIps?: boolean;
+      authMethod?: string;
+      jwks?: unknown;
+      tlsSubjectDn?: string;
+      requireBoundTokens?: boolean;
+    };
     result: V;
   };
   'clients.delete': { args: { id: string }; result: { client_id: string; deleted: true } };

@@ -11,6 +11,8 @@ import { followChanges } from './change-followers.js';
 import { ClientRegistry } from '../app/client-registry.js';
 import { TokenIssuer } from '../app/issue-token.js';
 import { TokenRevoker } from '../app/revoke-token.js';
+import { RevokedAccessTokens } from '../app/revoked-access-tokens.js';
+import { SqlRevokedAccessTokenStore } from '../adapters/store/sql-revoked-access-token-store.js';
 import { CoreSessionKeeper } from '../app/core-session-keeper.js';
 import { AccountReader } from '../app/list-accounts.js';
 import { AssociationRegistrar } from '../app/register-association.js';
@@ -42,6 +44,14 @@ import { AesGcmSealer } from '../adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKeys } from '../adapters/crypto/encryption-keys.js';
 import { HmacCredentialHasher } from '../adapters/crypto/hmac-credential-hasher.js';
 import { JoseKeyring } from '../adapters/crypto/jose-keyring.js';
+import { CLIENT_ASSERTION_ALGORITHMS, JoseClientAssertionVerifier } from '../adapters/crypto/jose-client-assertion.js';
+import { createReplayGuard } from '../adapters/replay/create-replay-guard.js';
+import { JoseDpopProofVerifier } from '../adapters/crypto/jose-dpop-proof.js';
+import { DpopProofs } from '../app/dpop-proofs.js';
+import { X509Certificate } from 'node:crypto';
+import { readClientCa } from '../adapters/tls/read-tls-credentials.js';
+import { trustedProxies, type ClientCertificateSource } from '../http/client-certificate.js';
+import type { ReplayGuard } from '../ports/replay-guard.js';
 import { createLogger } from '../adapters/logging/logger.js';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
 import { createRateLimiter, limiterErrorLog } from '../adapters/rate-limit/create-rate-limiter.js';
@@ -78,8 +88,23 @@ export interface Services {
   readonly authenticator: ClientAuthenticator;
   readonly tokenIssuer: TokenIssuer;
   readonly revoker: TokenRevoker;
+  /** Client authentication methods enabled and the algorithms of client proofs, for the metadata. */
+  readonly clientSecurity: {
+    readonly authMethods: readonly string[];
+    readonly authSigningAlgorithms: readonly string[];
+    readonly dpopSigningAlgorithms: readonly string[];
+    readonly tlsCertificateBoundTokens: boolean;
+  };
+  /** Mutual TLS (RFC 8705): where client certificates come from; `undefined` when it is not configured. */
+  readonly clientCertificates: ClientCertificateSource | undefined;
+  /** DPoP proofs (RFC 9449) at the token endpoint and the gateway. */
+  readonly dpopProofs: DpopProofs;
+  /** Single use of client assertions' and DPoP proofs' `jti`, in every process. */
+  readonly replayGuard: ReplayGuard;
   readonly keyring: JoseKeyring;
   readonly clientDirectory: ClientDirectory;
+  /** Access tokens revoked by their clients, held in memory for the bearer check. */
+  readonly revokedAccessTokens: RevokedAccessTokens;
   /** Announces committed changes of clients, institutions and keys; `undefined` in CLI commands. */
   readonly changeFeed: ChangeFeed | undefined;
   /** The institutions and their guarded cores (the use cases ask it for each call's), cached for COREGATE_INSTITUTION_CACHE_SECONDS. */
@@ -168,12 +193,16 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const changeFeed = options.listenForChanges === false ? undefined : database.changeFeed?.();
   const refreshTokens = new SqlRefreshTokenStore(database);
   const issuer = new IssuerUrl(config.issuer);
+  // RFC 9068 §2.2: tokens are for the gateway; by default its URL under the issuer.
+  const audience = (): string => config.tokenAudience ?? `${issuer.get()}/core`;
   const keyring = new JoseKeyring(new SqlSigningKeyStore(database), sealer, clock, {
     issuer: issuer.get,
+    audience,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
   });
   const tokenOptions = {
     issuer: issuer.get,
+    audience,
     accessTokenTtlSeconds: config.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
   };
@@ -260,11 +289,24 @@ export async function createServices(config: Config, options: ServiceOptions): P
   if (rateLimiter instanceof BreakerRateLimiter) registerRateLimitStoreMetrics(metrics.registry, rateLimiter);
   // The one cache of client records, for the token endpoint and the bearer check.
   const clientDirectory = new ClientDirectory(clients, clock, config.clientCacheSeconds, undefined, changeFeed);
+  const revokedTokenStore = new SqlRevokedAccessTokenStore(database);
+  const revokedAccessTokens = new RevokedAccessTokens(revokedTokenStore, clock, changeFeed);
   if (changeFeed) {
-    followChanges(changeFeed, { clients: clientDirectory, institutions, keyring, associations }, logger);
+    await revokedAccessTokens.reload();
+    revokedAccessTokens.start((error) => logger.warn({ err: error }, 'revoked access tokens: cannot read them; retrying'));
+    followChanges(changeFeed, { clients: clientDirectory, institutions, keyring, associations, revokedAccessTokens }, logger);
     // Not live yet: every cache falls back until it is (the feed keeps trying).
     await changeFeed.start().catch((error: unknown) => logger.warn({ err: error }, 'change feed: cannot listen yet; retrying'));
   }
+  const replayGuard = createReplayGuard(config, database, logger);
+  const assertionCheck = {
+    verifier: new JoseClientAssertionVerifier(),
+    replays: replayGuard,
+    // RFC 7523 §3: the issuer, or the token endpoint's URL (RFC 7523 and FAPI 2.0 differ on which).
+    audiences: () => [issuer.get(), `${issuer.get()}/oauth2/token`],
+  };
+  const dpopProofs = new DpopProofs(new JoseDpopProofVerifier(), replayGuard);
+  const clientCertificates = mutualTls(config);
   let closed = false;
   return {
     config,
@@ -274,11 +316,21 @@ export async function createServices(config: Config, options: ServiceOptions): P
     migration,
     issuer,
     clientRegistry: new ClientRegistry(clients, hasher, clock, institutionStore, (id) => clientDirectory.forget(id)),
-    authenticator: new ClientAuthenticator(clientDirectory, hasher, institutions, clock),
+    authenticator: new ClientAuthenticator(clientDirectory, hasher, institutions, clock, assertionCheck),
+    clientSecurity: {
+      authMethods: ['client_secret_basic', 'private_key_jwt', ...(clientCertificates ? ['tls_client_auth', 'self_signed_tls_client_auth'] : [])],
+      authSigningAlgorithms: CLIENT_ASSERTION_ALGORITHMS,
+      dpopSigningAlgorithms: dpopProofs.algorithms,
+      tlsCertificateBoundTokens: clientCertificates !== undefined,
+    },
+    clientCertificates,
+    dpopProofs,
+    replayGuard,
     tokenIssuer: new TokenIssuer(refreshTokens, hasher, keyring, clock, tokenOptions),
-    revoker: new TokenRevoker(refreshTokens, hasher, clock),
+    revoker: new TokenRevoker(refreshTokens, hasher, clock, { verifier: keyring, store: revokedTokenStore, revoked: revokedAccessTokens }),
     keyring,
     clientDirectory,
+    revokedAccessTokens,
     changeFeed,
     institutions,
     institutionAdmin: new InstitutionAdmin(institutionStore, clock, {
@@ -313,11 +365,34 @@ export async function createServices(config: Config, options: ServiceOptions): P
       await retentionPruner.stop();
       await webhookSender.close();
       await rateLimiter.close();
+      revokedAccessTokens.stop();
+      await replayGuard.close();
       await institutions.close();
       await changeFeed?.close();
       await database.close();
       options.onClose?.();
     },
+  };
+}
+
+/**
+ * Mutual TLS as configured: certificates from coregate's own TLS (COREGATE_TLS_CLIENT_CA_FILE)
+ * and/or from a trusted proxy's header (COREGATE_TLS_CLIENT_CERT_HEADER), checked against that CA.
+ */
+function mutualTls(config: Config): ClientCertificateSource | undefined {
+  if (config.tlsClientCaFile === undefined && config.tlsClientCertHeader === undefined) return undefined;
+  // Read on first use: a CLI command never reads the CA file (the server checks it at start: startServer).
+  let ca: readonly X509Certificate[] | undefined;
+  const caCertificates = (): readonly X509Certificate[] | undefined => {
+    if (config.tlsClientCaFile === undefined || ca) return ca;
+    const bundle = readClientCa(config)?.toString('utf8') ?? '';
+    ca = (bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem));
+    return ca;
+  };
+  return {
+    ...(config.tlsClientCertHeader !== undefined ? { header: config.tlsClientCertHeader } : {}),
+    isTrustedProxy: trustedProxies(config.trustProxy),
+    ca: caCertificates,
   };
 }
 

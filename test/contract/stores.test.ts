@@ -125,6 +125,30 @@ function storeContract(backend: Backend): void {
   describe('SqlClientStore', () => {
     const store = () => new SqlClientStore(state.db);
 
+    it('keeps a key client: no secret, its public JWKS as given, bound tokens required; a new method replaces the credentials', async () => {
+      const jwks = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }] };
+      const created = await store().create({ ...newClient({}), secretDigest: null, authMethod: 'private_key_jwt', jwks, requireBoundTokens: true });
+      const found = await store().findById(created.id);
+      assert.equal(found!.secretDigest, null);
+      assert.equal(found!.authMethod, 'private_key_jwt');
+      assert.deepEqual(found!.jwks, jwks);
+      assert.equal(found!.requireBoundTokens, true);
+      const rotated = { keys: [{ ...jwks.keys[0]!, kid: 'k2' }] };
+      assert.deepEqual((await store().update(created.id, { jwks: rotated }, T0))!.jwks, rotated, 'new keys, same method');
+      const tls = await store().update(created.id, { authMethod: 'tls_client_auth', jwks: null, tlsSubjectDn: 'CN=acme,O=Acme' }, T0);
+      assert.equal(tls!.authMethod, 'tls_client_auth');
+      assert.equal(tls!.jwks, null);
+      assert.equal(tls!.tlsSubjectDn, 'CN=acme,O=Acme');
+      assert.equal((await store().update(created.id, { requireBoundTokens: false }, T0))!.requireBoundTokens, false);
+    });
+
+    it('drops the secret of a client moved to a key method', async () => {
+      const created = await store().create(newClient({}));
+      const moved = await store().update(created.id, { authMethod: 'private_key_jwt', jwks: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }] } }, T0);
+      assert.equal(moved!.secretDigest, null);
+      assert.equal(moved!.previousSecretDigest, null);
+    });
+
     it('creates a client and finds it again, arrays and timestamps intact', async () => {
       const input = newClient({
         name: 'Acme — mobile',
@@ -149,6 +173,11 @@ function storeContract(backend: Backend): void {
         // No rotation with a grace period yet (clients rotate-secret --grace).
         previousSecretDigest: null,
         previousSecretUntil: null,
+        // A client without a chosen method authenticates with its secret, as every client did before.
+        authMethod: 'client_secret_basic',
+        jwks: null,
+        tlsSubjectDn: null,
+        requireBoundTokens: false,
       };
       assert.deepEqual(created, expected);
       const found = await store().findById(input.id);

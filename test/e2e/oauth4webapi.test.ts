@@ -48,6 +48,16 @@ describe('oauth4webapi against a running coregate', { timeout: 120_000 }, () => 
     assert.equal(issued.expires_in, 3600);
     assert.ok(issued.refresh_token?.startsWith('cgr_'));
     const first = await verify(issued.access_token);
+    // RFC 9068: a resource server built on oauth4webapi accepts it for the gateway's audience, and jose with an audience check too.
+    const gateway = `${server.url}/core`;
+    const validated = await oauth.validateJwtAccessToken(
+      as,
+      new Request(`${gateway}/accounts`, { headers: { authorization: `Bearer ${issued.access_token}` } }),
+      gateway,
+      { signingAlgorithms: ['EdDSA'], ...insecure },
+    );
+    assert.equal(validated.client_id, created.client_id);
+    assert.equal((await jwtVerify(issued.access_token, jwks, { issuer: as.issuer, audience: gateway })).payload.aud, gateway);
 
     const refreshed = await oauth.processRefreshTokenResponse(
       as,

@@ -115,6 +115,8 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
       await app.close();
       await services.institutions.close();
       await services.rateLimiter.close();
+      services.revokedAccessTokens.stop();
+      await services.replayGuard.close();
       await services.changeFeed?.close();
       await opened.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -126,7 +128,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
 export function protectedTestRoute(scope = 'core/main') {
   return (app: FastifyInstance, services: Services) => {
     app.register(async (scoped) => {
-      scoped.addHook('onRequest', bearerGuard(services, scope));
+      scoped.addHook('onRequest', bearerGuard({ ...services, issuer: services.issuer.get }, scope));
       scoped.get('/test/protected', async (request) => ({ principal: request.principal }));
     });
   };

@@ -20,6 +20,10 @@ describe('parseChange', () => {
     assert.deepEqual(parseChange(payload), { kind: 'association', key: { institution: 'default', platform: 'acme', customerId: 'a"b\\c/d' } });
   });
 
+  it('reads a revoked access token by its jti and exp, as the trigger of migration 10 writes it', () => {
+    assert.deepEqual(parseChange('{"kind":"access_token_revoked","jti":"j-1","exp":1790000000}'), { kind: 'access_token_revoked', jti: 'j-1', exp: 1790000000 });
+  });
+
   it('ignores payloads it does not know', () => {
     for (const payload of [
       undefined,
@@ -36,6 +40,8 @@ describe('parseChange', () => {
       '{"kind":"association","institution":"default","platform":null,"customerId":"c"}',
       '{"kind":"feed","id":"x"}',
       '{"kind":"webhook","id":"x"}',
+      '{"kind":"access_token_revoked","id":"x"}',
+      '{"kind":"access_token_revoked","jti":"x","exp":"1790000000"}',
     ]) {
       assert.equal(parseChange(payload), undefined, String(payload));
     }
@@ -45,7 +51,7 @@ describe('parseChange', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((value) => JSON.stringify(value))), (payload) => {
         const change = parseChange(payload);
-        if (change) assert.ok(['client', 'institution', 'signing_key', 'association'].includes(change.kind));
+        if (change) assert.ok(['client', 'institution', 'signing_key', 'association', 'access_token_revoked'].includes(change.kind));
       }),
     );
   });

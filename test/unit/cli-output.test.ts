@@ -32,6 +32,10 @@ const CLIENT: ClientView = {
   enabled: true,
   createdAt: '2026-03-01T10:00:00.000Z',
   secretRotatedAt: '2026-03-01T12:00:00.000Z',
+  authMethod: 'client_secret_basic',
+  requireBoundTokens: false,
+  tlsSubjectDn: null,
+  jwksKids: null,
 };
 
 const INSTITUTION: InstitutionView = {

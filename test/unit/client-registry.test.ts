@@ -52,9 +52,32 @@ describe('ClientRegistry (on PGlite)', () => {
     assert.ok(secret.startsWith(CLIENT_SECRET_PREFIX));
     assert.ok(Buffer.from(secret.slice(CLIENT_SECRET_PREFIX.length), 'base64url').length >= 32);
     const stored = await store.findById(client.id);
-    assert.ok(stored);
+    assert.ok(stored?.secretDigest);
     assert.ok(!stored.secretDigest.includes(secret.slice(CLIENT_SECRET_PREFIX.length)));
     assert.equal(hasher.matches(secret, stored.secretDigest), true);
+  });
+
+  it('moves a client between methods: to keys drops the secret and refuses rotate-secret; back to a secret, rotate-secret makes one', async () => {
+    const jwks = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1', ext: true, key_ops: ['verify'] }] };
+    const { client, secret } = await registry.create({ name: 'mover' });
+    const moved = await registry.update(client.id, { authMethod: 'private_key_jwt', jwks });
+    assert.equal(moved.authMethod, 'private_key_jwt');
+    assert.deepEqual(moved.jwks, { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }] }, 'public members only');
+    assert.equal((await store.findById(client.id))!.secretDigest, null);
+    await assert.rejects(registry.rotateSecret(client.id), (error: unknown) => error instanceof ApiError && error.code === 'invalid_request');
+    await registry.update(client.id, { authMethod: 'client_secret_basic' });
+    const rotated = await registry.rotateSecret(client.id, 60);
+    assert.notEqual(rotated.secret, secret);
+    assert.equal(rotated.previousSecretUntil, null, 'no previous secret to keep');
+    assert.equal(hasher.matches(rotated.secret, (await store.findById(client.id))!.secretDigest!), true);
+  });
+
+  it('refuses a key method without its credentials, and credentials of another method', async () => {
+    await assertProblems(() => registry.create({ name: 'x', authMethod: 'private_key_jwt' }), ['jwks-file']);
+    await assertProblems(() => registry.create({ name: 'x', authMethod: 'tls_client_auth' }), ['tls-subject-dn']);
+    await assertProblems(() => registry.create({ name: 'x', tlsSubjectDn: 'CN=x' }), ['tls-subject-dn']);
+    await assertProblems(() => registry.create({ name: 'x', authMethod: 'client_secret_post' }), ['auth-method']);
+    await assertProblems(() => registry.create({ name: 'x', authMethod: 'self_signed_tls_client_auth', jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'a', y: 'b' }] } }), ['jwks-file']);
   });
 
   it('keeps the given platform, grants and canonical, de-duplicated CIDR blocks', async () => {
@@ -100,8 +123,8 @@ describe('ClientRegistry (on PGlite)', () => {
     assert.notEqual(rotated.secret, secret);
     assert.deepEqual(rotated.client.secretRotatedAt, clock.now());
     const stored = await store.findById(client.id);
-    assert.equal(hasher.matches(secret, stored!.secretDigest), false);
-    assert.equal(hasher.matches(rotated.secret, stored!.secretDigest), true);
+    assert.equal(hasher.matches(secret, stored!.secretDigest!), false);
+    assert.equal(hasher.matches(rotated.secret, stored!.secretDigest!), true);
     for (const run of [() => registry.show('cg_nope'), () => registry.setEnabled('cg_nope', true), () => registry.rotateSecret('cg_nope')]) {
       await assert.rejects(run, (error) => error instanceof ApiError && error.code === 'not_found' && error.name === 'NotFound');
     }

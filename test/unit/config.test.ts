@@ -114,4 +114,15 @@ describe('loadConfig', () => {
       (error: Error) => !error.message.includes('hunter2'),
     );
   });
+
+  it('takes the token audience and the mutual-TLS settings, and refuses them where they cannot work', () => {
+    assert.equal(loadConfig({ COREGATE_TOKEN_AUDIENCE: 'https://gw.bank.example/core/' }, '/srv').tokenAudience, 'https://gw.bank.example/core');
+    assertRefused({ COREGATE_TOKEN_AUDIENCE: 'gw.bank.example' }, 'COREGATE_TOKEN_AUDIENCE');
+    const proxied = loadConfig({ COREGATE_TLS_CLIENT_CERT_HEADER: 'X-Client-Cert', COREGATE_TRUST_PROXY: '10.0.0.1' }, '/srv');
+    assert.equal(proxied.tlsClientCertHeader, 'x-client-cert');
+    assertRefused({ COREGATE_TLS_CLIENT_CERT_HEADER: 'X-Client-Cert' }, 'COREGATE_TLS_CLIENT_CERT_HEADER', /TRUST_PROXY/);
+    assertRefused({ COREGATE_TLS_CLIENT_CERT_HEADER: 'x client cert', COREGATE_TRUST_PROXY: 'true' }, 'COREGATE_TLS_CLIENT_CERT_HEADER');
+    assertRefused({ COREGATE_TLS_CLIENT_CA_FILE: 'ca.pem' }, 'COREGATE_TLS_CLIENT_CA_FILE', /COREGATE_TLS_CERT_FILE/);
+    assert.equal(loadConfig({ COREGATE_TLS_CLIENT_CA_FILE: 'ca.pem', COREGATE_TLS_CERT_FILE: 'c.pem', COREGATE_TLS_KEY_FILE: 'k.pem' }, '/srv').tlsClientCaFile, '/srv/ca.pem');
+  });
 });

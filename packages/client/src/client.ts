@@ -8,13 +8,26 @@ import { readJson } from './read-json.js';
 import { parseRetryAfter, retryDelay, type RetryLimits } from './retry-policy.js';
 import type { AccountRecord, CustomerStatus, Deregistration, RegisterCustomerInput, Registration } from './schema.js';
 import { TokenSource } from './token-source.js';
+import { ClientAssertionSigner, DpopSigner, type PrivateKeyInput } from './proofs.js';
 
 export interface CoregateClientOptions {
   /** Where coregate serves `/core/*`, e.g. `https://gateway.example.com`. */
   readonly baseUrl: string;
   readonly clientId: string;
-  /** Used only to request tokens; never logged, never part of an error. */
-  readonly clientSecret: string;
+  /** Used only to request tokens; never logged, never part of an error. Give this or `privateKey`. */
+  readonly clientSecret?: string;
+  /**
+   * `private_key_jwt` (RFC 7523) instead of a secret: the private key whose public half is in the
+   * client's registered JWKS (Ed25519, P-256 or RSA; a `KeyObject`, PEM or private JWK).
+   */
+  readonly privateKey?: PrivateKeyInput;
+  /** The `kid` of `privateKey` in the registered JWKS (needed when it holds several keys, as during a rotation). */
+  readonly privateKeyId?: string;
+  /**
+   * DPoP-bound tokens (RFC 9449): `true` makes a P-256 key for this client's life; or give the
+   * private key to use. Every request then carries a fresh proof.
+   */
+  readonly dpop?: boolean | { readonly privateKey: PrivateKeyInput };
   /** Where `/oauth2/token` is served; defaults to `baseUrl`. */
   readonly authUrl?: string;
   /** The scope to request; defaults to `core/main`. */
@@ -72,9 +85,14 @@ export class CoregateClient {
   readonly #timeoutMs: number;
   readonly #limits: RetryLimits;
   readonly #now: () => number;
+  readonly #dpop: DpopSigner | undefined;
 
   constructor(options: CoregateClientOptions) {
-    if (!options.baseUrl || !options.clientId || !options.clientSecret) throw new TypeError('CoregateClient needs baseUrl, clientId and clientSecret');
+    if (!options.baseUrl || !options.clientId || (!options.clientSecret && !options.privateKey)) {
+      throw new TypeError('CoregateClient needs baseUrl, clientId and clientSecret (or privateKey)');
+    }
+    if (options.clientSecret && options.privateKey) throw new TypeError('CoregateClient takes clientSecret or privateKey, not both');
+    this.#dpop = options.dpop === true ? new DpopSigner() : options.dpop ? new DpopSigner(options.dpop.privateKey) : undefined;
     this.#baseUrl = options.baseUrl;
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
@@ -83,7 +101,9 @@ export class CoregateClient {
     this.#tokens = new TokenSource({
       tokenUrl: endpoint(options.authUrl ?? options.baseUrl, 'oauth2/token'),
       clientId: options.clientId,
-      clientSecret: options.clientSecret,
+      clientSecret: options.clientSecret || undefined,
+      assertions: options.privateKey ? new ClientAssertionSigner(options.clientId, options.privateKey, options.privateKeyId) : undefined,
+      dpop: this.#dpop,
       scope: options.scope ?? 'core/main',
       timeoutMs: this.#timeoutMs,
       limits: this.#limits,
@@ -123,14 +143,17 @@ export class CoregateClient {
     const call = callSignal(options.timeoutMs ?? this.#timeoutMs, options.signal);
     try {
       let renewedToken = false;
+      let nonceRetried = false;
       for (let retry = 0; ; ) {
         const token = await this.#tokens.get(call.signal, call.failure);
+        const scheme = this.#tokens.scheme;
         let response: Response;
         try {
           response = await this.#fetch(url, {
             method,
             headers: {
-              authorization: `Bearer ${token}`,
+              authorization: `${scheme} ${token}`,
+              ...(scheme === 'DPoP' && this.#dpop ? { dpop: this.#dpop.proof(method, url, this.#now(), token) } : {}),
               accept: 'application/json',
               ...(body === undefined ? {} : { 'content-type': 'application/json' }),
             },
@@ -145,6 +168,12 @@ export class CoregateClient {
           }
           await pause(delay, call.signal, call.failure);
           retry++;
+          continue;
+        }
+        // RFC 9449 §9: the gateway wants a nonce in the proof; once, with the one it sent.
+        if (scheme === 'DPoP' && this.#dpop && !nonceRetried && response.status === 401 && /error="use_dpop_nonce"/.test(response.headers.get('www-authenticate') ?? '') && this.#dpop.rememberNonce(url, response)) {
+          nonceRetried = true;
+          await response.body?.cancel();
           continue;
         }
         if (isInvalidToken(response) && !renewedToken) {

@@ -3,12 +3,17 @@
  * before it expires, and one pending token request shared by every caller that
  * needs a token meanwhile (the single-flight of panva/jose's `jwks/remote.ts`).
  * Holds the client secret only inside the precomputed Basic header, in a private
- * field, so it never shows in `util.inspect`, `JSON.stringify` or an error.
+ * field, so it never shows in `util.inspect`, `JSON.stringify` or an error. With a
+ * private key instead, each request carries a fresh `private_key_jwt` assertion; with
+ * DPoP, each carries a fresh proof (and is repeated once when the server asks for a nonce).
  */
 import { CoregateError, namesForStatus } from './errors.js';
 import { callSignal, pause, untilAborted } from './call-signal.js';
 import { readJson } from './read-json.js';
 import { parseRetryAfter, retryDelay, type RetryLimits } from './retry-policy.js';
+import type { ClientAssertionSigner, DpopSigner } from './proofs.js';
+
+const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 /** Renew this long before `expires_in` runs out: 10 % of the lifetime, at most 30 s. */
 export function renewalMargin(expiresInSeconds: number): number {
@@ -24,7 +29,11 @@ function basicAuthorization(clientId: string, clientSecret: string): string {
 export interface TokenSourceOptions {
   readonly tokenUrl: string;
   readonly clientId: string;
-  readonly clientSecret: string;
+  /** One of the two: the secret (client_secret_basic) or the signer of assertions (private_key_jwt). */
+  readonly clientSecret: string | undefined;
+  readonly assertions: ClientAssertionSigner | undefined;
+  /** Ask for DPoP-bound tokens with this key. */
+  readonly dpop: DpopSigner | undefined;
   readonly scope: string | undefined;
   readonly timeoutMs: number;
   readonly limits: RetryLimits;
@@ -38,14 +47,16 @@ interface CachedToken {
 }
 
 export class TokenSource {
-  readonly #authorization: string;
+  readonly #authorization: string | undefined;
   readonly #options: Omit<TokenSourceOptions, 'clientSecret'>;
+  /** How the latest token is presented: `DPoP` when the server bound it to our key. */
+  #scheme: 'Bearer' | 'DPoP' = 'Bearer';
   #current: CachedToken | undefined;
   #pending: Promise<string> | undefined;
 
   constructor(options: TokenSourceOptions) {
     const { clientSecret, ...rest } = options;
-    this.#authorization = basicAuthorization(options.clientId, clientSecret);
+    this.#authorization = clientSecret === undefined ? undefined : basicAuthorization(options.clientId, clientSecret);
     this.#options = rest;
   }
 
@@ -64,6 +75,11 @@ export class TokenSource {
     return untilAborted(this.#pending, signal, failure);
   }
 
+  /** The scheme tokens are sent with: `DPoP` for tokens bound to the DPoP key (RFC 9449 §7.1). */
+  get scheme(): 'Bearer' | 'DPoP' {
+    return this.#scheme;
+  }
+
   /** Forgets `token` after the server refused it; a newer token stays. */
   invalidate(token: string): void {
     if (this.#current?.value === token) this.#current = undefined;
@@ -74,14 +90,26 @@ export class TokenSource {
     const call = callSignal(timeoutMs, undefined);
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
     if (scope !== undefined) form.set('scope', scope);
+    const { assertions, dpop } = this.#options;
+    let nonceRetried = false;
     try {
       for (let retry = 0; ; retry++) {
         const requestedAt = now();
+        // Every attempt signs anew: an assertion's and a proof's jti are single-use.
+        if (assertions) {
+          form.set('client_assertion_type', JWT_BEARER);
+          form.set('client_assertion', assertions.assertion(tokenUrl, requestedAt));
+        }
         let response: Response;
         try {
           response = await this.#options.fetch(tokenUrl, {
             method: 'POST',
-            headers: { authorization: this.#authorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+            headers: {
+              ...(this.#authorization ? { authorization: this.#authorization } : {}),
+              ...(dpop ? { dpop: dpop.proof('POST', tokenUrl, requestedAt) } : {}),
+              'content-type': 'application/x-www-form-urlencoded',
+              accept: 'application/json',
+            },
             body: form.toString(),
             signal: call.signal,
           });
@@ -97,7 +125,14 @@ export class TokenSource {
             throw new CoregateError({ status: response.status, name: 'GeneralError', className: 'general-error', message: 'the token endpoint answered without access_token and expires_in' });
           }
           this.#current = { value: accessToken, renewAt: requestedAt + expiresIn * 1000 - renewalMargin(expiresIn) };
+          this.#scheme = dpop && body?.['token_type'] === 'DPoP' ? 'DPoP' : 'Bearer';
           return accessToken;
+        }
+        // RFC 9449 §8: the server wants a nonce in the proof; once, with the one it sent.
+        if (dpop && !nonceRetried && body?.['error'] === 'use_dpop_nonce' && dpop.rememberNonce(tokenUrl, response)) {
+          nonceRetried = true;
+          retry--;
+          continue;
         }
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
         const delay = retryDelay(response.status, 'POST', retryAfterMs, retry, limits);

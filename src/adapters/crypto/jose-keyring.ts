@@ -23,9 +23,19 @@ const ACCESS_TOKEN_TYP = 'at+jwt';
 /** Clock skew and rounding allowed on `iat` and on a token's lifetime. */
 const CLAIM_SLACK_SECONDS = 60;
 
+/**
+ * Tokens without `aud` were issued by versions before RFC 9068 audiences. They are
+ * accepted when issued before this process started, or this soon after it (processes
+ * of the older version still issuing during a rolling deploy): so an upgrade logs no
+ * client out, and once the last of them has expired (the TTL) every token needs `aud`.
+ */
+const UNAUDIENCED_TOKENS_GRACE_SECONDS = 600;
+
 export interface KeyringOptions {
   /** The issuer; a function because it may be known only once the server listens. */
   readonly issuer: () => string;
+  /** The `aud` every access token carries and must carry to be accepted (RFC 9068 §4). */
+  readonly audience: () => string;
   /** Retired keys stay published this long: the longest an access token they signed can live. */
   readonly accessTokenTtlSeconds: number;
   readonly cacheSeconds?: number;
@@ -75,6 +85,8 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   private readonly minReloadIntervalMs: number;
   /** Moved on by every announced change of the keys ({@link forgetAll}). */
   private generation = 0;
+    /** Tokens without `aud` issued later than this are refused ({@link UNAUDIENCED_TOKENS_GRACE_SECONDS}). */
+    private readonly unaudiencedIssuedBy: number;
 
   constructor(
     private readonly store: SigningKeyStore,
@@ -83,6 +95,7 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     private readonly options: KeyringOptions,
   ) {
     this.minReloadIntervalMs = options.minReloadIntervalMs ?? 1000;
+    this.unaudiencedIssuedBy = Math.floor(clock.now().getTime() / 1000) + UNAUDIENCED_TOKENS_GRACE_SECONDS;
     // A rotation drops the keys while a load may be under way: that load answers its
     // callers, but the next call loads again and sees the rotation.
     this.loaded = new LoadingCache(() => this.load(), { clock, ttlSeconds: options.cacheSeconds ?? 30, maxEntries: 1 });
@@ -208,6 +221,8 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
       const claims = payload as unknown as AccessTokenClaims;
       const insane = this.insaneClaim(claims, now);
       if (insane) throw new InvalidAccessToken(`implausible claims: ${insane}`);
+      const audience = this.audienceProblem(payload.aud, claims.iat);
+      if (audience) throw new InvalidAccessToken(audience);
       return { claims, kid };
     } catch (error) {
       if (error instanceof InvalidAccessToken) throw error;
@@ -230,6 +245,16 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     if (claims.sub !== claims.client_id) return 'sub is not client_id';
     if (!isWellFormedClientId(claims.client_id)) return 'malformed client_id';
     return undefined;
+  }
+
+  /**
+   * RFC 9068 §4: the token must name this gateway in `aud` (a string or a list). A token
+   * without `aud` is one issued before audiences existed: see {@link UNAUDIENCED_TOKENS_GRACE_SECONDS}.
+   */
+  private audienceProblem(aud: unknown, iat: number): string | undefined {
+    if (aud === undefined) return iat <= this.unaudiencedIssuedBy ? undefined : 'no aud';
+    const audiences = Array.isArray(aud) ? aud : [aud];
+    return audiences.includes(this.options.audience()) ? undefined : 'aud is not this gateway';
   }
 
   private async keys(forceReload = false): Promise<LoadedKeys> {

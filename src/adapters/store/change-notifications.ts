@@ -6,17 +6,18 @@
  * SQL — announces its change, and only once it is committed. Both change feeds
  * (PostgreSQL and PGlite) read them here.
  */
-import type { AssociationRemoved, Change, ChangeListener, RowChange } from '../../ports/change-feed.js';
+import type { AccessTokenRevoked, AssociationRemoved, Change, ChangeListener, RowChange } from '../../ports/change-feed.js';
 
 export const CHANGE_CHANNEL = 'coregate_changes';
 
 const ROW_KINDS: ReadonlySet<string> = new Set<RowChange['kind']>(['client', 'institution', 'signing_key']);
 
 /**
- * `{"kind":"client","id":"cg_…"}` or `{"kind":"association","institution":…,"platform":…,"customerId":…}`
- * as the triggers write them; `undefined` for anything else.
+ * `{"kind":"client","id":"cg_…"}`, `{"kind":"association","institution":…,"platform":…,"customerId":…}`
+ * or `{"kind":"access_token_revoked","jti":…,"exp":…}` as the triggers write them (migrations 8–10);
+ * `undefined` for anything else.
  */
-export function parseChange(payload: string | undefined): RowChange | AssociationRemoved | undefined {
+export function parseChange(payload: string | undefined): RowChange | AssociationRemoved | AccessTokenRevoked | undefined {
   let parsed: Record<string, unknown>;
   try {
     parsed = JSON.parse(payload ?? '') as Record<string, unknown>;
@@ -24,8 +25,11 @@ export function parseChange(payload: string | undefined): RowChange | Associatio
     return undefined;
   }
   if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { kind, id, institution, platform, customerId } = parsed;
+  const { kind, id, institution, platform, customerId, jti, exp } = parsed;
   if (typeof kind !== 'string') return undefined;
+  if (kind === 'access_token_revoked') {
+    return typeof jti === 'string' && typeof exp === 'number' && Number.isFinite(exp) ? { kind, jti, exp } : undefined;
+  }
   if (kind === 'association') {
     return typeof institution === 'string' && typeof platform === 'string' && typeof customerId === 'string'
       ? { kind, key: { institution, platform, customerId } }

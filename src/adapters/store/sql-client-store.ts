@@ -1,4 +1,4 @@
-import type { ClientChanges, ClientGrant, ClientRecord, Scope } from '../../domain/client.js';
+import type { ClientChanges, ClientGrant, ClientJwks, ClientRecord, Scope, TokenEndpointAuthMethod } from '../../domain/client.js';
 import type { ClientStore, NewClient } from '../../ports/client-store.js';
 import type { Queryable } from './database.js';
 
@@ -11,16 +11,21 @@ interface ClientRow {
   grants: string[];
   allowed_ips: string[];
   enabled: boolean;
-  secret_digest: string;
+  secret_digest: string | null;
   created_at: Date;
   secret_rotated_at: Date;
   updated_at: Date;
   previous_secret_digest: string | null;
   previous_secret_until: Date | null;
+  token_endpoint_auth_method: string;
+  jwks: ClientJwks | string | null;
+  tls_subject_dn: string | null;
+  require_bound_tokens: boolean;
 }
 
 const COLUMNS =
-  'id, name, platform, institution, scopes, grants, allowed_ips, enabled, secret_digest, created_at, secret_rotated_at, updated_at, previous_secret_digest, previous_secret_until';
+  'id, name, platform, institution, scopes, grants, allowed_ips, enabled, secret_digest, created_at, secret_rotated_at, updated_at, previous_secret_digest, previous_secret_until, ' +
+  'token_endpoint_auth_method, jwks, tls_subject_dn, require_bound_tokens';
 
 function toRecord(row: ClientRow): ClientRecord {
   return {
@@ -38,6 +43,10 @@ function toRecord(row: ClientRow): ClientRecord {
     updatedAt: new Date(row.updated_at),
     previousSecretDigest: row.previous_secret_digest,
     previousSecretUntil: row.previous_secret_until === null ? null : new Date(row.previous_secret_until),
+    authMethod: row.token_endpoint_auth_method as TokenEndpointAuthMethod,
+    jwks: typeof row.jwks === 'string' ? (JSON.parse(row.jwks) as ClientJwks) : row.jwks,
+    tlsSubjectDn: row.tls_subject_dn,
+    requireBoundTokens: row.require_bound_tokens,
   };
 }
 
@@ -46,10 +55,14 @@ export class SqlClientStore implements ClientStore {
 
   async create(client: NewClient): Promise<ClientRecord> {
     const rows = await this.db.query<ClientRow>(
-      `insert into clients (id, name, platform, institution, scopes, grants, allowed_ips, enabled, secret_digest, created_at, secret_rotated_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, true, $8, $9, $9, $9)
+      `insert into clients (id, name, platform, institution, scopes, grants, allowed_ips, enabled, secret_digest, created_at, secret_rotated_at, updated_at,
+         token_endpoint_auth_method, jwks, tls_subject_dn, require_bound_tokens)
+       values ($1, $2, $3, $4, $5, $6, $7, true, $8, $9, $9, $9, $10, $11, $12, $13)
        returning ${COLUMNS}`,
-      [client.id, client.name, client.platform, client.institution, client.scopes, client.grants, client.allowedIps, client.secretDigest, client.createdAt],
+      [
+        client.id, client.name, client.platform, client.institution, client.scopes, client.grants, client.allowedIps, client.secretDigest, client.createdAt,
+        client.authMethod ?? 'client_secret_basic', client.jwks ? JSON.stringify(client.jwks) : null, client.tlsSubjectDn ?? null, client.requireBoundTokens ?? false,
+      ],
     );
     return toRecord(rows[0]!);
   }
@@ -83,12 +96,25 @@ export class SqlClientStore implements ClientStore {
   }
 
   async update(id: string, changes: ClientChanges, at: Date): Promise<ClientRecord | undefined> {
-    // coalesce: an absent change keeps the column as it is.
+    // coalesce: an absent change keeps the column as it is. A new authentication method
+    // replaces the credentials wholesale ($7 set): its key set and subject as given, and the
+    // secret dropped unless the method is client_secret_basic.
+    const newMethod = changes.authMethod !== undefined;
     const rows = await this.db.query<ClientRow>(
       `update clients set name = coalesce($2, name), scopes = coalesce($3, scopes), grants = coalesce($4, grants),
-         allowed_ips = coalesce($5, allowed_ips), updated_at = $6
+         allowed_ips = coalesce($5, allowed_ips), updated_at = $6,
+         token_endpoint_auth_method = coalesce($7, token_endpoint_auth_method),
+         jwks = case when $7::text is not null or $8::boolean then $9::jsonb else jwks end,
+         tls_subject_dn = case when $7::text is not null then $10 else tls_subject_dn end,
+         secret_digest = case when $7::text is not null and $7::text <> 'client_secret_basic' then null else secret_digest end,
+         previous_secret_digest = case when $7::text is not null and $7::text <> 'client_secret_basic' then null else previous_secret_digest end,
+         require_bound_tokens = coalesce($11, require_bound_tokens)
        where id = $1 returning ${COLUMNS}`,
-      [id, changes.name ?? null, changes.scopes ?? null, changes.grants ?? null, changes.allowedIps ?? null, at],
+      [
+        id, changes.name ?? null, changes.scopes ?? null, changes.grants ?? null, changes.allowedIps ?? null, at,
+        changes.authMethod ?? null, !newMethod && changes.jwks !== undefined, changes.jwks ? JSON.stringify(changes.jwks) : null,
+        changes.tlsSubjectDn ?? null, changes.requireBoundTokens ?? null,
+      ],
     );
     return rows[0] && toRecord(rows[0]);
   }

@@ -14,6 +14,20 @@ export interface TlsCredentials {
   readonly key: Buffer;
   /** When the (leaf) certificate expires. */
   readonly validTo: Date;
+  /** The CA(s) of client certificates (COREGATE_TLS_CLIENT_CA_FILE): coregate asks callers for a certificate. */
+  readonly clientCa?: Buffer;
+}
+
+/** The CA certificates of `COREGATE_TLS_CLIENT_CA_FILE`, checked; `undefined` when it is not set. */
+export function readClientCa(config: Pick<Config, 'tlsClientCaFile'>): Buffer | undefined {
+  if (config.tlsClientCaFile === undefined) return undefined;
+  const pem = readPem('COREGATE_TLS_CLIENT_CA_FILE', config.tlsClientCaFile);
+  try {
+    new X509Certificate(pem);
+  } catch {
+    throw new ConfigError('COREGATE_TLS_CLIENT_CA_FILE', `is not a PEM certificate: ${config.tlsClientCaFile}`);
+  }
+  return pem;
 }
 
 function readPem(variable: string, path: string): Buffer {
@@ -30,7 +44,7 @@ function readPem(variable: string, path: string): Buffer {
  * that they are a PEM certificate and the unencrypted PEM private key matching it.
  * `undefined` when HTTPS is not configured.
  */
-export function readTlsCredentials(config: Pick<Config, 'tlsCertFile' | 'tlsKeyFile'>): TlsCredentials | undefined {
+export function readTlsCredentials(config: Pick<Config, 'tlsCertFile' | 'tlsKeyFile'> & Partial<Pick<Config, 'tlsClientCaFile'>>): TlsCredentials | undefined {
   if (config.tlsCertFile === undefined || config.tlsKeyFile === undefined) return undefined;
   const cert = readPem('COREGATE_TLS_CERT_FILE', config.tlsCertFile);
   const key = readPem('COREGATE_TLS_KEY_FILE', config.tlsKeyFile);
@@ -50,5 +64,6 @@ export function readTlsCredentials(config: Pick<Config, 'tlsCertFile' | 'tlsKeyF
   if (!certificate.checkPrivateKey(privateKey)) {
     throw new ConfigError('COREGATE_TLS_KEY_FILE', `does not match the certificate in COREGATE_TLS_CERT_FILE (${config.tlsKeyFile})`);
   }
-  return { cert, key, validTo: new Date(certificate.validTo) };
+  const clientCa = readClientCa({ tlsClientCaFile: config.tlsClientCaFile });
+  return { cert, key, validTo: new Date(certificate.validTo), ...(clientCa ? { clientCa } : {}) };
 }

@@ -1,13 +1,18 @@
 /**
- * Bearer-token protection of gateway routes (RFC 6750, docs/behaviour.md#bearer-check):
- * no token → 401 `Bearer`; a bad, expired or disabled client's token → 401
+ * Access-token protection of gateway routes (RFC 6750, docs/behaviour.md#bearer-check):
+ * no token → 401 `Bearer`; a bad, expired, revoked or disabled client's token → 401
  * `invalid_token`; a caller outside the client's IP allow-list → 403; a token
- * without the route's scope → 403 `insufficient_scope`.
+ * without the route's scope → 403 `insufficient_scope`. A DPoP-bound token (RFC 9449
+ * §7) comes as `Authorization: DPoP <token>` with a `DPoP` proof of its key; a bad
+ * proof → 401 `DPoP error="invalid_dpop_proof"` (docs/behaviour.md#dpop).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientDirectory } from '../../app/client-directory.js';
-import { clientDisabled, institutionDisabled, insufficientScope, invalidToken, ipNotWhitelisted, missingToken, type ApiError, type ErrorCode } from '../../domain/errors.js';
+import { clientDisabled, institutionDisabled, insufficientScope, invalidDpopProof, invalidToken, ipNotWhitelisted, missingToken, type ApiError, type ErrorCode } from '../../domain/errors.js';
 import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
+import type { DpopProofs } from '../../app/dpop-proofs.js';
+import { InvalidProof } from '../../ports/client-proofs.js';
+import { presentedCertificate, type ClientCertificateSource } from '../client-certificate.js';
 import type { Clock } from '../../ports/clock.js';
 import { InvalidAccessToken, type TokenVerifier } from '../../ports/token-signer.js';
 
@@ -52,28 +57,53 @@ export interface BearerAuthDeps {
   readonly clock: Clock;
   /** Whether an institution is enabled: a disabled one's clients get 503 (docs/behaviour.md#disabled-institutions). Without it, every one is. */
   readonly institutions?: { isEnabled(id: string): Promise<boolean> };
+  /** Access tokens revoked by their client (RFC 7009), held in memory; without it none is. */
+  readonly revokedTokens?: { isRevoked(jti: string): boolean };
+  /** DPoP-bound tokens; without it the `DPoP` scheme is not taken. */
+  readonly dpop?: {
+    readonly proofs: DpopProofs;
+    /** The issuer's URL: a proof's `htu` is this followed by the request's path (RFC 9449 §4.3). */
+    readonly issuer: () => string;
+  };
+  /** Where client certificates come from, for certificate-bound tokens (RFC 8705 §3); without it such tokens are refused. */
+  readonly certificates?: ClientCertificateSource;
 }
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
 const BEARER_SCHEME_WITH_CREDENTIALS = /^Bearer[ ]+\S/i;
+const DPOP = /^DPoP[ ]+([A-Za-z0-9\-._~+/]+=*)[ ]*$/i;
+const DPOP_SCHEME_WITH_CREDENTIALS = /^DPoP[ ]+\S/i;
+const DPOP_PROOF_CHALLENGE = { 'www-authenticate': 'DPoP error="invalid_dpop_proof"' };
+
+type Scheme = 'Bearer' | 'DPoP';
 
 /** An `onRequest` hook that admits only holders of a valid token with `requiredScope`. */
 export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
   return async function bearerAuth(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const authorization = request.headers.authorization ?? '';
-    const match = BEARER.exec(authorization);
+    let scheme: Scheme = 'Bearer';
+    let match = BEARER.exec(authorization);
+    if (!match && deps.dpop && (match = DPOP.exec(authorization))) scheme = 'DPoP';
     if (!match) {
       // "Bearer" with credentials that are not a token68 still presents a token, an invalid one:
       // telling the caller so beats "no token", which hides the mistake (RFC 6750 §3.1).
       if (BEARER_SCHEME_WITH_CREDENTIALS.test(authorization)) throw denied(request, invalidToken('malformed bearer token'));
+      if (deps.dpop && DPOP_SCHEME_WITH_CREDENTIALS.test(authorization)) throw denied(request, invalidToken('malformed DPoP token', 'DPoP'));
       throw denied(request, missingToken());
     }
+    const token = match[1]!;
     let claims;
     try {
-      claims = await deps.verifier.verify(match[1]!, deps.clock.now());
+      claims = await deps.verifier.verify(token, deps.clock.now());
     } catch (error) {
-      if (error instanceof InvalidAccessToken) throw denied(request, invalidToken(error.reason));
+      if (error instanceof InvalidAccessToken) throw denied(request, invalidToken(error.reason, scheme));
       throw error;
+    }
+    if (deps.revokedTokens?.isRevoked(claims.jti)) throw denied(request, invalidToken('the token was revoked', scheme));
+    if (scheme === 'DPoP' || claims.cnf?.jkt !== undefined) await requireDpopProof(request, deps, token, claims.cnf?.jkt, scheme);
+    const boundCertificate = claims.cnf?.['x5t#S256'];
+    if (boundCertificate !== undefined && presentedCertificate(request, deps.certificates, deps.clock.now())?.thumbprint !== boundCertificate) {
+      throw denied(request, invalidToken('a certificate-bound token without that certificate', scheme));
     }
     const client = await deps.clients.get(claims.client_id);
     if (!client) throw denied(request, invalidToken('client no longer exists'));
@@ -96,4 +126,25 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     // (plugins/request-log.ts, plugins/error-handler.ts): a child logger per request cost more.
     request.principal = { clientId: client.clientId, platform: client.platform, institution: client.institution, scopes };
   };
+}
+
+/**
+ * RFC 9449 §7.1: a DPoP-bound token only under the DPoP scheme (sent as Bearer it is refused:
+ * whoever holds it without the key gets nothing), with a proof signed by the bound key for this
+ * request, this token (`ath`), now, used once.
+ */
+async function requireDpopProof(request: FastifyRequest, deps: BearerAuthDeps, token: string, jkt: string | undefined, scheme: Scheme): Promise<void> {
+  if (scheme === 'Bearer') throw denied(request, invalidToken('a DPoP-bound token sent as Bearer', 'DPoP'));
+  if (jkt === undefined) throw denied(request, invalidToken('a bearer token sent with the DPoP scheme', 'DPoP'));
+  const proof = request.headers['dpop'];
+  if (typeof proof !== 'string') throw denied(request, invalidDpopProof(proof === undefined ? 'no DPoP header' : 'several DPoP headers', DPOP_PROOF_CHALLENGE));
+  const path = request.url.split('?', 1)[0]!;
+  let verified;
+  try {
+    verified = await deps.dpop!.proofs.check(proof, { method: request.method, url: `${deps.dpop!.issuer()}${path}`, now: deps.clock.now(), accessToken: token });
+  } catch (error) {
+    if (error instanceof InvalidProof) throw denied(request, invalidDpopProof(error.reason, DPOP_PROOF_CHALLENGE));
+    throw error;
+  }
+  if (verified.jkt !== jkt) throw denied(request, invalidDpopProof('the proof is signed by another key than the token is bound to', DPOP_PROOF_CHALLENGE));
 }

@@ -6,34 +6,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
-import { AesGcmSealer } from '../../../src/adapters/crypto/aes-gcm-sealer.js';
-import { SqlSigningKeyStore } from '../../../src/adapters/store/sql-signing-key-store.js';
-import { encryptionKeys } from '../../../src/adapters/crypto/encryption-keys.js';
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, type JWTPayload } from 'jose';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, protectedTestRoute, TEST_ISSUER, type Harness } from '../../support/harness.js';
 import { clientCredentials } from '../oauth/oauth-requests.js';
 import { assertAdmitted, assertInvalidToken, assertNoToken, getProtected } from './bearer-responses.js';
+import { mint, serverSigningKey } from './minted-tokens.js';
 
 const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const CLIENT_CACHE_SECONDS = 30;
-
-/**
- * The server's own active signing key, unsealed as `JoseKeyring` does it, to mint
- * tokens the server would never issue (another `typ`, another `token_use`, …) whose
- * signature is nevertheless good: only the claim and header checks can refuse them.
- */
-async function serverSigningKey(h: Harness): Promise<{ kid: string; key: CryptoKey }> {
-  const published = await new SqlSigningKeyStore(h.services.database).listPublished(h.clock.now());
-  const active = published.find((key) => key.retiredAt === null) ?? assert.fail('no active signing key');
-  const sealer = new AesGcmSealer(encryptionKeys(h.services.config));
-  const jwk = JSON.parse(sealer.open(active.privateSealed, `signing-key:${active.kid}`)) as JWK;
-  return { kid: active.kid, key: (await importJWK(jwk, 'EdDSA')) as CryptoKey };
-}
-
-function mint(claims: JWTPayload, header: Record<string, unknown>, key: CryptoKey): Promise<string> {
-  return new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', ...header }).sign(key);
-}
 
 for (const backend of BACKENDS) {
   describe(`bearer-protected route 401 (${backend.name})`, { skip: backend.skip }, () => {
@@ -139,6 +120,10 @@ for (const backend of BACKENDS) {
         ['scope not a string', { ...claims, scope: ['core/main'] }, header],
         ['already expired', { ...claims, exp: now - 1 }, header],
         ['not yet valid', { ...claims, nbf: now + 600 }, header],
+        // RFC 9068 §4: the gateway must find itself in `aud`.
+        ['another audience', { ...claims, aud: 'https://elsewhere.example/core' }, header],
+        ['the client id as audience', { ...claims, aud: claims['client_id'] as string }, header],
+        ['the issuer as audience', { ...claims, aud: TEST_ISSUER }, header],
       ];
       for (const [why, payload, protectedHeader] of cases) {
         assertInvalidToken(await getProtected(h, { token: await mint(payload, protectedHeader, key) }), why);

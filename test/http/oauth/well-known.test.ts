@@ -38,7 +38,9 @@ for (const backend of BACKENDS) {
       assert.equal(metadata.jwks_uri, `${TEST_ISSUER}/.well-known/jwks.json`);
       assert.equal(metadata.revocation_endpoint, `${TEST_ISSUER}/oauth2/revoke`);
       assert.deepEqual([...metadata.grant_types_supported].sort(), ['client_credentials', 'refresh_token']);
-      assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic']);
+      // CONTRACT §11: every enabled method, client_secret_basic first (today's default).
+      assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'private_key_jwt']);
+      assert.deepEqual(metadata.revocation_endpoint_auth_methods_supported, metadata.token_endpoint_auth_methods_supported);
       assert.deepEqual(metadata.scopes_supported, ['core/main']);
     });
 

@@ -262,6 +262,61 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 10,
+    name: 'revoked access tokens',
+    statements: [
+      // RFC 7009 for access tokens: the jti of each revoked token, kept until the token expires
+      // (then pruned). Every process holds the live ones in memory and hears of new ones at
+      // once through the change feed, so the gateway refuses a revoked token with no read.
+      `create table revoked_access_tokens (
+        jti text primary key,
+        client_id text not null,
+        expires_at timestamptz not null,
+        revoked_at timestamptz not null
+      )`,
+      `create index revoked_access_tokens_expiry on revoked_access_tokens (expires_at)`,
+      `create function coregate_notify_access_token_revoked() returns trigger language plpgsql as $$
+      begin
+        perform pg_notify('coregate_changes', json_build_object(
+          'kind', 'access_token_revoked',
+          'jti', new.jti,
+          'exp', floor(extract(epoch from new.expires_at))::bigint
+        )::text);
+        return null;
+      end $$`,
+      `create trigger access_tokens_revoked after insert on revoked_access_tokens
+        for each row execute function coregate_notify_access_token_revoked()`,
+    ],
+  },
+  {
+    version: 11,
+    name: 'client authentication methods and bound tokens',
+    statements: [
+      // One authentication method per client (RFC 8414 token_endpoint_auth_method). A client
+      // that proves itself with a key or a certificate has no secret: its digest is null.
+      `alter table clients add column token_endpoint_auth_method text not null default 'client_secret_basic'`,
+      // Public keys only (private_key_jwt), or the self-signed certificate in x5c (RFC 8705 §2.2).
+      `alter table clients add column jwks jsonb`,
+      `alter table clients add column tls_subject_dn text`,
+      `alter table clients add column require_bound_tokens boolean not null default false`,
+      `alter table clients alter column secret_digest drop not null`,
+    ],
+  },
+  {
+    version: 12,
+    name: 'single-use proof identifiers',
+    statements: [
+      // The jti of each client assertion (RFC 7523 §3) and DPoP proof (RFC 9449 §11.1) seen,
+      // until it could no longer be accepted anyway: the primary key makes the second use of
+      // one fail in every process at once. Used when no Redis is configured (or it fails).
+      `create table used_proof_ids (
+        key text primary key,
+        expires_at timestamptz not null
+      )`,
+      `create index used_proof_ids_expiry on used_proof_ids (expires_at)`,
+    ],
+  },
+  {
     version: 13,
     name: 'webhook retention indexes',
     statements: [

@@ -21,8 +21,11 @@ export function acceptRawBodies(app: FastifyInstance): void {
 export function readOAuthForm(request: FastifyRequest, clientId: string): Map<string, string> {
   assertFormContentType(request.headers['content-type']);
   const form = parseForm(typeof request.body === 'string' ? request.body : '');
-  // RFC 6749 §2.3: one authentication method per request; ours is the Basic header.
+  // RFC 6749 §2.3: one authentication method per request: the Basic header, or an assertion in the body.
   if (form.has('client_secret')) throw invalidRequest('send client credentials in the Authorization header only');
+  if (request.headers.authorization !== undefined && (form.has('client_assertion') || form.has('client_assertion_type'))) {
+    throw invalidRequest('use one client authentication method: HTTP Basic or a client assertion, not both');
+  }
   // Some client libraries repeat client_id in the body; harmless only if it names the same client.
   const bodyClientId = form.get('client_id');
   if (bodyClientId !== undefined && bodyClientId !== clientId) throw invalidRequest('client_id does not match the authenticated client');

@@ -1,17 +1,18 @@
-/** `POST /oauth2/revoke` — RFC 7009 token revocation, for refresh tokens. */
+/** `POST /oauth2/revoke` — RFC 7009 token revocation, for refresh and access tokens. */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenRevoker } from '../../../app/revoke-token.js';
 import { invalidRequest } from '../../../domain/errors.js';
 import { noStore } from '../../plugins/error-handler.js';
-import { authenticateClient, authenticatedClient } from './client-authentication.js';
+import { authenticateClient, authenticateClientByBody, authenticatedClient, type CertificateAuthentication } from './client-authentication.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
 
 export interface RevokeRouteDeps {
   readonly authenticator: ClientAuthenticator;
   readonly revoker: TokenRevoker;
+  readonly certificates?: CertificateAuthentication;
 }
 
 /**
@@ -20,8 +21,8 @@ export interface RevokeRouteDeps {
  * client authentication (docs/behaviour.md#check-order).
  */
 const RevokeRequestSchema = Type.Object({
-  token: Type.String({ description: 'The refresh token to revoke' }),
-  token_type_hint: Type.Optional(Type.String({ examples: ['refresh_token'] })),
+  token: Type.String({ description: 'The refresh token or access token to revoke' }),
+  token_type_hint: Type.Optional(Type.String({ examples: ['refresh_token', 'access_token'], description: 'Not needed: the two kinds cannot be mistaken for one another' })),
 });
 
 export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): Promise<void> {
@@ -31,14 +32,15 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
     url: '/oauth2/revoke',
     config: { errorFormat: 'oauth' },
     schema: {
-      summary: 'Revoke a refresh token and every token refreshed from the same grant (RFC 7009)',
+      summary: 'Revoke an access token, or a refresh token and every token refreshed from the same grant (RFC 7009)',
       tags: ['oauth'],
       security: [{ clientSecretBasic: [] }],
-      description: 'HTTP Basic client authentication as for the token endpoint. Answers 200 also for a token that is unknown, expired or not a refresh token (RFC 7009 §2.2): access tokens are short-lived and stop working when their client is disabled.',
+      description:
+        "Client authentication as for the token endpoint. A revoked access token is refused by the gateway (401 `invalid_token`) within a second, in every process, until its `exp`. Answers 200 also for a token that is unknown, expired or another client's, and leaves it as it is (RFC 7009 §2.2).",
       consumes: ['application/x-www-form-urlencoded'],
       body: RevokeRequestSchema,
       response: {
-        200: Type.Object({}, { additionalProperties: false, description: 'Revoked, or nothing to revoke (an unknown, expired or access token): `{}` as `application/json` (RFC 7009 lets clients ignore the body; popular clients parse it)' }),
+        200: Type.Object({}, { additionalProperties: false, description: "Revoked, or nothing to revoke (an unknown, expired or another client's token): `{}` as `application/json` (RFC 7009 lets clients ignore the body; popular clients parse it)" }),
         400: OAuthErrorSchema,
         ...OAUTH_ERROR_RESPONSES,
       },
@@ -46,12 +48,13 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
     // The body schema documents; readOAuthForm validates after client authentication.
     validatorCompiler: () => (value: unknown) => ({ value }),
     onRequest: authenticateClient(deps.authenticator),
+    // preValidation: the body is read, and the per-client rate limit (a preHandler) runs after it.
+    preValidation: authenticateClientByBody(deps.authenticator, deps.certificates),
     handler: async (request, reply) => {
       const client = authenticatedClient(request);
       const token = readOAuthForm(request, client.id).get('token');
       if (token === undefined) throw invalidRequest('token is required');
-      // Access tokens are short-lived JWTs and are not revocable one by one; disabling
-      // the client stops them. RFC 7009 lets a server answer 200 for tokens it ignores.
+      // RFC 7009 §2.2: 200 for tokens it ignores as well.
       await deps.revoker.revoke(client, token);
       noStore(reply).code(200).type('application/json;charset=UTF-8');
       return {};

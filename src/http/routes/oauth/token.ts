@@ -1,22 +1,33 @@
 /** `POST /oauth2/token` — docs/behaviour.md#token-endpoint. */
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ClientRecord } from '../../../domain/client.js';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenIssuer } from '../../../app/issue-token.js';
+import type { DpopProofs } from '../../../app/dpop-proofs.js';
+import { invalidDpopProof } from '../../../domain/errors.js';
+import { InvalidProof } from '../../../ports/client-proofs.js';
+import type { Clock } from '../../../ports/clock.js';
+import type { Confirmation } from '../../../ports/token-signer.js';
 import { noStore } from '../../plugins/error-handler.js';
-import { authenticateClient, authenticatedClient } from './client-authentication.js';
+import { authenticateClient, authenticateClientByBody, authenticatedClient, type CertificateAuthentication } from './client-authentication.js';
+import { presentedCertificate } from '../../client-certificate.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
 
 export interface TokenRouteDeps {
   readonly authenticator: ClientAuthenticator;
   readonly issuer: TokenIssuer;
+  /** DPoP-bound tokens (RFC 9449); without it a `DPoP` header is ignored. */
+  readonly dpop?: { readonly proofs: DpopProofs; readonly clock: Clock; readonly tokenEndpointUrl: () => string };
+  /** Mutual TLS (RFC 8705): client authentication by certificate and certificate-bound tokens. */
+  readonly certificates?: CertificateAuthentication;
 }
 
 export const TokenResponseSchema = Type.Object(
   {
     access_token: Type.String({ description: 'Signed JWT access token (EdDSA), verifiable with the JWKS' }),
-    token_type: Type.Literal('Bearer'),
+    token_type: Type.Union([Type.Literal('Bearer'), Type.Literal('DPoP')], { description: '`DPoP` when the request carried a valid DPoP proof: the token is bound to its key (`cnf.jkt`)' }),
     expires_in: Type.Integer({ description: 'Seconds of validity' }),
     scope: Type.String(),
     refresh_token: Type.Optional(Type.String({ description: 'Only for clients holding the refresh_token grant; rotates on use' })),
@@ -51,10 +62,10 @@ export const TokenRequestSchema = Type.Object(
 );
 
 const TOKEN_DESCRIPTION = [
-  'Client authentication is HTTP Basic only (`client_secret_basic`: client_id and client_secret each form-urlencoded, then base64); a `client_secret` in the body is `invalid_request`.',
+  'Client authentication, by the method the client is registered with: HTTP Basic (`client_secret_basic`: client_id and client_secret each form-urlencoded, then base64), or `private_key_jwt` (RFC 7523: form parameters `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer` and `client_assertion`, a JWT signed with a key of the client\'s registered JWKS — EdDSA/Ed25519, ES256 or PS256 — with `iss` = `sub` = client id, `aud` the issuer or this endpoint\'s URL, `exp` at most 5 minutes ahead and a `jti` used once). A `client_secret` in the body is `invalid_request`.',
   'The body is `application/x-www-form-urlencoded`; a parameter given twice is `invalid_request`.',
   'Checks run in this order: client authentication (`invalid_client`), then `grant_type`, then the other parameters.',
-  'Access tokens are EdDSA-signed JWTs (`typ: at+jwt`), verifiable with `GET /.well-known/jwks.json`. Besides `iss`, `sub`/`client_id`, `scope`, `exp`, `iat` and `jti` they carry `institution`: the bank the client acts for (`default` in a one-bank deployment).',
+  'Access tokens are EdDSA-signed JWTs (RFC 9068, `typ: at+jwt`), verifiable with `GET /.well-known/jwks.json`. Besides `iss`, `sub`/`client_id`, `aud` (the gateway, `COREGATE_TOKEN_AUDIENCE`), `scope`, `exp`, `iat` and `jti` they carry `institution`: the bank the client acts for (`default` in a one-bank deployment).',
   'A client of a disabled institution is `invalid_client`.',
   'Refresh tokens rotate on use; presenting one already used is `invalid_grant` and revokes every token of its chain.',
   'Every answer carries `Cache-Control: no-store` and `Pragma: no-cache`.',
@@ -97,14 +108,16 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
     // The body schema documents (see TokenRequestSchema); readOAuthForm validates, in the order of docs/behaviour.md#check-order.
     validatorCompiler: () => (value: unknown) => ({ value }),
     onRequest: authenticateClient(deps.authenticator),
+    // preValidation: the body is read, and the per-client rate limit (a preHandler) runs after it.
+    preValidation: authenticateClientByBody(deps.authenticator, deps.certificates),
     handler: async (request, reply) => {
       const client = authenticatedClient(request);
       const form = readOAuthForm(request, client.id);
-      const tokens = await deps.issuer.issue(client, {
-        grant_type: form.get('grant_type'),
-        scope: form.get('scope'),
-        refresh_token: form.get('refresh_token'),
-      });
+      const tokens = await deps.issuer.issue(
+        client,
+        { grant_type: form.get('grant_type'), scope: form.get('scope'), refresh_token: form.get('refresh_token') },
+        (await dpopBinding(request.headers['dpop'], deps.dpop)) ?? certificateBinding(request, client, deps.certificates),
+      );
       request.log.debug({ clientId: client.id, scope: tokens.scope }, 'token issued');
       noStore(reply).type('application/json;charset=UTF-8');
       // The payload, not `reply.send()`: an async handler returning the reply (a thenable)
@@ -112,4 +125,27 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
       return tokens;
     },
   });
+}
+
+/** The key a `DPoP` header proves possession of (RFC 9449 §5), or `undefined` without one. */
+async function dpopBinding(header: string | string[] | undefined, dpop: TokenRouteDeps['dpop']): Promise<Confirmation | undefined> {
+  if (header === undefined || !dpop) return undefined;
+  if (typeof header !== 'string') throw invalidDpopProof('no DPoP header, or several', {}, 'send one DPoP header');
+  try {
+    const proof = await dpop.proofs.check(header, { method: 'POST', url: dpop.tokenEndpointUrl(), now: dpop.clock.now() });
+    return { jkt: proof.jkt };
+  } catch (error) {
+    if (error instanceof InvalidProof) throw invalidDpopProof(error.reason);
+    throw error;
+  }
+}
+
+/**
+ * RFC 8705 §3: a client registered for bound tokens that called over mutual TLS gets a token
+ * bound to its certificate (`cnf["x5t#S256"]`); the gateway then wants the same certificate.
+ */
+function certificateBinding(request: FastifyRequest, client: ClientRecord, certificates: CertificateAuthentication | undefined): Confirmation | undefined {
+  if (!certificates || !client.requireBoundTokens) return undefined;
+  const certificate = presentedCertificate(request, certificates.source, certificates.clock.now());
+  return certificate ? { 'x5t#S256': certificate.thumbprint } : undefined;
 }

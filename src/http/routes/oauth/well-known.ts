@@ -4,9 +4,23 @@ import type { FastifyInstance } from 'fastify';
 import { KNOWN_SCOPES } from '../../../domain/client.js';
 import type { TokenSigner } from '../../../ports/token-signer.js';
 
+/** What the metadata says about client authentication and bound tokens (RFC 8414 §2, RFC 9449 §5.1, RFC 8705 §3.3). */
+export interface ClientSecurityMetadata {
+  /** Every client authentication method enabled. */
+  readonly authMethods: readonly string[];
+  /** Algorithms of `private_key_jwt` assertions. */
+  readonly authSigningAlgorithms: readonly string[];
+  /** Algorithms of DPoP proofs; absent when DPoP is not offered. */
+  readonly dpopSigningAlgorithms?: readonly string[];
+  /** Mutual TLS is configured: certificate-bound tokens can be issued. */
+  readonly tlsCertificateBoundTokens?: boolean;
+}
+
 export interface WellKnownRouteDeps {
   readonly signer: TokenSigner;
   readonly issuer: () => string;
+  /** Without it: `client_secret_basic` only. */
+  readonly clientSecurity?: ClientSecurityMetadata;
 }
 
 /**
@@ -38,7 +52,11 @@ export const AuthorizationServerMetadataSchema = Type.Object(
     revocation_endpoint: Type.String(),
     grant_types_supported: Type.Array(Type.String()),
     token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    token_endpoint_auth_signing_alg_values_supported: Type.Optional(Type.Array(Type.String())),
     revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    revocation_endpoint_auth_signing_alg_values_supported: Type.Optional(Type.Array(Type.String())),
+    dpop_signing_alg_values_supported: Type.Optional(Type.Array(Type.String())),
+    tls_client_certificate_bound_access_tokens: Type.Optional(Type.Boolean()),
     scopes_supported: Type.Array(Type.String()),
     response_types_supported: Type.Array(Type.String()),
   },
@@ -57,6 +75,8 @@ export async function wellKnownRoutes(app: FastifyInstance, deps: WellKnownRoute
     { schema: { summary: 'Authorization server metadata (RFC 8414)', tags: ['oauth'], response: { 200: AuthorizationServerMetadataSchema } } },
     async (_request, reply) => {
       const issuer = deps.issuer();
+      const security = deps.clientSecurity ?? { authMethods: ['client_secret_basic'], authSigningAlgorithms: [] };
+      const signing = security.authSigningAlgorithms.length > 0 ? [...security.authSigningAlgorithms] : undefined;
       reply.header('cache-control', 'public, max-age=300');
       return {
         issuer,
@@ -64,8 +84,12 @@ export async function wellKnownRoutes(app: FastifyInstance, deps: WellKnownRoute
         jwks_uri: `${issuer}/.well-known/jwks.json`,
         revocation_endpoint: `${issuer}/oauth2/revoke`,
         grant_types_supported: ['client_credentials', 'refresh_token'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic'],
-        revocation_endpoint_auth_methods_supported: ['client_secret_basic'],
+        token_endpoint_auth_methods_supported: [...security.authMethods],
+        ...(signing ? { token_endpoint_auth_signing_alg_values_supported: signing } : {}),
+        revocation_endpoint_auth_methods_supported: [...security.authMethods],
+        ...(signing ? { revocation_endpoint_auth_signing_alg_values_supported: signing } : {}),
+        ...(security.dpopSigningAlgorithms ? { dpop_signing_alg_values_supported: [...security.dpopSigningAlgorithms] } : {}),
+        ...(security.tlsCertificateBoundTokens ? { tls_client_certificate_bound_access_tokens: true } : {}),
         scopes_supported: [...KNOWN_SCOPES],
         response_types_supported: [],
       };

@@ -1,0 +1,31 @@
+/**
+ * DPoP proofs (RFC 9449) as the token endpoint and the gateway check them: a valid proof
+ * (`DpopProofVerifier`) whose `jti` has not been seen before within the proof's window, in
+ * any process (the same single-use store as client assertions).
+ */
+import { InvalidProof, type DpopProofExpectation, type DpopProofVerifier, type VerifiedDpopProof } from '../ports/client-proofs.js';
+import type { ReplayGuard } from '../ports/replay-guard.js';
+import { proofReplayKey } from './authenticate-client.js';
+
+/** A proof is remembered as long as its `iat` could still be accepted, and a little more. */
+const REMEMBER_SECONDS = 2 * 60 + 5;
+
+export class DpopProofs {
+  constructor(
+    private readonly verifier: DpopProofVerifier,
+    private readonly replays: ReplayGuard,
+  ) {}
+
+  /** Signing algorithms accepted, for the metadata (`dpop_signing_alg_values_supported`). */
+  get algorithms(): readonly string[] {
+    return this.verifier.algorithms;
+  }
+
+  /** The verified proof; throws {@link InvalidProof} for a bad or replayed one. */
+  async check(proof: string, expected: DpopProofExpectation): Promise<VerifiedDpopProof> {
+    const verified = await this.verifier.verify(proof, expected);
+    const until = new Date((verified.iat + REMEMBER_SECONDS) * 1000);
+    if (!(await this.replays.firstUse(proofReplayKey('dpop', verified.jkt, verified.jti), until, expected.now))) throw new InvalidProof('jti replayed');
+    return verified;
+  }
+}
