@@ -96,6 +96,9 @@ export function sourceKey(ip: string): string {
   return `${parts.join(':')}::/64`;
 }
 
+/** Opens a rate-limit store that reports its failed calls to `onStoreFailure` (the Redis store's breaker). */
+export type OpenRateLimitStore = (onStoreFailure: (error: unknown) => void) => RateLimiter;
+
 export class RequestThrottle {
   /** Limiter calls that failed (and admitted their request) since start. */
   limiterFailures = 0;
@@ -108,11 +111,20 @@ export class RequestThrottle {
     bearer_failures_ip: 0,
   };
 
+  /** The store the budgets are counted in. */
+  readonly limiter: RateLimiter;
+
+  /**
+   * @param store - the store, or a function that opens it given where to report each
+   *   failed call of a shared store answered another way ({@link recordStoreFailure})
+   */
   constructor(
-    private readonly limiter: RateLimiter,
+    store: RateLimiter | OpenRateLimitStore,
     readonly settings: RateLimitSettings,
     private readonly onLimiterError: (error: unknown) => void = () => {},
-  ) {}
+  ) {
+    this.limiter = typeof store === 'function' ? store((error) => this.recordStoreFailure(error)) : store;
+  }
 
   /** A `/core/*` request of an authenticated client; the quota left, when there is a budget. */
   async admitGatewayRequest(clientId: string): Promise<RateLimitQuota | undefined> {

@@ -155,4 +155,37 @@ describe('RequestThrottle', () => {
     assert.equal(errors.length, 50);
     assert.match(String(errors[0]), /store down/);
   });
+
+  it('opens its store with where to report the store\'s own failures, counted and logged like a failed call', async () => {
+    const clock = new FakeClock();
+    const memory = new MemoryRateLimiter({ clock });
+    const errors: unknown[] = [];
+    const opened: RateLimiter[] = [];
+    // Like the Redis breaker: a failed shared call answered from memory, reported, not thrown.
+    const open = (onStoreFailure: (error: unknown) => void): RateLimiter => {
+      const store: RateLimiter = {
+        hit: (key, limit, windowSeconds) => {
+          onStoreFailure(new Error('shared store down'));
+          return memory.hit(key, limit, windowSeconds);
+        },
+        peek: (key, limit, windowSeconds) => memory.peek(key, limit, windowSeconds),
+        connect: async () => {},
+        close: async () => {},
+      };
+      opened.push(store);
+      return store;
+    };
+    const t = new RequestThrottle(
+      open,
+      SETTINGS,
+      (error) => errors.push(error),
+    );
+    assert.deepEqual(await t.admitGatewayRequest('cg_a'), { limit: 3, remaining: 2, resetSeconds: 20 });
+    await t.admitGatewayRequest('cg_a');
+    assert.equal(t.limiterFailures, 2);
+    assert.equal(errors.length, 2);
+    assert.match(String(errors[0]), /shared store down/);
+    assert.equal(opened.length, 1, 'opened once');
+    assert.equal(t.limiter, opened[0], 'the opened store is the one exposed');
+  });
 });

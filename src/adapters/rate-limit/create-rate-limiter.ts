@@ -1,10 +1,12 @@
 /** The configured rate-limit store and the log lines of its failures (README "Rate limits"). */
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { Config } from '../../config/config.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
 import { BreakerRateLimiter } from './breaker-rate-limiter.js';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
+import { registerRateLimitStoreMetrics } from './rate-limit-metrics.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 
 /** Consecutive failed Redis calls before budgets are counted in process memory. */
@@ -12,18 +14,20 @@ const REDIS_BREAKER_FAILURES = 3;
 /** How long budgets stay in memory before one call probes Redis again. */
 const REDIS_BREAKER_HALF_OPEN_MS = 5000;
 
+export interface RateLimiterOptions {
+  /** Hears of each failed Redis call (answered from this process's memory). */
+  readonly onStoreFailure?: (error: unknown) => void;
+  /** Where the Redis store's `coregate_rate_limit_store_local` gauge is registered. */
+  readonly registry?: Registry;
+}
+
 /**
  * The configured rate-limit store. Redis connects lazily (a CLI command that never
  * limits anything never connects); the server calls `connect()` at start. Redis sits
  * behind a breaker that counts in this process's memory while Redis fails
- * (`breaker-rate-limiter.ts`); `onStoreFailure` hears of each failed Redis call.
+ * (`breaker-rate-limiter.ts`).
  */
-export function createRateLimiter(
-  config: Config,
-  clock: Clock,
-  logger: Logger,
-  onStoreFailure: (error: unknown) => void = () => {},
-): RateLimiter {
+export function createRateLimiter(config: Config, clock: Clock, logger: Logger, options: RateLimiterOptions = {}): RateLimiter {
   if (config.redisUrl === undefined) return new MemoryRateLimiter({ clock });
   const redis = new RedisRateLimiter({
     url: config.redisUrl,
@@ -37,10 +41,10 @@ export function createRateLimiter(
       }
     },
   });
-  return new BreakerRateLimiter(redis, new MemoryRateLimiter({ clock }), {
+  const breaker = new BreakerRateLimiter(redis, new MemoryRateLimiter({ clock }), {
     failures: REDIS_BREAKER_FAILURES,
     halfOpenAfterMs: REDIS_BREAKER_HALF_OPEN_MS,
-    onFailure: onStoreFailure,
+    onFailure: options.onStoreFailure,
     onStateChange: (state, cause) => {
       if (state === 'local') {
         const reason = cause instanceof Error ? cause.message : undefined;
@@ -50,6 +54,8 @@ export function createRateLimiter(
       }
     },
   });
+  if (options.registry) registerRateLimitStoreMetrics(options.registry, breaker);
+  return breaker;
 }
 
 /** Logs a failing limiter call at most every 10 s (an outage would otherwise log every request). */

@@ -1,0 +1,63 @@
+/**
+ * The customers' associations and their core sessions: registration, reading
+ * accounts, renewal, reading and deregistering a customer, `coregate sessions …`.
+ */
+import { AssociationAdmin } from '../../app/association-admin.js';
+import type { AuditTrail } from '../../app/audit-trail.js';
+import { CoreSessionKeeper } from '../../app/core-session-keeper.js';
+import { AssociationDeregistrar } from '../../app/deregister-association.js';
+import type { CoreSessionEndFailure } from '../../app/end-core-session.js';
+import type { InstitutionRegistry } from '../../app/institution-registry.js';
+import { AccountReader } from '../../app/list-accounts.js';
+import { AssociationReader } from '../../app/read-association.js';
+import { AssociationRegistrar } from '../../app/register-association.js';
+import { observedRenewals } from '../../app/renewal-events.js';
+import type { AesGcmSealer } from '../../adapters/crypto/aes-gcm-sealer.js';
+import type { PrometheusMetrics } from '../../adapters/metrics/prometheus.js';
+import { CachingAssociationStore } from '../../adapters/store/caching-association-store.js';
+import { SqlAssociationStore } from '../../adapters/store/sql-association-store.js';
+import type { Basics } from './basics.js';
+
+export interface Associations {
+  /** The store, cached for the accounts read; the change feed drops removed associations. */
+  readonly associations: CachingAssociationStore;
+  readonly sessionKeeper: CoreSessionKeeper;
+  readonly registrar: AssociationRegistrar;
+  readonly accountReader: AccountReader;
+  readonly associationAdmin: AssociationAdmin;
+  readonly associationReader: AssociationReader;
+  readonly deregistrar: AssociationDeregistrar;
+}
+
+export interface AssociationDeps {
+  readonly sealer: AesGcmSealer;
+  readonly institutions: InstitutionRegistry;
+  readonly audit: AuditTrail;
+  readonly metrics: PrometheusMetrics;
+  /** Called after a commit queued webhook deliveries (the store writes the outbox in the change's transaction). */
+  readonly onEventsQueued: () => void;
+}
+
+export function buildAssociations({ config, logger, clock, database }: Basics, deps: AssociationDeps): Associations {
+  const { sealer, institutions, audit, metrics, onEventsQueued } = deps;
+  const associations = new CachingAssociationStore(new SqlAssociationStore(database, sealer, { onEventsQueued }), clock, config.associationCacheSeconds);
+  const sessionKeeper = new CoreSessionKeeper(
+    associations,
+    institutions,
+    clock,
+    { skewSeconds: config.sessionSkewSeconds, coreTimeoutMs: config.coreTimeoutMs },
+    observedRenewals(audit, metrics),
+  );
+  // The association is gone either way; the core's session expires there on its own.
+  const coreSessionEndFailure: CoreSessionEndFailure = (error, association, context) =>
+    logger.warn({ err: error, platform: association.platform, customerId: association.customerId, requestId: context.requestId }, 'the core did not end the session of a deregistered customer');
+  return {
+    associations,
+    sessionKeeper,
+    registrar: new AssociationRegistrar(associations, institutions, clock),
+    accountReader: new AccountReader(associations, institutions, sessionKeeper),
+    associationAdmin: new AssociationAdmin(associations, audit, { clock, cores: institutions, onCoreFailure: coreSessionEndFailure }),
+    associationReader: new AssociationReader(associations),
+    deregistrar: new AssociationDeregistrar(associations, institutions, clock, coreSessionEndFailure),
+  };
+}
