@@ -1,7 +1,8 @@
 /**
  * The one table of error codes (domain/errors.ts, docs/errors.md): the envelopes are
  * exactly the FeathersJS names, classNames and statuses the gateway promises; the
- * OAuth answers use only RFC 6749 §5.2's codes (and the two of §4.1.2.1 for 5xx);
+ * OAuth answers use only RFC 6749 §5.2's codes (and the two of §4.1.2.1 for 5xx), and RFC
+ * 9449 §5's `invalid_dpop_proof` for a request that sent a DPoP proof;
  * a code told as another is told as a code of the same status.
  */
 import assert from 'node:assert/strict';
@@ -41,8 +42,8 @@ describe('the error code table', () => {
     }
   });
 
-  it('answers the OAuth endpoints only with RFC 6749 codes: 400, or the 405, 429, 500 and 503 of what is not a refusal of the request', () => {
-    const rfc6749 = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type']);
+  it('answers the OAuth endpoints only with RFC 6749 codes (and RFC 9449 for a DPoP proof): 400, or the 405, 429, 500 and 503 of what is not a refusal of the request', () => {
+    const rfc6749 = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_dpop_proof']);
     for (const code of CODES) {
       const { error, status } = ERROR_CODES[code].oauth;
       if (status === 400) assert.ok(rfc6749.has(error), `${code}: ${error}`);
