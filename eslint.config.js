@@ -12,8 +12,11 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
-      // `_name` marks a parameter an interface requires but this implementation does not read.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // `_name` marks a parameter an interface requires but this implementation does not read;
+      // `const { key: _key, ...rest } = value` is how a copy without `key` is made.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      // A caught error or a caller's abort reason is `unknown` and is passed on exactly as it came.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
     },
   },
   {

@@ -152,7 +152,7 @@ export class WebhookDispatcher {
     this.running = (async () => {
       try {
         // Not waiting for the attempts: each one's end frees its slot and nudges the next claim.
-        await this.claimAndStart();
+        void (await this.claimAndStart());
       } catch (error) {
         this.options.onError?.(error);
       }

@@ -209,7 +209,7 @@ export function adminOperations(services: AdminServices, options: AdminOperation
       allowPrivate: services.config.webhookAllowPrivate,
       server: options.server ?? false,
     }),
-    ping: async () => ({ ok: true }),
+    ping: () => Promise.resolve({ ok: true }),
     ...institutionOperations(services),
     'clients.create': async (args) => {
       const { client, secret } = await services.clientRegistry.create(args);

@@ -156,7 +156,7 @@ function send(path: string, operation: AdminOperationName, args: unknown): Promi
         try {
           resolve(JSON.parse(body) as Answer);
         } catch (error) {
-          reject(error as Error);
+          reject(error);
         }
       });
       res.on('error', reject);

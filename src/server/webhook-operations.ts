@@ -78,7 +78,7 @@ export function webhookOperations(admin: WebhookAdmin, policy: WebhookPolicyView
   return {
     'webhooks.enable': async ({ id }) => endpointView(await admin.enable(id)),
     'webhooks.disable': async ({ id }) => endpointView(await admin.disable(id)),
-    'webhooks.policy': async () => policy,
+    'webhooks.policy': () => Promise.resolve(policy),
     'webhooks.add': async ({ platform, url, events }) => {
       const { endpoint, secret } = await admin.add({ platform, url, ...(events ? { events } : {}) });
       return { id: endpoint.id, platform: endpoint.platform, url: endpoint.url, events: [...endpoint.events], secret };

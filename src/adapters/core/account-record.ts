@@ -201,7 +201,7 @@ export function readAccountRecord(
     return undefined;
   }
   const checker = unknownFields === 'reject' ? closedRecord : openRecord;
-  if (checker.Check(value) && realDates(value)) return specFieldsOf(value as AccountRecord);
+  if (checker.Check(value) && realDates(value)) return specFieldsOf(value);
   const before = problems.length;
   explain(value, path, problems, unknownFields);
   // The checker and the explanation agree; should they ever not, the record is still refused.

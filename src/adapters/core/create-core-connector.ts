@@ -82,7 +82,7 @@ function readPemFile(institution: string, what: string, path: string | undefined
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new Error(`institution ${institution}: the core ${what} file cannot be read: ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    throw new Error(`institution ${institution}: the core ${what} file cannot be read: ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, { cause: error });
   }
 }
 

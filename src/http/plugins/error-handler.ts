@@ -90,7 +90,7 @@ function fieldProblems(error: FastifyError): FieldProblem[] {
     const path = field === undefined ? base : `${base}/${field}`;
     // One path style: a JSON Pointer, into the body or into the query parameters (`/customerId`).
     const where = path || '/';
-    const message = extra !== undefined ? 'is not allowed' : missing !== undefined ? 'is required' : problemMessage(issue as never);
+    const message = extra !== undefined ? 'is not allowed' : missing !== undefined ? 'is required' : problemMessage(issue);
     return { path: where, message };
   });
 }

@@ -29,7 +29,7 @@ export interface Admitted {
 
 export function assertAdmitted(response: LightMyRequestResponse, why = ''): Admitted {
   assert.equal(response.statusCode, 200, `${why ? `${why}: ` : ''}${response.body}`);
-  return response.json() as Admitted;
+  return response.json<Admitted>();
 }
 
 /** The FeathersJS error envelope, with exactly its five members. */

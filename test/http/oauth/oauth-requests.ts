@@ -66,7 +66,7 @@ export function assertTokenError(response: LightMyRequestResponse, code: TokenEr
   assert.equal(response.statusCode, 400, context);
   assert.equal(response.headers['content-type'], OAUTH_CONTENT_TYPE, context);
   assertNoStore(response);
-  const body = response.json() as { error?: unknown; error_description?: unknown };
+  const body = response.json<{ error?: unknown; error_description?: unknown }>();
   assert.equal(body.error, code, context);
   if (body.error_description !== undefined) assert.equal(typeof body.error_description, 'string');
 }
@@ -83,7 +83,7 @@ export function assertIssued(response: LightMyRequestResponse, why = ''): Issued
   assert.equal(response.statusCode, 200, `${why ? `${why}: ` : ''}${response.body}`);
   assert.equal(response.headers['content-type'], OAUTH_CONTENT_TYPE);
   assertNoStore(response);
-  return response.json() as IssuedTokens;
+  return response.json<IssuedTokens>();
 }
 
 /** A successful client_credentials grant. */

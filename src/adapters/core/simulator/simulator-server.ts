@@ -206,10 +206,11 @@ export function simulatorHandler(
   };
 
   /** `GET /v1/health`: needs the API key like the protocol calls; never subject to faults. */
-  const health = async (req: IncomingMessage, res: ServerResponse) => {
+  const health = (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     req.resume();
     checkApiKey(req);
     send(res, 200, { status: 'ok' });
+    return Promise.resolve();
   };
 
   const control = async (req: IncomingMessage, res: ServerResponse, path: string) => {

@@ -24,6 +24,7 @@ const RevokeRequestSchema = Type.Object({
   token_type_hint: Type.Optional(Type.String({ examples: ['refresh_token'] })),
 });
 
+// eslint-disable-next-line @typescript-eslint/require-await -- Fastify waits for a plugin's promise; without one it waits for a done callback.
 export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): Promise<void> {
   acceptRawBodies(app);
   app.route({
