@@ -29,7 +29,7 @@ export const ENVELOPE_KINDS = {
 export type EnvelopeName = keyof typeof ENVELOPE_KINDS;
 
 /** Error codes of the token endpoint (RFC 6749 §5.2; docs/behaviour.md). */
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type';
+type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type';
 
 /**
  * What an OAuth endpoint answers for a code: one of RFC 6749 §5.2's codes with 400, or, for what

@@ -78,7 +78,7 @@ export interface AppDeps {
 }
 
 /** Gateway bodies above this size are refused with 413 (CONTRACT §3). */
-export const BODY_LIMIT = 64 * 1024;
+const BODY_LIMIT = 64 * 1024;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

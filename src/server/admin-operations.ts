@@ -29,7 +29,7 @@ export interface ClientView {
   readonly secretRotatedAt: string;
 }
 
-export interface AuditEventView {
+interface AuditEventView {
   readonly id: string;
   readonly occurredAt: string;
   readonly type: string;

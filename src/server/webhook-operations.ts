@@ -7,9 +7,9 @@ import type { DeliveryView, WebhookEndpoint } from '../ports/webhook-store.js';
 import type { WebhookAdmin } from '../app/webhook-admin.js';
 
 /** An endpoint as the operator sees it (never its secret), its time as ISO text for JSON. */
-export type WebhookEndpointView = Omit<WebhookEndpoint, 'createdAt' | 'updatedAt'> & { readonly createdAt: string };
+type WebhookEndpointView = Omit<WebhookEndpoint, 'createdAt' | 'updatedAt'> & { readonly createdAt: string };
 
-export interface DeliveryRecordView {
+interface DeliveryRecordView {
   readonly id: string;
   readonly eventType: string;
   readonly url: string;

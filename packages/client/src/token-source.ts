@@ -11,7 +11,7 @@ import { readJson } from './read-json.js';
 import { parseRetryAfter, retryDelay, type RetryLimits } from './retry-policy.js';
 
 /** Renew this long before `expires_in` runs out: 10 % of the lifetime, at most 30 s. */
-export function renewalMargin(expiresInSeconds: number): number {
+function renewalMargin(expiresInSeconds: number): number {
   return Math.min(30_000, expiresInSeconds * 100);
 }
 

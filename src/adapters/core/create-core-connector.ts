@@ -31,7 +31,7 @@ export function createCoreConnector(config: Config, clock: Clock): { core: CoreC
  * What an operator reads when the breaker changes state: named after the request
  * whose core call changed it, like that request's own lines.
  */
-export function logBreakerStateChange(logger: Logger, cooldownSeconds: number) {
+function logBreakerStateChange(logger: Logger, cooldownSeconds: number) {
   return (state: CircuitState, cause: unknown, reqId: string): void => {
     if (state === 'open') {
       const reason = cause instanceof Error ? cause.message : undefined;

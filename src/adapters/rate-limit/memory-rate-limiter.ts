@@ -17,7 +17,7 @@ export interface MemoryRateLimiterOptions {
   readonly maxKeys?: number;
 }
 
-export const DEFAULT_MAX_KEYS = 100_000;
+const DEFAULT_MAX_KEYS = 100_000;
 
 export class MemoryRateLimiter implements RateLimiter {
   /** key → theoretical arrival time (ms). Map order is recency: a hit re-inserts its key. */

@@ -9,7 +9,7 @@ export interface Queryable {
 
 import type { ChangeFeed } from '../../ports/change-feed.js';
 
-export type DatabaseKind = 'postgres' | 'embedded';
+type DatabaseKind = 'postgres' | 'embedded';
 
 /** A connection pool's occupancy, as `pg.Pool` reports it. */
 export interface PoolStats {

@@ -48,7 +48,7 @@ export function tempDataDir(options: { empty?: boolean } = {}): { dir: string; r
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export interface Exit {
+interface Exit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { basic, type Harness } from '../../support/harness.js';
 
-export const FORM = 'application/x-www-form-urlencoded';
+const FORM = 'application/x-www-form-urlencoded';
 export const OAUTH_CONTENT_TYPE = 'application/json;charset=UTF-8';
 
 /** The token endpoint's error codes, exactly the spec's table 7.1. */
@@ -37,7 +37,7 @@ function encode(body: Form | Buffer | undefined): string | Buffer {
   return new URLSearchParams(body as Record<string, string>).toString();
 }
 
-export function postOAuth(h: Harness, url: '/oauth2/token' | '/oauth2/revoke', request: OAuthPost): Promise<LightMyRequestResponse> {
+function postOAuth(h: Harness, url: '/oauth2/token' | '/oauth2/revoke', request: OAuthPost): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = {};
   const authorization = request.authorization !== undefined ? request.authorization : request.client && basic(request.client.id, request.client.secret);
   if (authorization != null) headers['authorization'] = authorization;

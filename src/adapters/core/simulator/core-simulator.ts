@@ -29,7 +29,7 @@ export interface SimulatorFaults {
   readonly errorStatus: number;
 }
 
-export const NO_FAULTS: SimulatorFaults = Object.freeze({ latencyMs: 0, errorRate: 0, errorStatus: 500 });
+const NO_FAULTS: SimulatorFaults = Object.freeze({ latencyMs: 0, errorRate: 0, errorStatus: 500 });
 
 export interface SimulatorStats {
   /** Sessions successfully started. */

@@ -13,7 +13,7 @@ export interface TokenRouteDeps {
   readonly issuer: TokenIssuer;
 }
 
-export const TokenResponseSchema = Type.Object(
+const TokenResponseSchema = Type.Object(
   {
     access_token: Type.String({ description: 'Signed JWT access token (EdDSA), verifiable with the JWKS' }),
     token_type: Type.Literal('Bearer'),
@@ -36,7 +36,7 @@ export const TokenResponseSchema = Type.Object(
  * issuer check it, in that order, after the client authentication hook. For the
  * same reason the route uses no type provider: its body is the raw text.
  */
-export const TokenRequestSchema = Type.Object(
+const TokenRequestSchema = Type.Object(
   {
     // One string enum, so the reference shows the two values (a union of literals renders as `string | (string | string)`).
     grant_type: Type.Unsafe<'client_credentials' | 'refresh_token'>({

@@ -25,12 +25,12 @@ const PublicJwkSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const JwksSchema = Type.Object(
+const JwksSchema = Type.Object(
   { keys: Type.Array(PublicJwkSchema) },
   { $id: 'Jwks', additionalProperties: false, description: 'The active key and retired keys whose tokens may still be alive' },
 );
 
-export const AuthorizationServerMetadataSchema = Type.Object(
+const AuthorizationServerMetadataSchema = Type.Object(
   {
     issuer: Type.String(),
     token_endpoint: Type.String(),

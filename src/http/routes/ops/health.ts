@@ -14,9 +14,9 @@ export interface HealthRouteDeps {
 
 const CheckStatus = Type.Union([Type.Literal('ok'), Type.Literal('failed')]);
 
-export const LivenessSchema = Type.Object({ status: Type.Literal('ok') }, { $id: 'Liveness', additionalProperties: false });
+const LivenessSchema = Type.Object({ status: Type.Literal('ok') }, { $id: 'Liveness', additionalProperties: false });
 
-export const ReadinessSchema = Type.Object(
+const ReadinessSchema = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
     checks: Type.Object(
