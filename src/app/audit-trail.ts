@@ -1,5 +1,5 @@
 /**
- * How the use cases and the HTTP layer write the audit log (CONTRACT §6).
+ * How the use cases and the HTTP layer write the audit log (docs/behaviour.md#audit-log).
  *
  * Durability without fragility: a request waits for its audit row — a platform
  * that got an answer can rely on the row being committed — but an audit write

@@ -21,7 +21,7 @@ export class ClientAuthenticator {
     /** The client records: on a server, a cache the change feed keeps current (see services.ts). */
     private readonly clients: Pick<ClientStore, 'findById'>,
     private readonly hasher: CredentialHasher,
-    /** A client of a disabled institution cannot get tokens (CONTRACT §8); without it every institution counts as enabled. */
+    /** A client of a disabled institution cannot get tokens (docs/behaviour.md#disabled-institutions); without it every institution counts as enabled. */
     private readonly institutions?: { isEnabled(id: string): Promise<boolean> },
     /** For the grace period of a rotated secret; without it a previous secret never counts. */
     private readonly clock?: Clock,

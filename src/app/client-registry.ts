@@ -95,7 +95,7 @@ export class ClientRegistry {
     const record = await this.store.create({
       id,
       name,
-      // Without a platform the client is its own platform (CONTRACT §1).
+      // Without a platform the client is its own platform (docs/behaviour.md#cli-commands).
       platform: input.platform ?? id,
       institution,
       scopes: scopes as Scope[],

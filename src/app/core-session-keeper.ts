@@ -1,8 +1,8 @@
 /**
- * Keeps an association's core session usable (spec §3, CONTRACT §4): renews it
- * when `now >= expiresAt - skew` or when the core rejects it, starting at most
- * one new core session per association at a time — inside the process through a
- * shared promise, across processes through a renewal lease taken with
+ * Keeps an association's core session usable (docs/behaviour.md#renewal,
+ * docs/behaviour.md#single-renewal): renews it when `now >= expiresAt - skew` or when the
+ * core rejects it, starting at most one new core session per association at a time — inside
+ * the process through a shared promise, across processes through a renewal lease taken with
  * compare-and-swap on the association's version.
  */
 import { randomUUID } from 'node:crypto';

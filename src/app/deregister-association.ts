@@ -1,5 +1,5 @@
 /**
- * `DELETE /core/sessions?customerId=` (CONTRACT §9): the platform's customer
+ * `DELETE /core/sessions?customerId=` (docs/behaviour.md#deregistration): the platform's customer
  * leaves. The association is deleted with its `customer.deregistered` event in
  * one transaction; then the core is asked to end the session (best effort, see
  * `end-core-session.ts`): a core that is down never keeps a customer registered.

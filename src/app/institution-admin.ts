@@ -1,7 +1,8 @@
 /**
- * The operator's management of institutions (`coregate institutions …`, CONTRACT §8).
- * Validation errors name the CLI flag at fault. The core API key is taken here and
- * never given back: an institution shows only whether it has one.
+ * The operator's management of institutions (`coregate institutions …`,
+ * docs/behaviour.md#institution-commands). Validation errors name the CLI flag at fault.
+ * The core API key is taken here and never given back: an institution shows only whether it
+ * has one.
  */
 import { alreadyExists, invalidRequest, notFound, type FieldProblem } from '../domain/errors.js';
 import { DEFAULT_INSTITUTION, isInstitutionId, type CoreSettingsSource, type Institution, type InstitutionRecord } from '../domain/institution.js';

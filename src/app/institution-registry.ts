@@ -1,10 +1,10 @@
 /**
- * This process's view of the institutions and their cores (CONTRACT §8). The list
- * is read from the database as one entry of a {@link LoadingCache} and kept for
- * `cacheSeconds`; a change announced by the change feed (any process, the CLI
- * included) or made by this process calls {@link InstitutionRegistry.forgetAll}, and
- * the next call reads it again. While the feed is not live, a change made elsewhere
- * arrives within `cacheSeconds`.
+ * This process's view of the institutions and their cores
+ * (docs/behaviour.md#institution-changes). The list is read from the database as one entry
+ * of a {@link LoadingCache} and kept for `cacheSeconds`; a change announced by the change
+ * feed (any process, the CLI included) or made by this process calls
+ * {@link InstitutionRegistry.forgetAll}, and the next call reads it again. While the feed is
+ * not live, a change made elsewhere arrives within `cacheSeconds`.
  *
  * Each institution keeps its connector (pool, timeout, breaker) for as long as its
  * core settings stay the same: renaming, disabling or enabling it keeps its pool and

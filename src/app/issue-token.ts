@@ -1,5 +1,5 @@
 /**
- * The token endpoint's grants (spec §4.1, CONTRACT §3): client_credentials and
+ * The token endpoint's grants (docs/behaviour.md#grants-and-scopes): client_credentials and
  * refresh_token, one scope per token, refresh tokens rotated on every use.
  * Client authentication has already happened; checks run grant_type first, then
  * the other parameters.
@@ -60,7 +60,7 @@ export class TokenIssuer {
     }
   }
 
-  /** One scope per token (spec §5.4); omitted means every scope the client holds. */
+  /** One scope per token (docs/behaviour.md#grants-and-scopes); omitted means every scope the client holds. */
   private scopeFor(client: ClientRecord, requested: string | undefined): string {
     if (requested === undefined) return client.scopes.join(' ');
     const scopes = requested.split(' ').filter(Boolean);

@@ -1,7 +1,8 @@
 /**
- * `GET /core/accounts?customerId=` (spec §4.3, CONTRACT §3–§4): the customer's
- * accounts through the stored association, renewing the core session when it is
- * due, and once more if the core rejects an unexpired one.
+ * `GET /core/accounts?customerId=` (docs/behaviour.md#accounts,
+ * docs/behaviour.md#rejected-sessions): the customer's accounts through the stored
+ * association, renewing the core session when it is due, and once more if the core rejects
+ * an unexpired one.
  */
 import type { AccountRecord } from '../domain/account.js';
 import type { AssociationKey } from '../domain/association.js';

@@ -1,5 +1,5 @@
 /**
- * `GET /core/sessions?customerId=` (CONTRACT §9): the state of one of the
+ * `GET /core/sessions?customerId=` (docs/behaviour.md#reading-a-customer): the state of one of the
  * platform's customers. Never the delegate reference ID or the core session's
  * expiry: those are coregate's business, not the platform's.
  */

@@ -4,7 +4,7 @@
  * the probe. The report names every check; why one failed is for the log only.
  *
  * Only the checks this instance cannot serve without (`required`: the database,
- * the signing key) make it unready (CONTRACT §3 "Health"). The others — each core —
+ * the signing key) make it unready (docs/behaviour.md#health). The others — each core —
  * are reported in the same list but never take the instance out of the load
  * balancer: one bank's outage must not take the token endpoint and the JWKS with it.
  */

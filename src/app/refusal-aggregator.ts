@@ -1,12 +1,12 @@
 /**
  * Refusals before authentication (no bearer token, an invalid or expired one, an
- * unknown client at the token endpoint) audited in aggregate (issue 9): anyone on
- * the network can send them, and one row each would let a flood fill an append-only
- * table. They are counted in memory per (source address, event type, reason) for the
- * current minute; when the minute closes (or on drain) each key becomes one row with
- * its count. At most `maxKeys` keys per minute: the refusals beyond go to one overflow
- * row per event type (`reason` {@link OVERFLOW_REASON}, no address), so memory and rows
- * stay bounded whatever the number of addresses.
+ * unknown client at the token endpoint) audited in aggregate (docs/behaviour.md#audit-log):
+ * anyone on the network can send them, and one row each would let a flood fill an append-only
+ * table. They are counted in memory per (source address, event type, reason) for the current
+ * minute; when the minute closes (or on drain) each key becomes one row with its count. At most
+ * `maxKeys` keys per minute: the refusals beyond go to one overflow row per event type
+ * (`reason` {@link OVERFLOW_REASON}, no address), so memory and rows stay bounded whatever the
+ * number of addresses.
  *
  * The table refuses UPDATE, so a row cannot be incremented in place: the counting
  * happens here, and a crash loses at most the current minute's counts (the metrics

@@ -1,5 +1,5 @@
 /**
- * `POST /core/sessions` (spec §4.2, CONTRACT §3): start a core session for the
+ * `POST /core/sessions` (docs/behaviour.md#registration): start a core session for the
  * customer and store the association. Demographics go to the core and nowhere else.
  */
 import type { AssociationOwner } from '../domain/association.js';
@@ -40,7 +40,7 @@ export class AssociationRegistrar {
       session = await core.startSession(registration.subject, context);
     } catch (error) {
       if (error instanceof CustomerNotRecognised) {
-        // "Authentication to the third-party system failed" (spec §7.2): a 401 about
+        // "Authentication to the third-party system failed" (docs/behaviour.md#registration-outcomes): a 401 about
         // the core, so without a WWW-Authenticate challenge for the caller's token.
         throw customerNotRecognised();
       }

@@ -1,6 +1,5 @@
 /**
- * Who may send how many requests (CONTRACT §3 429 TooManyRequests, README
- * "Rate limits"):
+ * Who may send how many requests (429 TooManyRequests, docs/behaviour.md#rate-limits):
  *
  * - the gateway (`/core/*`): per client, after bearer authentication;
  * - the token endpoints (`/oauth2/token`, `/oauth2/revoke`): per source address

@@ -1,9 +1,9 @@
 /**
- * Delivers the webhook outbox (CONTRACT §9): at least once, one process at a time
- * per delivery (the store's leases), retried on the configured schedule, 410
- * disabling the endpoint. It runs in the background of `serve`, polling every
- * `pollIntervalMs` and nudged right after a commit of this process queued
- * something, so requests never wait for a receiver.
+ * Delivers the webhook outbox (docs/behaviour.md#webhook-delivery): at least once, one process
+ * at a time per delivery (the store's leases), retried on the configured schedule, 410
+ * disabling the endpoint. It runs in the background of `serve`, polling every `pollIntervalMs`
+ * and nudged right after a commit of this process queued something, so requests never wait for
+ * a receiver.
  *
  * Deliveries proceed independently: each attempt holds one of `maxInFlight` slots
  * and, at most `perEndpoint` at a time, a slot of its endpoint; a freed slot is

@@ -8,7 +8,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
 
-/** A new secret: `whsec_` + base64 of 32 random bytes (the spec asks for 24 to 64). */
+/** A new secret: `whsec_` + base64 of 32 random bytes (the Standard Webhooks specification asks for 24 to 64). */
 export function newWebhookSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 }

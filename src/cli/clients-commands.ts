@@ -41,8 +41,9 @@ function clientFields(client: ClientView) {
 }
 
 /**
- * The one time a secret is shown (CONTRACT §1 keys for `create`). After a rotation it also
- * says until when the previous secret works: the end of `--grace`, or the rotation itself.
+ * The one time a secret is shown (the keys of `create`: docs/behaviour.md#cli-commands). After
+ * a rotation it also says until when the previous secret works: the end of `--grace`, or the
+ * rotation itself.
  */
 function printSecret(io: CliIo, client: ClientView, secret: string, json: boolean | undefined, previousSecretExpiresAt?: string): void {
   const document = {

@@ -1,6 +1,7 @@
 /**
- * `coregate core-sim`: the core banking simulator as its own server (CONTRACT §5),
- * speaking the reference core protocol (docs/core-protocol.md).
+ * `coregate core-sim`: the core banking simulator as its own server
+ * (docs/behaviour.md#core-simulator), speaking the reference core protocol
+ * (docs/core-protocol.md).
  */
 import { Command } from 'commander';
 import { DEFAULT_SESSION_TTL_SECONDS, FixtureError, loadCoreSimCustomers, startCoreSim, type RunningCoreSim } from '../server/core-sim.js';

@@ -1,7 +1,8 @@
 /**
- * `coregate institutions add|update|list|show|disable|enable` (CONTRACT §8), through
- * the admin operations `institutions.*` (use case `InstitutionAdmin`). The core API
- * key is read from a file here and never printed: the output says `hasApiKey`.
+ * `coregate institutions add|update|list|show|disable|enable`
+ * (docs/behaviour.md#institution-commands), through the admin operations `institutions.*` (use
+ * case `InstitutionAdmin`). The core API key is read from a file here and never printed: the
+ * output says `hasApiKey`.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -40,7 +41,7 @@ interface CoreOptions {
   json?: boolean;
 }
 
-/** The CLI's JSON of an institution (CONTRACT §8 keys first); never the key itself. */
+/** The CLI's JSON of an institution (the keys of docs/behaviour.md#institution-commands first); never the key itself. */
 function institutionJson(institution: InstitutionView) {
   return {
     id: institution.id,

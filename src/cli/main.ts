@@ -1,4 +1,4 @@
-/** `bin/coregate`: the operator CLI (CONTRACT §1), its commands defined with commander. */
+/** `bin/coregate`: the operator CLI (docs/behaviour.md#cli), its commands defined with commander. */
 import { Command } from 'commander';
 import { ConfigError, coreApiKeyFromEnv, loadConfig } from '../config/config.js';
 import { PACKAGE_INFO } from '../config/package-info.js';

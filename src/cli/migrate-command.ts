@@ -1,4 +1,4 @@
-/** `coregate migrate`: applies pending database migrations (CONTRACT §1). */
+/** `coregate migrate`: applies pending database migrations (docs/behaviour.md#cli-commands). */
 import { Command } from 'commander';
 import { examples, printData, withJson, type AdminContext } from './program.js';
 

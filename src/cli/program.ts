@@ -28,7 +28,7 @@ export function repeatable(value: string, previous: string[] | undefined): strin
   return [...(previous ?? []), value];
 }
 
-/** `--json`, taken by every command that prints data (CONTRACT §1). */
+/** `--json`, taken by every command that prints data (docs/behaviour.md#cli-output). */
 export function withJson(command: Command): Command {
   return command.option('--json', 'print exactly one JSON document on stdout');
 }
@@ -49,7 +49,8 @@ export function wholeNumber(min: number, max: number): (value: string) => number
 
 /**
  * The output rules of every command that prints data: with `--json` exactly one JSON
- * document on stdout, else text for people (CONTRACT §1). Hints and warnings go to stderr.
+ * document on stdout, else text for people (docs/behaviour.md#cli-output). Hints and warnings
+ * go to stderr.
  */
 export function printData(io: CliIo, json: boolean | undefined, document: unknown, text: () => string): void {
   io.out(json === true ? JSON.stringify(document) : text());

@@ -77,7 +77,7 @@ export interface Config {
   /** Shared rate-limit store; `undefined` counts in each process's memory. */
   readonly redisUrl: string | undefined;
   readonly redisKeyPrefix: string;
-  /** Waits before each webhook retry, in seconds; past the last the delivery fails (CONTRACT §9). */
+  /** Waits before each webhook retry, in seconds; past the last the delivery fails (docs/behaviour.md#webhook-delivery). */
   readonly webhookRetryScheduleSeconds: readonly number[];
   /** Production mode may send webhooks to loopback/private/link-local addresses. */
   readonly webhookAllowPrivate: boolean;

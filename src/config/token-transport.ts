@@ -14,7 +14,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * How token requests may reach coregate (spec §4.1: "Only HTTPS POST is supported"):
+ * How token requests may reach coregate (HTTPS only, docs/behaviour.md#https):
  * - `tls`: coregate serves HTTPS itself;
  * - `proxy`: a trusted proxy terminates TLS and says so with `X-Forwarded-Proto: https`;
  * - `loopback`: development on a loopback address without a proxy — plain HTTP allowed;

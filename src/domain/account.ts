@@ -1,5 +1,5 @@
 /**
- * The account record of spec §2.3, once: the gateway's response schema
+ * The account record (docs/behaviour.md#accounts), once: the gateway's response schema
  * (`http/routes/core/accounts.ts`), the check of a core's answers and of the
  * simulator's fixture files (`adapters/core/account-record.ts`) and the
  * `AccountRecord` type all come from {@link AccountRecordSchema}.
@@ -25,9 +25,10 @@ const Letter = (description: string, example: string) => Type.String({ pattern: 
 const YesNo = () => Letter('`Y` or `N`', 'Y');
 
 /**
- * An account as the core reports it (spec §2.3); every field is required, in the
- * spec's order. `additionalProperties: false`: as a response schema it is an
- * allow-list, so nothing beyond these fields can reach a platform.
+ * An account as the core reports it
+ * (docs/core-protocol.md#3-get-v1accounts--list-the-sessions-accounts); every field is
+ * required, in the order of that page's table. `additionalProperties: false`: as a response
+ * schema it is an allow-list, so nothing beyond these fields can reach a platform.
  */
 export const AccountRecordSchema = Type.Object(
   {
@@ -62,5 +63,5 @@ export const AccountRecordSchema = Type.Object(
   { $id: 'AccountRecord', additionalProperties: false },
 );
 
-/** An account as the core reports it (spec §2.3). */
+/** An account as the core reports it (docs/behaviour.md#accounts). */
 export type AccountRecord = Readonly<Static<typeof AccountRecordSchema>>;

@@ -1,11 +1,11 @@
 /**
  * The stored association between a platform's customer and a core customer, and
- * the rule deciding when its core session must be renewed (spec §3, CONTRACT §4).
+ * the rule deciding when its core session must be renewed (docs/behaviour.md#renewal).
  */
 
 /**
  * Associations are keyed by (institution, platform, customerId): each platform has
- * its own customer ids at each institution (CONTRACT §8).
+ * its own customer ids at each institution (docs/behaviour.md#institution-isolation).
  */
 export interface AssociationKey {
   /** The institution (bank) whose core holds the customer. */

@@ -1,6 +1,6 @@
 /** Registered platform clients of the authorization server. */
 
-/** Scopes coregate knows. A token carries exactly one (spec §5.4). */
+/** Scopes coregate knows. A token carries exactly one (docs/behaviour.md#grants-and-scopes). */
 export const KNOWN_SCOPES = ['core/main'] as const;
 export type Scope = (typeof KNOWN_SCOPES)[number];
 export const DEFAULT_SCOPE: Scope = 'core/main';
@@ -9,7 +9,7 @@ export function isKnownScope(value: string): value is Scope {
   return (KNOWN_SCOPES as readonly string[]).includes(value);
 }
 
-/** Grants a client may hold; `client_credentials` is always granted (CONTRACT §1). */
+/** Grants a client may hold; `client_credentials` is always granted (docs/behaviour.md#cli-commands). */
 const CLIENT_GRANTS = ['client_credentials', 'refresh_token'] as const;
 export type ClientGrant = (typeof CLIENT_GRANTS)[number];
 
@@ -22,7 +22,7 @@ export interface Client {
   readonly name: string;
   /** The tenant whose customers this client may reach. */
   readonly platform: string;
-  /** The institution (bank) the client acts for; its tokens carry it as the claim `institution` (CONTRACT §8). */
+  /** The institution (bank) the client acts for; its tokens carry it as the claim `institution` (docs/behaviour.md#institution-isolation). */
   readonly institution: string;
   readonly scopes: readonly Scope[];
   readonly grants: readonly ClientGrant[];

@@ -81,7 +81,7 @@ export const ERROR_CODES = {
   route_not_found: { envelope: 'NotFound', oauth: OAUTH_INVALID_REQUEST },
   method_not_allowed: { envelope: 'MethodNotAllowed', oauth: { error: 'invalid_request', status: 405 } },
   payload_too_large: { envelope: 'PayloadTooLarge', oauth: OAUTH_INVALID_REQUEST },
-  // RFC 6749 has no code for a rate limit: one of the spec's table 7.1, with the 429.
+  // RFC 6749 has no code for a rate limit: `invalid_request` with the 429 (docs/behaviour.md#token-errors).
   rate_limited: { envelope: 'TooManyRequests', oauth: { error: 'invalid_request', status: 429 } },
   // Operator commands (the CLI shows the message): a named record that does not exist, or exists already.
   not_found: { envelope: 'NotFound', oauth: OAUTH_INVALID_REQUEST },

@@ -1,5 +1,5 @@
 /**
- * An institution: one bank and its core banking system (CONTRACT §8). coregate
+ * An institution: one bank and its core banking system (docs/behaviour.md#institutions). coregate
  * serves several from one deployment; every client acts for exactly one, and
  * associations are kept apart per institution.
  */
@@ -7,7 +7,7 @@
 /** The institution that always exists; its core comes from CORE_URL / COREGATE_CORE_API_KEY / COREGATE_CORE_TIMEOUT_MS. */
 export const DEFAULT_INSTITUTION = 'default';
 
-/** Institution ids end up in keys, metric labels and logs: 1–64 of `[a-z0-9-]` (CONTRACT §8). */
+/** Institution ids end up in keys, metric labels and logs: 1–64 of `[a-z0-9-]` (docs/behaviour.md#institutions). */
 const INSTITUTION_ID_PATTERN = '^[a-z0-9-]{1,64}$';
 const INSTITUTION_ID = new RegExp(INSTITUTION_ID_PATTERN);
 

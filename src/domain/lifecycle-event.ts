@@ -1,5 +1,5 @@
 /**
- * The events a platform's webhook receivers are told about (CONTRACT §9): what
+ * The events a platform's webhook receivers are told about (docs/behaviour.md#webhook-events): what
  * changed about one of its customers. An event names the customer by its
  * association key only — never personal data, a customer key or a delegate
  * reference ID — so its body is safe to send to any receiver of the platform.

@@ -7,7 +7,7 @@
  * full bucket, so it may be forgotten: memory stays bounded by the active keys.
  *
  * The Redis store runs the same steps in Lua (`adapters/rate-limit/redis-rate-limiter.ts`);
- * the contract suite checks that both decide alike.
+ * test/contract/rate-limiter.test.ts checks that both decide alike.
  */
 
 /** What a limiter answers for one request. */

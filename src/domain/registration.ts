@@ -1,8 +1,9 @@
 /**
- * Validation and normalisation of a session registration body (spec §2.1, Form A
- * and Form B; CONTRACT §3): the one check of that body (the route's schema only
- * documents its shape). Pure: the clock's "today" is a parameter. Problems name the
- * field and never repeat what was sent, since it may be personal data.
+ * Validation and normalisation of a session registration body (Form A and Form B,
+ * docs/behaviour.md#registration-forms, docs/behaviour.md#registration-validation): the one
+ * check of that body (the route's schema only documents its shape). Pure: the clock's "today"
+ * is a parameter. Problems name the field and never repeat what was sent, since it may be
+ * personal data.
  */
 import type { FieldProblem } from './errors.js';
 import { isPlainObject } from './json.js';
@@ -92,7 +93,7 @@ export function parseRegistration(body: unknown, today: Date): RegistrationParse
   else {
     checkKeys(registration, ['customerId'], '/registration', problems);
     // An identifier is taken exactly as given, never trimmed: the same rule as
-    // GET /core/accounts?customerId=, where blanks around it are refused too (issue 9).
+    // GET /core/accounts?customerId=, where blanks around it are refused too (docs/behaviour.md#registration-validation).
     customerId = stringField(registration, 'customerId', '/registration', problems, false);
     if (customerId !== undefined && !CUSTOMER_ID.test(customerId)) {
       problems.push({ path: '/registration/customerId', message: 'must be 1 to 128 printable characters without spaces' });

@@ -33,7 +33,7 @@ import { opsRoutes, type OpsDeps } from './routes/ops/ops-routes.js';
 import type { RequestThrottle } from '../app/request-throttle.js';
 import { requireHttps } from './plugins/https-only.js';
 import { gatewayCallerRateLimit, gatewayRateLimit, tokenEndpointRateLimits } from './plugins/rate-limit.js';
-// Audit log (CONTRACT §6).
+// Audit log (docs/behaviour.md#audit-log).
 import type { AuditTrail } from '../app/audit-trail.js';
 import { installAuditing } from './plugins/audit.js';
 import { installRequestLog } from './plugins/request-log.js';
@@ -47,7 +47,7 @@ export interface AppDeps {
   readonly revoker: TokenRevoker;
   readonly keyring: TokenSigner & TokenVerifier;
   readonly clientDirectory: ClientDirectory;
-  /** Whether an institution is enabled: a disabled one's clients get 503 on `/core/*` (CONTRACT §8). */
+  /** Whether an institution is enabled: a disabled one's clients get 503 on `/core/*` (docs/behaviour.md#disabled-institutions). */
   readonly institutions?: { isEnabled(id: string): Promise<boolean> };
   /** Believe `X-Forwarded-For` (and later `X-Forwarded-Proto`) from a proxy in front. */
   /** `true`: the immediate peer is the proxy; a list: the proxies' addresses/CIDRs. */
@@ -77,7 +77,7 @@ export interface AppDeps {
   readonly version?: string;
 }
 
-/** Gateway bodies above this size are refused with 413 (CONTRACT §3). */
+/** Gateway bodies above this size are refused with 413 (docs/behaviour.md#body-limit). */
 const BODY_LIMIT = 64 * 1024;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

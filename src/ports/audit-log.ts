@@ -1,5 +1,5 @@
 /**
- * The audit log (CONTRACT §6): an append-only record of who did what to which
+ * The audit log (docs/behaviour.md#audit-log): an append-only record of who did what to which
  * customer, when, with what outcome. It holds identifiers only — never personal
  * data (SSN, account number, birth date) and never a secret (tokens, client
  * secrets, delegate reference IDs). The application only ever appends; the
@@ -28,7 +28,7 @@ export const AUDIT_EVENT_TYPES = [
   'session.read',
   /** `DELETE /core/sessions`: a platform deregistered its customer, successful or not. */
   'session.deregistered',
-  // Operator commands (issue 14): actor `operator`, the client (or, for keys, the kid in `reason`) as target, never a secret.
+  // Operator commands: actor `operator`, the client (or, for keys, the kid in `reason`) as target, never a secret.
   'client.created',
   'client.updated',
   'client.deleted',
@@ -65,7 +65,7 @@ export interface AuditEvent {
   /** The authenticated (or at least existing) client; `null` when unknown — a caller-supplied id is never stored unchecked. */
   readonly clientId: string | null;
   readonly platform: string | null;
-  /** The institution (bank) the event concerns, if known (CONTRACT §8); absent or `null` when none. */
+  /** The institution (bank) the event concerns, if known (docs/behaviour.md#institution-isolation); absent or `null` when none. */
   readonly institution?: string | null;
   /** The platform's customer ID the event concerns, if any. */
   readonly customerId: string | null;

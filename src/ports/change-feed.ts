@@ -1,8 +1,9 @@
 /**
  * Changes that alter what client authentication, the bearer check, token
  * verification or the accounts read decide, announced to every process sharing the
- * database as soon as they are committed (issue 12). Caches drop what a change names
- * at once; while the feed is not live they fall back to their time-bounded behaviour.
+ * database as soon as they are committed (docs/behaviour.md#changes-across-processes). Caches
+ * drop what a change names at once; while the feed is not live they fall back to their
+ * time-bounded behaviour.
  */
 import type { AssociationKey } from '../domain/association.js';
 

@@ -19,7 +19,7 @@ export interface CoreCallContext {
   readonly requestId: string;
   /** The platform client the call is made for: for the audit log, never sent to the core. */
   readonly clientId?: string;
-  /** The institution whose core is called (CONTRACT §8); `default` when absent. */
+  /** The institution whose core is called (docs/behaviour.md#default-institution); `default` when absent. */
   readonly institution?: string;
 }
 
@@ -98,7 +98,8 @@ export class CoreProtocolError extends CoreError {
 
 /**
  * The institution is disabled (or unknown to this process): its core is not called
- * at all, and its clients are told the service is unavailable (503, CONTRACT §8).
+ * at all, and its clients are told the service is unavailable (503,
+ * docs/behaviour.md#disabled-institutions).
  */
 export class InstitutionUnavailable extends CoreError {
   readonly retrySafe = true;
@@ -110,7 +111,7 @@ export class InstitutionUnavailable extends CoreError {
 /**
  * The core circuit breaker is open: recent calls failed, so this one was not
  * sent (nothing happened at the core). The platform is told to come back after
- * `retryAfterSeconds` (503 with `Retry-After`, CONTRACT §4).
+ * `retryAfterSeconds` (503 with `Retry-After`, docs/behaviour.md#upstream-failures).
  */
 export class CoreCircuitOpen extends CoreError {
   readonly retrySafe = true;

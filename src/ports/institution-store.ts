@@ -1,5 +1,5 @@
 /**
- * Persistence of institutions (CONTRACT §8). The core API key is stored sealed;
+ * Persistence of institutions (docs/behaviour.md#institutions). The core API key is stored sealed;
  * the store seals and opens it through the `SecretSealer` it was given, so callers
  * only ever see it in clear, in memory.
  */

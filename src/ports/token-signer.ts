@@ -4,7 +4,7 @@ export interface AccessTokenClaims {
   readonly sub: string;
   readonly client_id: string;
   readonly scope: string;
-  /** The client's institution when the token was issued (CONTRACT §8); tokens from before institutions lack it: `default`. */
+  /** The client's institution when the token was issued (docs/behaviour.md#institution-isolation); tokens from before institutions lack it: `default`. */
   readonly institution?: string;
   readonly token_use: 'access';
   readonly iat: number;

@@ -1,6 +1,7 @@
 /**
  * Sending webhook deliveries to platforms' receivers, and the policy on where
- * they may point (CONTRACT §9: production mode wants `https://` and public addresses).
+ * they may point (production mode wants `https://` and public addresses:
+ * docs/behaviour.md#webhook-targets).
  */
 
 /** A receiver's answer: its status only — the body is never kept or logged. */

@@ -1,6 +1,6 @@
 /**
  * Persistence of webhook endpoints and of the outbox of their deliveries
- * (CONTRACT §9). Secrets are stored sealed; the store seals and opens them
+ * (docs/behaviour.md#webhook-management). Secrets are stored sealed; the store seals and opens them
  * through its `SecretSealer`, so callers see them in clear, in memory only.
  */
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';

@@ -19,7 +19,7 @@ export interface ClientView {
   readonly id: string;
   readonly name: string;
   readonly platform: string;
-  /** The institution the client acts for (CONTRACT §8). */
+  /** The institution the client acts for (docs/behaviour.md#institution-isolation). */
   readonly institution: string;
   readonly scopes: readonly string[];
   readonly grants: readonly string[];
@@ -132,7 +132,7 @@ function clientView(client: Client): ClientView {
 
 export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'institutionAdmin' | 'webhookAdmin' | 'audit' | 'config'>;
 
-/** The existing operator operations, each followed by its audit row once it succeeded (issue 14). */
+/** The existing operator operations, each followed by its audit row once it succeeded (docs/behaviour.md#audit-log). */
 function audited(services: AdminServices, handlers: AdminHandlers): AdminHandlers {
   const audit = operatorAudit(services);
   return {

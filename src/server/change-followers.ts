@@ -1,8 +1,8 @@
 /**
- * What this process drops when the change feed announces a change (issue 12): a
- * client's cached record, the institutions, the signing keys, a removed customer
- * association (accounts read). When the feed becomes live again, everything: changes
- * may have been missed while it was not.
+ * What this process drops when the change feed announces a change
+ * (docs/behaviour.md#changes-across-processes): a client's cached record, the institutions, the
+ * signing keys, a removed customer association (accounts read). When the feed becomes live
+ * again, everything: changes may have been missed while it was not.
  *
  * Losing the feed drops nothing: every entry is still bounded by the lifetime it had
  * before the feed existed, the token endpoint stops using the client cache by itself

@@ -1,6 +1,7 @@
 /**
- * The core banking simulator as its own server (`coregate core-sim`, CONTRACT §5):
- * what the CLI command starts, so that the CLI does not reach into the simulator.
+ * The core banking simulator as its own server (`coregate core-sim`,
+ * docs/behaviour.md#core-simulator): what the CLI command starts, so that the CLI does not
+ * reach into the simulator.
  */
 import { CoreSimulator } from '../adapters/core/simulator/core-simulator.js';
 import type { CustomerDirectory } from '../adapters/core/simulator/customers.js';

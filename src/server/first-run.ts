@@ -6,7 +6,7 @@
  */
 import type { Services } from './services.js';
 
-/** A named demo customer of the built-in simulator (docs/core-protocol.md §7). */
+/** A named demo customer of the built-in simulator (docs/core-protocol.md#7-the-core-simulator). */
 const DEMO_REGISTRATION = {
   demographics: { socialSecurityNumber: '123-45-6789', accountNumber: '70001234', birthDay: '1980-04-12' },
   registration: { customerId: 'demo-customer-1' },

@@ -1,6 +1,7 @@
 /**
- * The admin operations of `coregate institutions …` (CONTRACT §8), registered in the
- * table of `admin-operations.ts`. A view never holds the core API key, only `hasApiKey`.
+ * The admin operations of `coregate institutions …` (docs/behaviour.md#institution-commands),
+ * registered in the table of `admin-operations.ts`. A view never holds the core API key, only
+ * `hasApiKey`.
  */
 import type { InstitutionInput, InstitutionView as Institution } from '../app/institution-admin.js';
 import type { Services } from './services.js';

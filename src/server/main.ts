@@ -32,8 +32,8 @@ export interface RunningServer {
 }
 
 /**
- * CONTRACT §6: on SIGTERM the process is gone within 10 s. In-flight requests get
- * this long to finish; then the connections still open are cut and the process
+ * On SIGTERM the process is gone within 10 s (docs/behaviour.md#graceful-shutdown). In-flight
+ * requests get this long to finish; then the connections still open are cut and the process
  * exits 1 within {@link SHUTDOWN_FORCE_MS} more.
  */
 const SHUTDOWN_GRACE_MS = 9_000;

@@ -1,5 +1,5 @@
 /**
- * Issue 14's operator operations — `clients.update`, `clients.delete`, `keys.revoke` — and the
+ * The operator operations `clients.update`, `clients.delete` and `keys.revoke`, and the
  * audit row every operator action writes (actor `operator`, the command as the event type, the
  * client as target; for keys the kid in `reason`; never a secret). Registered in the handler
  * table of `admin-operations.ts`, so the CLI and the admin socket reach them alike.

@@ -1,7 +1,7 @@
 /**
- * What `serve` says about its own set-up at start (STYLE §5: loud warnings when
+ * What `serve` says about its own set-up at start (loud warnings when
  * embedded pieces run in production mode): how token requests must arrive
- * (spec §4.1, README "HTTPS"), and which development conveniences are in use.
+ * (docs/behaviour.md#https), and which development conveniences are in use.
  */
 import type { Logger } from 'pino';
 import type { TlsCredentials } from '../adapters/tls/read-tls-credentials.js';

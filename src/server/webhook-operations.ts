@@ -1,6 +1,6 @@
 /**
- * The admin operations of `coregate webhooks …` (CONTRACT §9): one use-case call
- * each (`app/webhook-admin.ts`), JSON in and out. A secret appears only in the
+ * The admin operations of `coregate webhooks …` (docs/behaviour.md#webhook-management): one
+ * use-case call each (`app/webhook-admin.ts`), JSON in and out. A secret appears only in the
  * results of `webhooks.add` and `webhooks.rotate-secret`, once.
  */
 import type { DeliveryView, WebhookEndpoint } from '../ports/webhook-store.js';

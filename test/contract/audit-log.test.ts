@@ -71,7 +71,7 @@ function auditContract(backend: Backend): void {
       assert.ok(BigInt(secondId) > BigInt(firstId), 'ids increase with every append');
     });
 
-    it('stores the count and source address of an aggregated row (issue 9)', async () => {
+    it('stores the count and source address of an aggregated row', async () => {
       const aggregated = event({ type: 'access.denied', outcome: 'failure', reason: 'invalid_token', clientId: null, platform: null, customerId: null, requestId: null, count: 2000, sourceIp: '198.51.100.9', occurredAt: at(2) });
       await log.record(aggregated);
       const [stored] = await log.list({ type: 'access.denied', since: at(2), until: at(3), limit: 10 });

@@ -84,7 +84,7 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
       await assert.rejects(s.connector.startSession({ kind: 'customerKey', customerKey: 'C-0000' }, ctx()), CustomerNotRecognised);
     });
 
-    it('lists accounts with every field of spec §2.3 and its type', async () => {
+    it('lists accounts with every field of the account record and its type', async () => {
       const session = await s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx());
       const accounts = await s.connector.listAccounts(session.delegateReferenceId, ctx());
       assert.deepEqual(accounts, ada.accounts);

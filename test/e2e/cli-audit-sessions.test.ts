@@ -35,7 +35,7 @@ interface SessionJson {
   updatedAt: string;
 }
 
-// CONTRACT §8: audit rows and `sessions list` carry the institution.
+// docs/behaviour.md#institution-isolation: audit rows and `sessions list` carry the institution.
 const AUDIT_KEYS = ['actor', 'clientId', 'customerId', 'id', 'institution', 'occurredAt', 'outcome', 'platform', 'reason', 'requestId', 'type'];
 const SESSION_KEYS = ['createdAt', 'customerId', 'customerKey', 'expiresAt', 'institution', 'needsReregistration', 'updatedAt'];
 
@@ -90,7 +90,7 @@ async function walkThrough(env: Env, url: string, full: boolean): Promise<void> 
       ['session.registered', 'success', null, 'ada'],
       ['token.denied', 'failure', 'invalid_client', null],
       ['token.issued', 'success', null, null],
-      // Issue 14: operator actions are audited too (`clients create` above).
+      // Operator actions are audited too (`clients create` above).
       ['client.created', 'success', null, null],
     ],
   );

@@ -7,10 +7,10 @@ import { killAll, requestToken, runCli, runJson, startServer, tempDataDir, type 
 
 after(killAll);
 
-// CONTRACT §8: `clients create --json` gains "institution".
+// `clients create --json` has "institution" (docs/behaviour.md#cli-commands).
 const CREATED_KEYS = ['allowed_ips', 'client_id', 'client_secret', 'grants', 'institution', 'platform', 'scopes'];
 
-/** Parses stdout that must hold exactly one JSON document (CONTRACT §1, output rules). */
+/** Parses stdout that must hold exactly one JSON document (docs/behaviour.md#cli-output). */
 function oneJsonDocument<T>(stdout: string): T {
   const lines = stdout.trim().split('\n');
   assert.equal(lines.length, 1, `expected one JSON document on stdout, got:\n${stdout}`);

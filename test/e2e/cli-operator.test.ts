@@ -1,5 +1,5 @@
 /**
- * Issue 14 through a spawned `bin/coregate`: the operator's new commands (clients update/delete,
+ * A spawned `bin/coregate`: the operator's new commands (clients update/delete,
  * list --platform, rotate-secret --grace, keys revoke), their audit rows, audit list --type/--until,
  * which database a command uses, --version, unknown flags with a suggestion, serve --port/--host,
  * and system errors in one line with the fix.
@@ -10,7 +10,7 @@ import { killAll, requestToken, runCli, runJson, startServer, tempDataDir, type 
 
 after(killAll);
 
-describe('coregate CLI: operator experience (issue 14)', { timeout: 180_000 }, () => {
+describe('coregate CLI: operator experience', { timeout: 180_000 }, () => {
   it('--version, unknown flags with a suggestion, serve flags, one-line fixes', async (t) => {
     const data = tempDataDir();
     t.after(data.remove);

@@ -1,5 +1,5 @@
 /**
- * The CLI's help and usage mistakes (issue 14), through `main(argv, io)` in process: each
+ * The CLI's help and usage mistakes, through `main(argv, io)` in process: each
  * command's own help with its flags and examples, the group help listing its commands,
  * `--version`, and unknown flags and commands refused with one line and a suggestion —
  * before any database is opened.

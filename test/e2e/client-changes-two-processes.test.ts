@@ -1,9 +1,9 @@
 /**
- * The change feed between real processes (issue 12): two `coregate serve` on one
- * PostgreSQL database, and `coregate clients disable|enable` run as a CLI process of
- * its own (it opens the database itself). Both servers refuse the client at their
- * token endpoint and its token at their gateway within a second of the command's
- * exit — with COREGATE_CLIENT_CACHE_SECONDS at its maximum of 60.
+ * The change feed between real processes (docs/behaviour.md#changes-across-processes): two
+ * `coregate serve` on one PostgreSQL database, and `coregate clients disable|enable` run as a
+ * CLI process of its own (it opens the database itself). Both servers refuse the client at
+ * their token endpoint and its token at their gateway within a second of the command's exit —
+ * with COREGATE_CLIENT_CACHE_SECONDS at its maximum of 60.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

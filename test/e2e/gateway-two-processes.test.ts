@@ -1,6 +1,6 @@
 /**
  * Concurrent calls for one association start at most one new core session
- * "across all processes sharing the database" (CONTRACT §4): a real
+ * "across every process sharing the database" (docs/behaviour.md#single-renewal): a real
  * `coregate core-sim` with a 2-second session lifetime, two `coregate serve`
  * processes on one PostgreSQL database pointed at it, and 50 parallel account
  * calls split across both — once after the core session expired (the expiry

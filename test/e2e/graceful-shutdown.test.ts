@@ -1,14 +1,13 @@
 /**
- * SIGTERM under load (CONTRACT §6): a real `bin/coregate serve` on the embedded
- * database, its core a real `bin/coregate core-sim` answering after 300 ms. With
- * 200 `/core/accounts` requests in flight on kept-alive connections (more than the
- * core connection pool takes at once, so most wait in its queue) and idle
- * kept-alive connections open, the server gets SIGTERM. Every request in flight
- * gets its full answer; idle connections are closed cleanly; a request arriving
- * meanwhile gets a complete answer or is refused, never a truncated one; the process
- * exits 0 within 10 s and leaves the data dir unlocked and consistent. A request
- * that outlives the grace period is cut (no answer rather than half of one) and the
- * process exits 1, still within 10 s.
+ * SIGTERM under load (docs/behaviour.md#graceful-shutdown): a real `bin/coregate serve` on the
+ * embedded database, its core a real `bin/coregate core-sim` answering after 300 ms. With 200
+ * `/core/accounts` requests in flight on kept-alive connections (more than the core connection
+ * pool takes at once, so most wait in its queue) and idle kept-alive connections open, the
+ * server gets SIGTERM. Every request in flight gets its full answer; idle connections are
+ * closed cleanly; a request arriving meanwhile gets a complete answer or is refused, never a
+ * truncated one; the process exits 0 within 10 s and leaves the data dir unlocked and
+ * consistent. A request that outlives the grace period is cut (no answer rather than half of
+ * one) and the process exits 1, still within 10 s.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -193,7 +192,7 @@ describe('graceful shutdown under load (embedded database, external core)', { ti
   });
 
   it(`SIGTERM with ${BUSY_CLIENTS} keep-alive clients sending continuously: no connection reset, in ${BUSY_RUNS} runs`, async (t) => {
-    // Issue 9: closing every idle kept-alive connection at once raced clients sending their
+    // Closing every idle kept-alive connection at once raced clients sending their
     // next request on it (7 resets in 1 of 4 runs). Each client here is an undici Client
     // (one kept-alive connection, reconnecting after `Connection: close`) in a tight loop.
     const tally = new Map<string, number>();

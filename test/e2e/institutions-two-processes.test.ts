@@ -1,8 +1,8 @@
 /**
- * Institutions across processes (CONTRACT §8): two `coregate core-sim` as two banks,
- * two `coregate serve` on one PostgreSQL database, and the CLI — a process of its
- * own — adding a bank, binding a client to it, then disabling and enabling it. Both
- * servers follow each change within COREGATE_INSTITUTION_CACHE_SECONDS, without a restart.
+ * Institutions across processes (docs/behaviour.md#institution-changes): two `coregate
+ * core-sim` as two banks, two `coregate serve` on one PostgreSQL database, and the CLI — a
+ * process of its own — adding a bank, binding a client to it, then disabling and enabling it.
+ * Both servers follow each change within COREGATE_INSTITUTION_CACHE_SECONDS, without a restart.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -1,10 +1,10 @@
 /**
- * Nothing is lost across a crash (CONTRACT §9): a webhook event committed with
- * its registration by a `coregate serve` that is then killed with SIGKILL
- * before the event could be delivered is delivered by the next server on the
- * same database (PostgreSQL, and the embedded one's data directory). The
- * receiver is down at first, so the one attempt the first server makes fails and
- * the delivery is still pending when the process dies.
+ * Nothing is lost across a crash (docs/behaviour.md#webhook-delivery): a webhook event
+ * committed with its registration by a `coregate serve` that is then killed with SIGKILL before
+ * the event could be delivered is delivered by the next server on the same database
+ * (PostgreSQL, and the embedded one's data directory). The receiver is down at first, so the
+ * one attempt the first server makes fails and the delivery is still pending when the process
+ * dies.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

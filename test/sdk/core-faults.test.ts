@@ -1,9 +1,9 @@
 /**
  * Retries against a real `coregate serve` in front of a real `coregate core-sim`
- * with injected faults (CONTRACT §5): a core answering 5xx is a 502, retried for GET
- * and never for POST; once the core's circuit breaker is open the answer is 503 with
- * `Retry-After`, which the client waits out — unless it asks for a longer wait than
- * the client accepts.
+ * with injected faults (docs/behaviour.md#control-endpoints): a core answering 5xx is a 502,
+ * retried for GET and never for POST; once the core's circuit breaker is open the answer is 503
+ * with `Retry-After`, which the client waits out — unless it asks for a longer wait than the
+ * client accepts.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -99,7 +99,7 @@ describe('@coregate/client against a running coregate', { skip: QUICKEST_BACKEND
     assert.equal(notFound.name, 'NotFound');
     assert.equal(notFound.className, 'not-found');
     assert.equal(typeof notFound.message, 'string');
-    assert.deepEqual({ ...notFound.data, requestId: typeof notFound.data['requestId'] }, { reason: 'customer_not_registered', requestId: 'string' }); // issue 14
+    assert.deepEqual({ ...notFound.data, requestId: typeof notFound.data['requestId'] }, { reason: 'customer_not_registered', requestId: 'string' });
     assert.equal(counter.count('/core/accounts'), 1, 'a 404 is not retried');
 
     const badBody = await cg

@@ -1,7 +1,7 @@
 /**
  * What a running coregate cannot show yet or on demand, against a small local
  * node:http server that answers like coregate: `getCustomer` and
- * `deregisterCustomer` (CONTRACT §9, built in another issue), 429 with
+ * `deregisterCustomer` (docs/behaviour.md#deregistration), 429 with
  * `Retry-After`, the per-call timeout, the caller's `AbortSignal`, and a token
  * endpoint answering 503 for a moment.
  */

@@ -1,6 +1,6 @@
 /**
  * `getCustomer` and `deregisterCustomer` of `@coregate/client` against a real
- * coregate listening on a socket (CONTRACT §9): the state of a registered
+ * coregate listening on a socket (docs/behaviour.md#customer-lifecycle): the state of a registered
  * customer, deregistration, and the 404 that follows, as a `CoregateError`.
  */
 import assert from 'node:assert/strict';

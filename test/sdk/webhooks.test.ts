@@ -1,7 +1,7 @@
 /**
  * `verifyWebhook` against the reference implementation, the `standardwebhooks`
- * package (CONTRACT §9): what it signs we accept, what we would sign it accepts,
- * and a changed body, timestamp, id or secret is refused by both.
+ * package (docs/behaviour.md#webhook-signatures): what it signs we accept, what we would sign
+ * it accepts, and a changed body, timestamp, id or secret is refused by both.
  */
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -24,7 +24,7 @@ function signedHeaders(payload: string, options: { id?: string; at?: Date; with?
   };
 }
 
-/** The signature by the spec's recipe, written out here, for the reverse direction. */
+/** The signature by the Standard Webhooks specification's recipe, written out here, for the reverse direction. */
 function ourSignature(id: string, timestamp: string, payload: string, key: string): string {
   const raw = Buffer.from(key.slice('whsec_'.length), 'base64');
   return `v1,${createHmac('sha256', raw).update(`${id}.${timestamp}.${payload}`).digest('base64')}`;

@@ -79,7 +79,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
   await options.routes?.(app, services);
   await app.ready();
 
-  // Issue 14: the allow-list holds at the token endpoint too, so a client's token is requested
+  // The allow-list holds at the token endpoint too, so a client's token is requested
   // from an address inside its list (the first address of its first block).
   const tokenAddress = new Map<string, string>();
   return {

@@ -1,5 +1,5 @@
 /**
- * The real Redis the Redis rate-limit store is tested against (STYLE: fastify's
+ * The real Redis the Redis rate-limit store is tested against (as fastify's
  * rate-limit tests its Redis store against a real Redis). `COREGATE_TEST_REDIS_URL`
  * overrides the default 127.0.0.1:6379. Every test run writes under its own key
  * prefix and deletes it afterwards. Under CI an unreachable Redis fails the run

@@ -1,4 +1,4 @@
-/** The date-time check of account records (spec §2.3) against the plain regular-expression reading of it. */
+/** The date-time check of account records (docs/behaviour.md#accounts) against the plain regular-expression reading of it. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';

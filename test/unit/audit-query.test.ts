@@ -38,7 +38,7 @@ describe('AuditReader', () => {
     assert.deepEqual(queries.at(-1), { platform: undefined, customerId: undefined, since: undefined, limit: 10_000 });
   });
 
-  it('passes --type and --until on, and refuses an unknown type or a bad --until (issue 14)', async () => {
+  it('passes --type and --until on, and refuses an unknown type or a bad --until', async () => {
     await reader.list({ type: 'client.created', until: '2026-03-02' });
     assert.deepEqual(queries.at(-1), { platform: undefined, customerId: undefined, since: undefined, until: new Date('2026-03-02T00:00:00Z'), type: 'client.created', limit: DEFAULT_AUDIT_LIMIT });
     await assert.rejects(reader.list({ type: 'client.exploded', until: 'tomorrow' }), (error: unknown) => {

@@ -58,7 +58,7 @@ describe('parseBasicCredentials', () => {
           assert.equal(error.code, 'invalid_client');
           assert.equal(error.oauth.error, 'invalid_client');
           // The public description never says which part of the credentials was wrong; a request with
-          // no Basic credentials at all is told to use them (issue 14).
+          // no Basic credentials at all is told to use them (docs/behaviour.md#client-authentication).
           if (header === undefined || !/^Basic/i.test(header)) assert.equal(error.message, USE_CLIENT_SECRET_BASIC);
           else assert.equal(error.message, 'client authentication failed');
           return true;

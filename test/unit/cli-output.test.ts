@@ -107,6 +107,7 @@ const RESULTS: Results = {
   'webhooks.remove': { id: 'wh_1', removed: true },
   'webhooks.rotate-secret': { id: 'wh_1', secret: 'whsec_bmV3', previousSecretValidUntil: '2026-03-02T12:00:00.000Z' },
   'webhooks.deliveries': [],
+  'webhooks.policy': { production: true, allowPrivate: false, server: true },
 };
 
 const GROUPS = [clientsCommand, keysCommand, migrateCommand, auditCommand, sessionsCommand, institutionsCommand, webhooksCommand];

@@ -1,6 +1,6 @@
 /**
  * The settings schema is the one source: the README's configuration table is what
- * it generates (`npm run config-table` writes it), the contract's variables keep
+ * it generates (`npm run config-table` writes it), the documented variables keep
  * their names and defaults, and every setting is documented.
  */
 import { TypeGuard } from '@sinclair/typebox';
@@ -38,7 +38,7 @@ describe('the configuration table', () => {
 });
 
 describe('the settings schema', () => {
-  it('keeps the contract’s variables (CONTRACT §2) with their defaults', () => {
+  it('keeps the documented variables with their defaults', () => {
     const names = new Set<string>(settingSchemas().map(([name]) => name));
     for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'COREGATE_DATA_DIR', 'CORE_URL', 'COREGATE_ENCRYPTION_KEY', 'COREGATE_SESSION_SKEW_SECONDS', 'COREGATE_ACCESS_TOKEN_TTL_SECONDS', 'LOG_LEVEL']) {
       assert.ok(names.has(name), name);

@@ -157,7 +157,7 @@ describe('simulator server (reference core protocol)', () => {
       ['GET', '/v1/accounts', {}, 400, 'invalid_request', /X-Delegate-Reference-Id/],
       ['GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': 'nope' } }, 401, 'session_invalid'],
       ['GET', '/v1/nothing', {}, 404, 'not_found'],
-      // DELETE /v1/sessions ends a session (issue 11): it needs the delegate reference ID.
+      // DELETE /v1/sessions ends a session (docs/core-protocol.md#3a-delete-v1sessions--end-a-session-optional): it needs the delegate reference ID.
       ['DELETE', '/v1/sessions', {}, 400, 'invalid_request', /X-Delegate-Reference-Id/],
       ['DELETE', '/v1/sessions', { headers: { 'x-delegate-reference-id': 'nope' } }, 401, 'session_invalid'],
       ['PUT', '/v1/sessions', {}, 405, 'method_not_allowed'],

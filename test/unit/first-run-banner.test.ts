@@ -1,4 +1,4 @@
-/** The start banner (issue 14): a later start names the demo client and how to get a new secret. */
+/** The start banner: a later start names the demo client and how to get a new secret. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { welcomeFirstRun } from '../../src/server/first-run.js';

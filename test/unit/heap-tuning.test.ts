@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { HEAP_GROWING_PERCENT, limitHeapGrowth } from '../../src/server/heap-tuning.js';
 
-describe('heap tuning (issue 12: peak RSS under load)', () => {
+describe('heap tuning (peak RSS under load)', () => {
   it('sets the old generation growing factor when node was started without one', () => {
     const set: string[] = [];
     assert.equal(limitHeapGrowth([], (flags) => set.push(flags)), true);

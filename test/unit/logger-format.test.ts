@@ -1,4 +1,4 @@
-/** Logs: readable lines at a terminal, JSON otherwise (issue 14), redacted either way. */
+/** Logs: readable lines at a terminal, JSON otherwise, redacted either way. */
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';

@@ -1,7 +1,7 @@
 /**
  * What `serve` logs about its set-up at start (`src/server/startup-checks.ts`): loud
  * warnings for the built-in simulator and the embedded database in production
- * mode, and how token requests must arrive (spec §4.1: only HTTPS).
+ * mode, and how token requests must arrive (docs/behaviour.md#https).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

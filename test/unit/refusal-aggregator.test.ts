@@ -1,4 +1,4 @@
-/** Issue 9: refusals before authentication counted per address, type and reason per minute, bounded in keys. */
+/** Refusals before authentication counted per address, type and reason per minute, bounded in keys. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OVERFLOW_REASON, RefusalAggregator } from '../../src/app/refusal-aggregator.js';

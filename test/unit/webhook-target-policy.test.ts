@@ -1,8 +1,8 @@
 /**
- * Where webhooks may go (CONTRACT §9): in production mode `https://` only and no
- * loopback, private or link-local target — refused when the endpoint is added
- * and again at connection time, on the address connected to (a name re-pointed
- * after the add gains nothing) — unless COREGATE_WEBHOOK_ALLOW_PRIVATE=true.
+ * Where webhooks may go (docs/behaviour.md#webhook-targets): in production mode `https://` only
+ * and no loopback, private or link-local target — refused when the endpoint is added and again
+ * at connection time, on the address connected to (a name re-pointed after the add gains
+ * nothing) — unless COREGATE_WEBHOOK_ALLOW_PRIVATE=true.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * Strict reading of account records (spec §2.3) from untrusted JSON: the HTTP
+ * Strict reading of account records (docs/behaviour.md#accounts) from untrusted JSON: the HTTP
  * connector reads the core's answers with it and the simulator its fixture
  * files. The record's shape is `AccountRecordSchema` (domain/account.ts), checked
  * by a TypeBox compiled checker: on the hot path a valid record costs one
@@ -29,7 +29,7 @@ function kindOf(schema: TSchema): FieldKind {
   return 'string';
 }
 
-/** Every field of an account record and its kind, in the spec's order, derived from the schema. */
+/** Every field of an account record and its kind, in the order of the core protocol's table, derived from the schema. */
 export const ACCOUNT_FIELDS = Object.freeze(
   Object.fromEntries(Object.entries(AccountRecordSchema.properties).map(([name, schema]) => [name, kindOf(schema)])),
 ) as Readonly<Record<keyof AccountRecord, FieldKind>>;
@@ -38,7 +38,7 @@ const FIELD_NAMES = Object.keys(ACCOUNT_FIELDS) as (keyof AccountRecord)[];
 const DATE_FIELDS = FIELD_NAMES.filter((name) => ACCOUNT_FIELDS[name] === 'dateTime');
 
 /**
- * The spec's fields of a checked record, and no others (a core's answer may carry more:
+ * The documented fields of a checked record, and no others (a core's answer may carry more:
  * they never reach a platform). One object literal, which the compiler holds to the
  * record's type (a field added to the schema fails the build until it is added here):
  * the object is made whole in its final shape, where copying field by field grows it
@@ -76,9 +76,9 @@ function specFieldsOf(record: AccountRecord): AccountRecord {
   };
 }
 
-/** Fixture files: exactly the spec's fields. */
+/** Fixture files: exactly the documented fields. */
 const closedRecord = TypeCompiler.Compile(AccountRecordSchema);
-/** A core's answers: the spec's fields, others ignored (and dropped from the result). */
+/** A core's answers: the documented fields, others ignored (and dropped from the result). */
 const openRecord = TypeCompiler.Compile(Type.Object(AccountRecordSchema.properties));
 
 /** The JSON type of a value, for "expected X, got Y" without showing the value. */
@@ -165,7 +165,7 @@ function realDates(value: Record<string, unknown>): boolean {
   return DATE_FIELDS.every((name) => isDateTimeWithoutZone(value[name] as string));
 }
 
-/** The slow path, for a record the compiled checker refused: every problem, in the spec's field order. */
+/** The slow path, for a record the compiled checker refused: every problem, in the record's field order. */
 function explain(value: Record<string, unknown>, path: string, problems: Problem[], unknownFields: 'reject' | 'drop'): void {
   for (const name of FIELD_NAMES) {
     if (!Object.hasOwn(value, name)) problems.push({ path: `${path}.${name}`, message: 'missing' });
@@ -183,9 +183,9 @@ function explain(value: Record<string, unknown>, path: string, problems: Problem
 
 /**
  * Reads one account record. Every field must be present with its type.
- * `unknownFields: 'reject'` (fixture files) reports fields the spec does not
+ * `unknownFields: 'reject'` (fixture files) reports fields the record does not
  * have; `'drop'` (answers of a core) ignores them, and they never reach the
- * result, so nothing beyond the spec's fields can leak to a platform.
+ * result, so nothing beyond the documented fields can leak to a platform.
  */
 export function readAccountRecord(
   value: unknown,
@@ -202,7 +202,7 @@ export function readAccountRecord(
   const before = problems.length;
   explain(value, path, problems, unknownFields);
   // The checker and the explanation agree; should they ever not, the record is still refused.
-  if (problems.length === before) problems.push({ path, message: 'does not match the account record of spec §2.3' });
+  if (problems.length === before) problems.push({ path, message: 'does not match the account record' });
   return undefined;
 }
 

@@ -64,7 +64,7 @@ const PING_TIMEOUT_MS = 2000;
 
 /** Anything that may go into a header: visible ASCII. */
 const HEADER_SAFE = new RegExp(HEADER_SAFE_PATTERN);
-/** Customer keys as the protocol defines them (docs/core-protocol.md §2). */
+/** Customer keys as the protocol defines them (docs/core-protocol.md#2-post-v1sessions--start-a-session). */
 const CUSTOMER_KEY = new RegExp(CUSTOMER_KEY_PATTERN);
 /** The session answer's shape, compiled once; a refused answer is explained field by field. */
 const sessionAnswer = TypeCompiler.Compile(SessionBodySchema);

@@ -8,7 +8,7 @@ import { isConnectionFailure, withDeadline, type Database, type PoolStats, type 
 /** How long callers are asked to wait when the database is unreachable. */
 const RETRY_AFTER_SECONDS = 5;
 
-/** An unreachable database is a 503 with Retry-After (CONTRACT §3), not a 500. */
+/** An unreachable database is a 503 with Retry-After (docs/behaviour.md#upstream-failures), not a 500. */
 function unavailableIfUnreachable(error: unknown): unknown {
   if (!isConnectionFailure(error)) return error;
   return unavailable('the service is temporarily unavailable', `database unreachable: ${(error as Error).message}`, RETRY_AFTER_SECONDS);

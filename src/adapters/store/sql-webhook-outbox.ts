@@ -1,9 +1,8 @@
 /**
- * The transactional outbox of webhook events (CONTRACT §9): an event is written
- * by the same transaction as the change that causes it, with one delivery row
- * per enabled endpoint of the platform that wants its type (and not at all when
- * no endpoint wants it). A process dying
- * after the commit loses nothing: the dispatcher finds the pending rows.
+ * The transactional outbox of webhook events (docs/behaviour.md#webhook-delivery): an event is
+ * written by the same transaction as the change that causes it, with one delivery row per
+ * enabled endpoint of the platform that wants its type (and not at all when no endpoint wants
+ * it). A process dying after the commit loses nothing: the dispatcher finds the pending rows.
  */
 import { randomBytes } from 'node:crypto';
 import type { LifecycleEvent } from '../../domain/lifecycle-event.js';

@@ -1,11 +1,10 @@
 /**
- * Where webhooks may be sent (CONTRACT §9). In production mode: `https://` only,
- * and never to loopback, private, link-local or otherwise non-public addresses
+ * Where webhooks may be sent (docs/behaviour.md#webhook-targets). In production mode:
+ * `https://` only, and never to loopback, private, link-local or otherwise non-public addresses
  * (a platform must not turn coregate into a probe of the bank's network) unless
- * `COREGATE_WEBHOOK_ALLOW_PRIVATE=true`. Checked when an endpoint is added and
- * again at every connection, on the address actually connected to (see
- * `undici-webhook-sender.ts`), so a name re-pointed after the check (DNS
- * rebinding) gains nothing.
+ * `COREGATE_WEBHOOK_ALLOW_PRIVATE=true`. Checked when an endpoint is added and again at every
+ * connection, on the address actually connected to (see `undici-webhook-sender.ts`), so a name
+ * re-pointed after the check (DNS rebinding) gains nothing.
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';

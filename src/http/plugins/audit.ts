@@ -1,5 +1,5 @@
 /**
- * The audit log at the HTTP edge (CONTRACT §6). Every request to an audited route
+ * The audit log at the HTTP edge (docs/behaviour.md#audit-log). Every request to an audited route
  * (`config.audit`) writes one row when its answer is ready — in `onSend`, before a
  * byte goes out, so that an answered request has its row committed — and every
  * refusal of the bearer check writes an `access.denied` row, on any route.
@@ -39,7 +39,7 @@ export function installAuditing(app: FastifyInstance, trail: AuditTrail): void {
     const entry = auditEntry(request, reply);
     if (!entry) return payload;
     // A caller nobody identified (no token, a bad token, an unknown client) is counted per
-    // address and minute: one row each would let a flood fill the append-only table (issue 9).
+    // address and minute: one row each would let a flood fill the append-only table (docs/behaviour.md#audit-log).
     if (entry.clientId === null && (entry.type === 'access.denied' || entry.type === 'token.denied') && entry.reason !== null) {
       trail.refused({ type: entry.type, reason: entry.reason, sourceIp: request.ip });
       return payload;

@@ -1,5 +1,5 @@
 /**
- * Bearer-token protection of gateway routes (RFC 6750, CONTRACT §3):
+ * Bearer-token protection of gateway routes (RFC 6750, docs/behaviour.md#bearer-check):
  * no token → 401 `Bearer`; a bad, expired or disabled client's token → 401
  * `invalid_token`; a caller outside the client's IP allow-list → 403; a token
  * without the route's scope → 403 `insufficient_scope`.
@@ -15,7 +15,7 @@ import { InvalidAccessToken, type TokenVerifier } from '../../ports/token-signer
 interface Principal {
   readonly clientId: string;
   readonly platform: string;
-  /** The institution the client acts for (CONTRACT §8): whose associations and core it reaches. */
+  /** The institution the client acts for (docs/behaviour.md#institution-isolation): whose associations and core it reaches. */
   readonly institution: string;
   readonly scopes: readonly string[];
 }
@@ -50,7 +50,7 @@ export interface BearerAuthDeps {
   readonly verifier: TokenVerifier;
   readonly clients: ClientDirectory;
   readonly clock: Clock;
-  /** Whether an institution is enabled: a disabled one's clients get 503 (CONTRACT §8). Without it, every one is. */
+  /** Whether an institution is enabled: a disabled one's clients get 503 (docs/behaviour.md#disabled-institutions). Without it, every one is. */
   readonly institutions?: { isEnabled(id: string): Promise<boolean> };
 }
 

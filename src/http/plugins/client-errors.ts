@@ -3,7 +3,7 @@
  * timers refused them — a malformed request line, headers over Node's size limit,
  * a request (headers and body) not complete within the request timeout — in the
  * form the path calls for: the OAuth `{error}` form on `/oauth2/*`, the gateway
- * envelope (CONTRACT §3) elsewhere, instead of Node's or Fastify's defaults. The
+ * envelope (docs/behaviour.md#envelope) elsewhere, instead of Node's or Fastify's defaults. The
  * connection is closed after the answer: the parser's state cannot be trusted.
  */
 import type { IncomingMessage } from 'node:http';

@@ -10,11 +10,11 @@
  * - a kept-alive connection with no request under way is closed only once it has been
  *   quiet for {@link QUIET_MS}. Closing every idle connection at once (Node's
  *   `closeIdleConnections()`, Fastify's `forceCloseConnections: 'idle'`) races a client that
- *   is sending its next request at that moment: it sees a reset (issue 9: 7 resets with 20
- *   busy keep-alive clients). A busy client's connection is never quiet that long: its
- *   next request gets the `Connection: close` answer instead.
- * This wait lasts at most {@link DRAIN_MS}; then Fastify closes whatever is left idle, and
- * requests in flight go on until they are answered.
+ *   is sending its next request at that moment: it sees a reset (7 resets measured with 20 busy
+ *   keep-alive clients; docs/operations.md#clients-at-the-edge-of-http). A busy client's
+ *   connection is never quiet that long: its next request gets the `Connection: close` answer
+ *   instead. This wait lasts at most {@link DRAIN_MS}; then Fastify closes whatever is left
+ *   idle, and requests in flight go on until they are answered.
  */
 import type { Socket } from 'node:net';
 import { Server as NetServer } from 'node:net';

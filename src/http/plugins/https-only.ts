@@ -1,10 +1,10 @@
 /**
- * Spec §4.1: "Only HTTPS POST is supported". A token endpoint request that did
- * not arrive over HTTPS — TLS to coregate itself, or `X-Forwarded-Proto: https`
- * from a trusted proxy (fastify's `request.protocol` believes the header only
- * from a proxy `COREGATE_TRUST_PROXY` trusts) — is refused with
- * `400 invalid_request` "HTTPS is required", before its credentials are checked,
- * so that credentials sent in clear text are never confirmed.
+ * Token and revocation requests are HTTPS only (docs/behaviour.md#https). A token endpoint
+ * request that did not arrive over HTTPS — TLS to coregate itself, or `X-Forwarded-Proto:
+ * https` from a trusted proxy (fastify's `request.protocol` believes the header only from a
+ * proxy `COREGATE_TRUST_PROXY` trusts) — is refused with `400 invalid_request` "HTTPS is
+ * required", before its credentials are checked, so that credentials sent in clear text are
+ * never confirmed.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../domain/errors.js';

@@ -1,6 +1,6 @@
 /**
  * A real `bin/coregate core-sim --port 0` for end-to-end tests, with its control
- * endpoints (CONTRACT §5): stats and injected faults.
+ * endpoints (docs/behaviour.md#control-endpoints): stats and injected faults.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';

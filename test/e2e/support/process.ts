@@ -128,7 +128,7 @@ function listeningUrl(stderr: string): string | undefined {
   return undefined;
 }
 
-/** Whether the server answers `GET /.well-known/jwks.json` (CONTRACT §1: readiness). */
+/** Whether the server answers `GET /.well-known/jwks.json` (ready, docs/behaviour.md#commands). */
 async function isReady(url: string): Promise<boolean> {
   try {
     const response = await fetch(`${url}/.well-known/jwks.json`, { signal: AbortSignal.timeout(1_000) });
@@ -259,7 +259,7 @@ export async function requestToken(url: string, client: { client_id: string; cli
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** The six keys `clients create` and `rotate-secret` print (CONTRACT §1). */
+/** The six keys `clients create` and `rotate-secret` print (docs/behaviour.md#cli-commands). */
 export interface CreatedClient {
   readonly client_id: string;
   readonly client_secret: string;

@@ -1,5 +1,5 @@
 /**
- * The gateway in the audit log (CONTRACT §6): `session.registered` and
+ * The gateway in the audit log (docs/behaviour.md#audit-log): `session.registered` and
  * `accounts.listed` for every request that passed the bearer check, with their
  * outcome and reason; `session.renewed` and `session.reregistration_required`
  * when coregate renews (or cannot renew) a core session during a request, named
@@ -166,7 +166,7 @@ for (const backend of BACKENDS) {
 
     it('records access.denied for each refusal of the bearer check, never with the customerId asked for', async () => {
       const customerId = uniqueId('denied');
-      // Callers nobody identified are counted per address and minute, not one row each (issue 9).
+      // Callers nobody identified are counted per address and minute, not one row each.
       const noToken = await assertAggregated(h, () => getAccounts(h, {}, customerId), 'access.denied', 'missing_token', 'no token');
       assertError(noToken, NOT_AUTHENTICATED);
 

@@ -1,10 +1,10 @@
 /**
- * What the audit table must never hold and never allow (CONTRACT §4, §6): after a
- * walk-through touching every event type with demographics, secrets and tokens,
- * the whole table, serialised, contains no SSN, account number, birth date,
- * client secret, access or refresh token, nor any delegate reference ID (clear
- * or sealed); UPDATE, DELETE and TRUNCATE fail; and a failing audit write is
- * logged at error level without turning the answer into an error.
+ * What the audit table must never hold and never allow (docs/behaviour.md#never-stored,
+ * docs/behaviour.md#audit-log): after a walk-through touching every event type with
+ * demographics, secrets and tokens, the whole table, serialised, contains no SSN, account
+ * number, birth date, client secret, access or refresh token, nor any delegate reference ID
+ * (clear or sealed); UPDATE, DELETE and TRUNCATE fail; and a failing audit write is logged at
+ * error level without turning the answer into an error.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

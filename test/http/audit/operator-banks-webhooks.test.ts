@@ -1,6 +1,6 @@
 /**
  * Operator actions on banks and webhook receivers are audit rows like the client
- * commands (issue 14): actor `operator`, the institution or the platform as target,
+ * commands: actor `operator`, the institution or the platform as target,
  * the webhook endpoint id in `reason`, never a secret or an API key.
  */
 import assert from 'node:assert/strict';

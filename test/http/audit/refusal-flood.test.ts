@@ -1,5 +1,5 @@
 /**
- * Issue 9: a flood of refusals before authentication (a bad bearer token, an unknown
+ * A flood of refusals before authentication (a bad bearer token, an unknown
  * client at the token endpoint) writes a bounded number of audit rows — one per source
  * address, event type and reason per minute, with a count — while the metrics count
  * every refusal. One row per request let anyone on the network fill the append-only table.
@@ -83,7 +83,7 @@ for (const backend of BACKENDS) {
           payload: 'grant_type=client_credentials',
           remoteAddress,
         });
-      // invalid_client: 401, or 400 where the endpoint answers so (CONTRACT §3).
+      // invalid_client: 401, or 400 where the endpoint answers so.
       await flood(300, send('203.0.113.5'), [400, 401]);
       await flood(5, send('203.0.113.6'), [400, 401]);
       h.clock.advance(60);

@@ -1,5 +1,5 @@
 /**
- * The token endpoint in the audit log (CONTRACT §6): one row per request —
+ * The token endpoint in the audit log (docs/behaviour.md#audit-log): one row per request —
  * `token.issued`, or `token.denied` with the OAuth error code answered as its
  * reason. A failed client authentication names the client only when such a
  * client exists; whatever else the caller typed as client_id is not stored.
@@ -59,7 +59,7 @@ for (const backend of BACKENDS) {
       assertTokenError(wrongSecret, 'invalid_client');
       await assertAudited(h, wrongSecret, [denied('invalid_client', known)], 'wrong secret of a known client');
 
-      // An unknown caller's refusals are counted per address and minute, not one row each (issue 9).
+      // An unknown caller's refusals are counted per address and minute, not one row each.
       const junkId = 'cg_junk SSN 123-45-6789';
       const unknown = await assertAggregated(h, () => postToken(h, { client: { id: junkId, secret: client.secret }, body: { grant_type: 'client_credentials' } }), 'token.denied', 'invalid_client', 'unknown client_id');
       assertTokenError(unknown, 'invalid_client');

@@ -1,5 +1,5 @@
 /**
- * The bearer check of gateway routes → 401 (RFC 6750, CONTRACT §3): no token →
+ * The bearer check of gateway routes → 401 (RFC 6750, docs/behaviour.md#bearer-check): no token →
  * `WWW-Authenticate: Bearer`; a bad, forged, expired or foreign token, or one of
  * a disabled or deleted client → `Bearer error="invalid_token"`.
  */
@@ -152,7 +152,7 @@ for (const backend of BACKENDS) {
       assertInvalidToken(await getProtected(h, { token: await mint({ ...claims, sub: ghost, client_id: ghost }, { kid, typ: 'at+jwt' }, key) }));
     });
 
-    it('stops a client’s tokens once another process disabled it and the client cache lapses (CONTRACT: within 60 s)', async () => {
+    it('stops a client’s tokens once another process disabled it and the client cache lapses (within 60 s)', async () => {
       const client = await h.client();
       const token = await h.token(client);
       assertAdmitted(await getProtected(h, { token }), 'enabled');

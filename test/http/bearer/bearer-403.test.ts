@@ -1,5 +1,5 @@
 /**
- * The bearer check of gateway routes → 403 (spec §5.7, CONTRACT §3): a token
+ * The bearer check of gateway routes → 403 (docs/behaviour.md#bearer-check): a token
  * without the route's scope (`insufficient_scope`), and a caller outside its
  * client's IP allow-list ("not whitelisted"), IPv4, IPv6 and IPv4-mapped IPv6.
  * `X-Forwarded-For` counts only with COREGATE_TRUST_PROXY.

@@ -1,4 +1,4 @@
-/** Requests to a bearer-protected test route and the gateway's error envelope (CONTRACT §3). */
+/** Requests to a bearer-protected test route and the gateway's error envelope (docs/behaviour.md#envelope). */
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Harness } from '../../support/harness.js';

@@ -1,8 +1,9 @@
 /**
- * The change feed in one process, on both backends (issue 12): while it is live the
- * token endpoint reads a client once rather than on every request, and a change —
- * disabled, secret rotated, institution disabled — still takes effect at once, at
- * the token endpoint and at the bearer check, without waiting for any cache lifetime.
+ * The change feed in one process, on both backends
+ * (docs/behaviour.md#changes-across-processes): while it is live the token endpoint reads a
+ * client once rather than on every request, and a change — disabled, secret rotated,
+ * institution disabled — still takes effect at once, at the token endpoint and at the bearer
+ * check, without waiting for any cache lifetime.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,13 +1,14 @@
 /**
  * Two coregate service instances on one PostgreSQL database, each with its own pool
- * and its own LISTEN connection, as two servers would be (issue 12). A change made
- * through A — by its admin operations, as the CLI runs them — takes effect at B
- * within a second, far below COREGATE_CLIENT_CACHE_SECONDS: a disabled client, a
- * rotated secret, a revoked signing key; and a customer revoked or deregistered
- * through A is no longer served by B, far below COREGATE_ASSOCIATION_CACHE_SECONDS. When B's listening connection is killed, B
- * falls back to the bounded behaviour of before (the token endpoint reads every
- * client, the bearer check trusts its cache for COREGATE_CLIENT_CACHE_SECONDS on its
- * clock), then reconnects and follows changes at once again.
+ * and its own LISTEN connection, as two servers would be
+ * (docs/behaviour.md#changes-across-processes). A change made through A — by its admin
+ * operations, as the CLI runs them — takes effect at B within a second, far below
+ * COREGATE_CLIENT_CACHE_SECONDS: a disabled client, a rotated secret, a revoked signing key;
+ * and a customer revoked or deregistered through A is no longer served by B, far below
+ * COREGATE_ASSOCIATION_CACHE_SECONDS. When B's listening connection is killed, B falls back to
+ * the bounded behaviour of before (the token endpoint reads every client, the bearer check
+ * trusts its cache for COREGATE_CLIENT_CACHE_SECONDS on its clock), then reconnects and follows
+ * changes at once again.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

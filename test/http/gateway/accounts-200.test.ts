@@ -1,6 +1,6 @@
 /**
- * `GET /core/accounts?customerId=` → 200 (spec §4.3, §2.3, CONTRACT §3): the
- * success envelope around an array of account records with exactly the spec's
+ * `GET /core/accounts?customerId=` → 200 (docs/behaviour.md#accounts): the
+ * success envelope around an array of account records with exactly the documented
  * 27 fields and their JSON types, date-times without zone, `0001-01-01T00:00:00`
  * for no date; a customer without accounts → `data: []`; the stored delegate
  * reference ID is what reaches the core.
@@ -12,7 +12,7 @@ import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { ADA, assertSuccess, EVE, formA, formB, getAccounts, postSession, uniqueId } from './gateway-requests.js';
 
-/** Spec §2.3, field by field, with the JSON type each one has. */
+/** The account record (docs/behaviour.md#accounts), field by field, with the JSON type each one has. */
 const SPEC_FIELDS: Record<string, 'string' | 'letter' | 'number' | 'boolean' | 'date-time' | 'Y/N'> = {
   id: 'string',
   customerKey: 'string',
@@ -46,7 +46,7 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const NO_DATE = '0001-01-01T00:00:00';
 
 function assertAccountRecord(record: Record<string, unknown>, why: string): void {
-  assert.deepEqual(Object.keys(record).sort(), Object.keys(SPEC_FIELDS).sort(), `${why}: exactly the spec §2.3 fields`);
+  assert.deepEqual(Object.keys(record).sort(), Object.keys(SPEC_FIELDS).sort(), `${why}: exactly the documented fields`);
   for (const [field, kind] of Object.entries(SPEC_FIELDS)) {
     const value = record[field];
     const where = `${why}.${field} = ${JSON.stringify(value)}`;
@@ -87,7 +87,7 @@ for (const backend of BACKENDS) {
     });
     after(() => h?.close());
 
-    it('answers every demo customer’s accounts as spec §2.3 records, exactly as the core holds them', async () => {
+    it('answers every demo customer’s accounts as documented account records, exactly as the core holds them', async () => {
       let noDateSeen = 0;
       let recordsSeen = 0;
       for (const customer of DEMO_CUSTOMERS) {

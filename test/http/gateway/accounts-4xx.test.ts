@@ -1,5 +1,5 @@
 /**
- * `GET /core/accounts` refusals (CONTRACT §3): a missing or malformed
+ * `GET /core/accounts` refusals (docs/behaviour.md#accounts): a missing or malformed
  * `customerId` → 400 naming `customerId`; a customerId the caller's platform has
  * not registered → 404 NotFound. Neither reaches the core.
  */
@@ -33,7 +33,7 @@ for (const backend of BACKENDS) {
         ['not ASCII', 'kündin'],
       ];
       for (const [why, customerId] of cases) {
-        const body = assertBadRequest(await getAccounts(h, { token }, customerId), ['/customerId'], why); // issue 14: JSON Pointer, was 'customerId'
+        const body = assertBadRequest(await getAccounts(h, { token }, customerId), ['/customerId'], why); // a JSON Pointer
         if (typeof customerId === 'string' && customerId.length > 0) assert.equal(JSON.stringify(body).includes(customerId), false, `${why}: not echoed`);
       }
       const other = await h.app.inject({ method: 'GET', url: '/core/accounts?customerid=x', headers: { authorization: `Bearer ${token}` } });
@@ -45,7 +45,7 @@ for (const backend of BACKENDS) {
       const stats = h.services.simulator!.stats();
       const response = await getAccounts(h, { token }, uniqueId('never-registered'));
       const body = assertError(response, NOT_FOUND);
-      assert.deepEqual({ ...body.data, requestId: typeof body.data['requestId'] }, { reason: 'customer_not_registered', requestId: 'string' }); // issue 14
+      assert.deepEqual({ ...body.data, requestId: typeof body.data['requestId'] }, { reason: 'customer_not_registered', requestId: 'string' });
       assert.equal(response.headers['www-authenticate'], undefined);
       assert.deepEqual(h.services.simulator!.stats(), stats, 'the core was not called');
     });

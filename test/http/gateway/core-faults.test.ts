@@ -1,5 +1,5 @@
 /**
- * A core that is slow, failing or answering off-protocol (CONTRACT §3–§4):
+ * A core that is slow, failing or answering off-protocol (docs/behaviour.md#upstream-failures):
  * latency beyond COREGATE_CORE_TIMEOUT_MS → 502 BadGateway within about the
  * timeout; 5xx answers → 502; anything else unexpected → 502 and never a
  * renewal loop. Nothing is stored on a failed registration, a failed renewal
@@ -68,7 +68,7 @@ for (const backend of BACKENDS) {
 
     function assertBadGateway(response: LightMyRequestResponse, why: string): ErrorEnvelope {
       const body = assertError(response, BAD_GATEWAY, why);
-      assert.deepEqual({ ...body.data, requestId: typeof body.data['requestId'] }, { reason: 'core_failed', requestId: 'string' }, `${why}: no details of the core's failure`); // issue 14
+      assert.deepEqual({ ...body.data, requestId: typeof body.data['requestId'] }, { reason: 'core_failed', requestId: 'string' }, `${why}: no details of the core's failure`);
       assert.doesNotMatch(response.body, /core_failure|fault injected|no answer within|answered 5\d\d/, `${why}: the cause is logged, not sent`);
       return body;
     }

@@ -1,8 +1,8 @@
 /**
  * The gateway over the HTTP core connector (reference core protocol) against a
  * core that is unreachable, hangs, drops the connection or answers off-protocol
- * (CONTRACT §3: "core unreachable, timing out or answering garbage → 502"). A 401
- * or 404 without the protocol's error code is never taken for a rejected session
+ * (docs/behaviour.md#upstream-failures: a core unreachable, timing out or answering garbage is
+ * a 502). A 401 or 404 without the protocol's error code is never taken for a rejected session
  * or an unknown customer, so it neither renews nor answers 401.
  */
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 /**
  * `GET /core/sessions?customerId=` and `DELETE /core/sessions?customerId=`
- * (CONTRACT §9), one test per status, on PGlite and PostgreSQL: the state of a
- * customer, deregistration (association gone, core session ended, webhook event
+ * (docs/behaviour.md#customer-lifecycle), one test per status, on PGlite and PostgreSQL: the
+ * state of a customer, deregistration (association gone, core session ended, webhook event
  * recorded in the same transaction), tenancy (the same 404 byte for byte), audit rows.
  */
 import assert from 'node:assert/strict';

@@ -1,7 +1,8 @@
 /**
- * The database going away answers 503 Unavailable with Retry-After (CONTRACT §3),
- * never a 500, and the service recovers when the database comes back. PostgreSQL is
- * reached through a TCP relay the test can cut, as a network failure would.
+ * The database going away answers 503 Unavailable with Retry-After
+ * (docs/behaviour.md#upstream-failures), never a 500, and the service recovers when the
+ * database comes back. PostgreSQL is reached through a TCP relay the test can cut, as a network
+ * failure would.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

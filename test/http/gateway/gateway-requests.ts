@@ -1,6 +1,6 @@
 /**
  * Requests to the gateway (`POST /core/sessions`, `GET /core/accounts`) as a
- * platform sends them, the envelope assertions of spec §2.2 and CONTRACT §3, and
+ * platform sends them, the envelope assertions (docs/behaviour.md#envelope), and
  * test doubles around the core: a counting connector wrapper, a clock that
  * follows the harness's, and a customer directory that can forget customers.
  */
@@ -38,7 +38,7 @@ export interface FormAOptions {
   readonly birthDay?: 'iso' | 'us';
 }
 
-/** Spec §2.1 Form A for a demo customer. */
+/** Form A for a demo customer (docs/behaviour.md#registration-forms). */
 export function formA(customerId: string, customer: CoreCustomer = ADA, options: FormAOptions = {}) {
   const digits = customer.socialSecurityNumber.replaceAll('-', '');
   const dashed = `${digits.slice(0, 3)}-${digits.slice(3, 5)}-${digits.slice(5)}`;
@@ -52,7 +52,7 @@ export function formA(customerId: string, customer: CoreCustomer = ADA, options:
   };
 }
 
-/** Spec §2.1 Form B. */
+/** Form B (docs/behaviour.md#registration-forms). */
 export function formB(customerId: string, customerKey: string = ADA.customerKey) {
   return { customer: { customerKey }, registration: { customerId } };
 }
@@ -94,7 +94,7 @@ function context(response: LightMyRequestResponse, why: string): string {
   return `${why ? `${why}: ` : ''}${response.statusCode} ${response.body.slice(0, 2000)}`;
 }
 
-/** The success envelope of spec §2.2, exactly: returns `data`. */
+/** The success envelope (docs/behaviour.md#envelope), exactly: returns `data`. */
 export function assertSuccess<T = unknown>(response: LightMyRequestResponse, why = ''): T {
   const where = context(response, why);
   assert.equal(response.statusCode, 200, where);
@@ -129,7 +129,7 @@ export interface ErrorEnvelope {
   readonly data: { errors?: Array<{ path: string; message: string }>; reason?: string; [key: string]: unknown };
 }
 
-/** The FeathersJS error envelope of CONTRACT §3, with exactly its five members. */
+/** The FeathersJS error envelope (docs/behaviour.md#envelope), with exactly its five members. */
 export function assertError(response: LightMyRequestResponse, kind: ErrorKind, why = ''): ErrorEnvelope {
   const where = context(response, why);
   assert.equal(response.statusCode, kind.status, where);

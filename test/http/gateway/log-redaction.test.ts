@@ -1,5 +1,5 @@
 /**
- * Nothing secret or personal reaches the logs (CONTRACT §4, §6; STYLE 7): a full
+ * Nothing secret or personal reaches the logs (docs/behaviour.md#never-stored): a full
  * walk-through — token, refresh, registration by demographics, accounts, a
  * renewal, a rejected session, failing registrations, a 409, a core outage —
  * logged at `trace` through the production logger (its redaction included), and

@@ -1,6 +1,6 @@
 /**
  * Concurrent calls for one association start at most one new core session
- * (CONTRACT §4), inside one process: 50 parallel account calls on an expired
+ * (docs/behaviour.md#single-renewal), inside one process: 50 parallel account calls on an expired
  * association, or on one the core has just rejected, all answer 200 and the core
  * sees exactly one new session. The multi-process case is
  * test/e2e/gateway-two-processes.test.ts.

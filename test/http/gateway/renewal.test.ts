@@ -1,6 +1,6 @@
 /**
  * Transparent renewal of core sessions, end to end through HTTP with the
- * simulator's session lifetime and the fake clock (spec §3, CONTRACT §4):
+ * simulator's session lifetime and the fake clock (docs/behaviour.md#renewal):
  * - `now >= expiresAt - skew` starts exactly one new core session, not a second earlier;
  * - the platform gets the same answer with or without a renewal;
  * - the core rejecting an unexpired delegate reference ID → renew once, retry once;
@@ -153,7 +153,7 @@ for (const backend of BACKENDS) {
       try {
         const response = await getAccounts(h, { token }, customerId);
         const body = assertError(response, BAD_GATEWAY);
-        assert.deepEqual({ ...body.data, requestId: typeof body.data['requestId'] }, { reason: 'core_failed', requestId: 'string' }); // issue 14
+        assert.deepEqual({ ...body.data, requestId: typeof body.data['requestId'] }, { reason: 'core_failed', requestId: 'string' });
         assert.equal(core.startSessionCalls.length, sessions + 1, 'exactly one renewal');
         assert.equal(core.listAccountsCalls.length, listings + 2, 'the first call and one retry, no loop');
         assert.notEqual(core.listAccountsCalls.at(-1), core.listAccountsCalls.at(-2), 'the retry used the new delegate reference ID');
@@ -188,7 +188,7 @@ for (const backend of BACKENDS) {
           h.clock.advance(60);
           const repeated = await getAccounts(h, { token }, customerId);
           assert.equal(repeated.statusCode, 401);
-          // The same answer but for its own request id (issue 14: data.requestId).
+          // The same answer but for its own request id (data.requestId).
           const withoutRequestId = (body: string) => body.replace(/"requestId":"[^"]*"/, '"requestId":"-"');
           assert.equal(withoutRequestId(repeated.body), withoutRequestId(response.body), 'the same answer');
         }

@@ -1,10 +1,9 @@
 /**
- * `POST /core/sessions` → 200 (spec §4.2, CONTRACT §3): both forms of spec §2.1,
- * SSN/TIN with and without dashes, birthDay as YYYY-MM-DD and MM/DD/YYYY; the
- * success envelope with `data = {customerId, customerKey}`; the same customerId
- * for the same core customer again is idempotent; one core customer under
- * several customerIds of one platform; every customerKey answered is accepted
- * back in Form B.
+ * `POST /core/sessions` → 200 (docs/behaviour.md#registration): both forms
+ * (docs/behaviour.md#registration-forms), SSN/TIN with and without dashes, birthDay as
+ * YYYY-MM-DD and MM/DD/YYYY; the success envelope with `data = {customerId, customerKey}`; the
+ * same customerId for the same core customer again is idempotent; one core customer under
+ * several customerIds of one platform; every customerKey answered is accepted back in Form B.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -121,7 +120,7 @@ for (const backend of BACKENDS) {
       for (const customerId of [short, long]) {
         assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(customerId))), { customerId, customerKey: ADA.customerKey });
       }
-      // One rule on every endpoint (issue 9): an identifier is exact, blanks around it are a 400.
+      // One rule on every endpoint: an identifier is exact, blanks around it are a 400.
       const padded = uniqueId('padded');
       const registration = await postSession(h, { token }, formB(`  ${padded} `));
       assert.equal(registration.statusCode, 400, registration.body);

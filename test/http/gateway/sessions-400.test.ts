@@ -1,8 +1,9 @@
 /**
- * `POST /core/sessions` → 400 and 413 (CONTRACT §3): an invalid body names each
- * bad field in `data.errors` as `{path, message}`, never repeats what was sent
- * (it may be personal data), reaches no core and stores nothing; a body that is
- * not JSON or has another content type is a 400; a body over 64 KiB is a 413.
+ * `POST /core/sessions` → 400 and 413 (docs/behaviour.md#registration-validation,
+ * docs/behaviour.md#body-limit): an invalid body names each bad field in `data.errors` as
+ * `{path, message}`, never repeats what was sent (it may be personal data), reaches no core and
+ * stores nothing; a body that is not JSON or has another content type is a 400; a body over
+ * 64 KiB is a 413.
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
@@ -138,7 +139,7 @@ for (const backend of BACKENDS) {
       const json = JSON.stringify(VALID);
       for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'text/json']) {
         const response = await refused(json, contentType);
-        assertBadRequest(response, ['/'], contentType); // issue 14: a JSON Pointer (the body), was 'content-type'
+        assertBadRequest(response, ['/'], contentType); // a JSON Pointer (the body)
       }
       const response = await refused(json, null);
       assertError(response, { status: 400, name: 'BadRequest', className: 'bad-request' }, 'no content type');
@@ -182,7 +183,7 @@ for (const backend of BACKENDS) {
         post.end('"}');
       });
       assert.equal(status, 413, body);
-      assert.deepEqual(JSON.parse(body), { name: 'PayloadTooLarge', className: 'payload-too-large', message: JSON.parse(body).message, code: 413, data: { reason: 'payload_too_large', requestId: JSON.parse(body).data.requestId } }); // issue 14: reason and request id
+      assert.deepEqual(JSON.parse(body), { name: 'PayloadTooLarge', className: 'payload-too-large', message: JSON.parse(body).message, code: 413, data: { reason: 'payload_too_large', requestId: JSON.parse(body).data.requestId } }); // with its reason and request id
       assert.equal(await associationCount(h), rows);
     });
   });

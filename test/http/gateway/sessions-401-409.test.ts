@@ -1,9 +1,9 @@
 /**
- * `POST /core/sessions` and `GET /core/accounts` refusals (CONTRACT §3):
- * no bearer token → 401 with `WWW-Authenticate: Bearer`; a bad token → 401
- * `invalid_token`; the core not recognising the customer → 401 NotAuthenticated
- * WITHOUT a challenge (authentication to the third-party system failed, spec §7.2);
- * the same customerId for another core customer → 409 Conflict, nothing changed.
+ * `POST /core/sessions` and `GET /core/accounts` refusals
+ * (docs/behaviour.md#registration-outcomes): no bearer token → 401 with `WWW-Authenticate:
+ * Bearer`; a bad token → 401 `invalid_token`; the core not recognising the customer → 401
+ * NotAuthenticated WITHOUT a challenge (authentication to the third-party system failed); the
+ * same customerId for another core customer → 409 Conflict, nothing changed.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -91,7 +91,7 @@ for (const backend of BACKENDS) {
         const response = await inject('192.0.2.7', method);
         const body = assertError(response, { status: 403, name: 'Forbidden', className: 'forbidden' }, method);
         assert.match(body.message, /whitelist/i);
-        // Issue 14: the caller is told which of its own addresses was seen (data.ip), and nothing else of the allow-list.
+        // The caller is told which of its own addresses was seen (data.ip), and nothing else of the allow-list.
         assert.equal((body.data as { ip?: string }).ip, '192.0.2.7', 'the address seen is named');
         assert.equal(response.body.includes('10.0.0.0'), false, 'the allow-list is not echoed');
       }

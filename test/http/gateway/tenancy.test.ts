@@ -1,5 +1,5 @@
 /**
- * Associations are keyed by (platform, customerId) (CONTRACT §3–§4): a platform
+ * Associations are keyed by (platform, customerId) (docs/behaviour.md#not-found): a platform
  * never reaches another platform's customers, and cannot even tell whether a
  * customerId exists there; two platforms may use the same customerId for
  * different core customers. Clients of one platform share its customers.
@@ -32,7 +32,7 @@ for (const backend of BACKENDS) {
       const unknown = await getAccounts(h, { token: tokenB }, uniqueId('nobody'));
       assertError(foreign, NOT_FOUND, 'another platform’s customer');
       assertError(unknown, NOT_FOUND, 'an unknown customer');
-      // Equal but for each answer's own request id (issue 14: data.requestId, a UUID of fixed length).
+      // Equal but for each answer's own request id (data.requestId, a UUID of fixed length).
       const withoutRequestId = (body: string) => body.replace(/"requestId":"[^"]*"/, '"requestId":"-"');
       assert.equal(withoutRequestId(foreign.body), withoutRequestId(unknown.body), 'no existence leak in the body');
       assert.equal(foreign.headers['content-length'], unknown.headers['content-length']);

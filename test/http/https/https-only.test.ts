@@ -1,5 +1,5 @@
 /**
- * Spec §4.1 "Only HTTPS POST is supported": when plain HTTP is not the loopback
+ * Token requests only over HTTPS (docs/behaviour.md#https): when plain HTTP is not the loopback
  * development set-up, a token endpoint request that did not arrive over HTTPS is
  * refused with `400 invalid_request` "HTTPS is required" before its credentials are
  * checked. Behind a trusted proxy, `X-Forwarded-Proto: https` from that proxy

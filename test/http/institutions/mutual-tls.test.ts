@@ -1,5 +1,5 @@
 /**
- * Mutual TLS to an institution's core, for real (CONTRACT §8): a CA, a server
+ * Mutual TLS to an institution's core, for real (docs/behaviour.md#institutions): a CA, a server
  * certificate for a simulator served over HTTPS that demands a client certificate,
  * and a client certificate, all made with openssl. The core is reached with the
  * certificate and refused without it: 502, with a log line naming the institution,

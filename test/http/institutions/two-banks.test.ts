@@ -1,10 +1,10 @@
 /**
- * Two banks behind one gateway (CONTRACT §8): two simulators over HTTP, the
- * `default` institution on CORE_URL and `bank-b` added like the CLI does. Clients of
- * each register and read their own customers, the same customerId lives at both,
- * another institution's customer is the byte-identical 404, the token carries the
- * institution, a disabled institution answers 503 and `invalid_client`, and a fault
- * at one bank leaves the other at its normal latency.
+ * Two banks behind one gateway (docs/behaviour.md#institution-isolation): two simulators over
+ * HTTP, the `default` institution on CORE_URL and `bank-b` added like the CLI does. Clients of
+ * each register and read their own customers, the same customerId lives at both, another
+ * institution's customer is the byte-identical 404, the token carries the institution, a
+ * disabled institution answers 503 and `invalid_client`, and a fault at one bank leaves the
+ * other at its normal latency.
  */
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';

@@ -1,5 +1,5 @@
 /**
- * Issue 14, the HTTP rows: answers that help a person or a program after a mistake.
+ * Answers that help a person or a program after a mistake.
  * Revoke answers `200 {}` as JSON; `GET /` is an index; every gateway error carries
  * `data.requestId` and a `data.reason`; messages are words, paths JSON Pointers; a
  * request without HTTP Basic is told to use it; the IP allow-list holds at the token
@@ -13,7 +13,7 @@ import { basic, createHarness, type Harness } from '../../support/harness.js';
 import { openApiDocument } from '../../../src/http/openapi-document.js';
 import { postRevoke, postToken } from '../oauth/oauth-requests.js';
 
-describe('issue 14: answers after a mistake', () => {
+describe('answers after a mistake', () => {
   let h: Harness;
   before(async () => {
     h = await createHarness(pgliteBackend, { env: { COREGATE_RATE_LIMIT_GATEWAY_PER_MINUTE: '600', COREGATE_RATE_LIMIT_TOKEN_PER_MINUTE: '600' } });
@@ -75,7 +75,7 @@ describe('issue 14: answers after a mistake', () => {
     const body = response.json<{ error: string; error_description: string }>();
     assert.equal(body.error, 'invalid_client');
     assert.match(body.error_description, /client_secret_basic/);
-    // With Basic, a client_secret in the body stays invalid_request (CONTRACT §3).
+    // With Basic, a client_secret in the body stays invalid_request (docs/behaviour.md#client-authentication).
     const both = await postToken(h, { client, body: { grant_type: 'client_credentials', client_secret: client.secret } });
     assert.equal(both.json<{ error: string }>().error, 'invalid_request');
   });

@@ -46,7 +46,7 @@ export function onlyLimits(env: Record<string, string>): Record<string, string> 
   };
 }
 
-/** 429 with `Retry-After` and the TooManyRequests envelope (CONTRACT §3). */
+/** 429 with `Retry-After` and the TooManyRequests envelope (docs/behaviour.md#rate-limits). */
 export function assertEnvelope429(response: LightMyRequestResponse, retryAfter: number): void {
   assert.equal(response.statusCode, 429, response.body);
   assert.equal(response.headers['retry-after'], String(retryAfter));
@@ -57,12 +57,12 @@ export function assertEnvelope429(response: LightMyRequestResponse, retryAfter: 
     className: 'too-many-requests',
     message: 'too many requests, retry later',
     code: 429,
-    // Issue 14: every envelope carries a reason code and its request id.
+    // Every envelope carries a reason code and its request id.
     data: { retryAfter, reason: 'rate_limited', requestId: response.headers['x-request-id'] },
   });
 }
 
-/** 429 with `Retry-After`, no-store, and an OAuth body with a code of the spec's table 7.1. */
+/** 429 with `Retry-After`, no-store, and an OAuth body with a code of docs/behaviour.md#token-errors. */
 export function assertOAuth429(response: LightMyRequestResponse, retryAfter: number): void {
   assert.equal(response.statusCode, 429, response.body);
   assert.equal(response.headers['retry-after'], String(retryAfter));

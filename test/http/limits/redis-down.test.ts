@@ -1,7 +1,7 @@
 /**
  * Redis configured (COREGATE_REDIS_URL) but unreachable: after a few failed calls the
- * store's breaker counts every budget in this process's memory (issue 9: per-process
- * budgets rather than none — the brute-force budget keeps working), the switch is
+ * store's breaker counts every budget in this process's memory (docs/behaviour.md#rate-limits:
+ * per-process budgets rather than none — the brute-force budget keeps working), the switch is
  * logged once as an error and exposed as a metric, and the failed calls are counted.
  */
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 /**
  * Requests to the OAuth endpoints as a client sends them (Basic credentials, a
  * form body), each part overridable, and the assertions every token endpoint
- * answer must pass (spec §7.1, CONTRACT §3).
+ * answer must pass (docs/behaviour.md#token-errors).
  */
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
@@ -10,7 +10,7 @@ import { basic, type Harness } from '../../support/harness.js';
 const FORM = 'application/x-www-form-urlencoded';
 export const OAUTH_CONTENT_TYPE = 'application/json;charset=UTF-8';
 
-/** The token endpoint's error codes, exactly the spec's table 7.1. */
+/** The token endpoint's error codes, exactly those of docs/behaviour.md#token-errors. */
 export const TOKEN_ERROR_CODES = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type'] as const;
 export type TokenErrorCode = (typeof TOKEN_ERROR_CODES)[number];
 

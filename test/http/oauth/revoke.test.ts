@@ -12,7 +12,7 @@ import { assertIssued, assertNoStore, assertTokenError, clientCredentials, postR
 
 function assertRevoked(response: LightMyRequestResponse, why = ''): void {
   assert.equal(response.statusCode, 200, `${why} ${response.body}`);
-  // Issue 14: `{}` as JSON (was an empty body), so that clients which parse the answer (simple-oauth2) work.
+  // `{}` as JSON (was an empty body), so that clients which parse the answer (simple-oauth2) work.
   assert.deepEqual(response.json(), {});
   assert.match(String(response.headers['content-type']), /^application\/json/);
   assertNoStore(response);

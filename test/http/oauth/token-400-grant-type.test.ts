@@ -1,6 +1,6 @@
 /**
  * `POST /oauth2/token` → `unauthorized_client` and `unsupported_grant_type`
- * (spec §7.1, CONTRACT §3), and grant_type checked before the other parameters.
+ * (docs/behaviour.md#grants-and-scopes), and grant_type checked before the other parameters.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

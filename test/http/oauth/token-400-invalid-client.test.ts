@@ -1,7 +1,7 @@
 /**
  * `POST /oauth2/token` → `invalid_client`: client_secret_basic only, credentials
  * form-urlencoded before base64 (RFC 6749 §2.3.1), and client authentication
- * checked before anything else in the request (CONTRACT §3).
+ * checked before anything else in the request (docs/behaviour.md#check-order).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-/** The OAuth endpoints take POST only: other methods → 405 with `Allow: POST` (CONTRACT §3). */
+/** The OAuth endpoints take POST only: other methods → 405 with `Allow: POST` (docs/behaviour.md#token-headers). */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../../support/backends.js';

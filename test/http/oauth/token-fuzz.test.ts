@@ -1,8 +1,8 @@
 /**
  * Properties of `POST /oauth2/token` under arbitrary input: whatever the
  * Authorization header, Content-Type or body, the answer is a token or a
- * well-formed spec §7.1 error — never a 5xx, never another shape. These are about
- * parsing, so they run on PGlite only.
+ * well-formed token error (docs/behaviour.md#token-errors) — never a 5xx, never another shape.
+ * These are about parsing, so they run on PGlite only.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -107,7 +107,7 @@ describe('POST /oauth2/token under arbitrary input (pglite)', () => {
     );
   });
 
-  it('answers a token or a spec §7.1 error (never invalid_client, never 5xx) to any body from a valid client', async () => {
+  it('answers a token or a documented token error (never invalid_client, never 5xx) to any body from a valid client', async () => {
     const errors = TOKEN_ERROR_CODES.filter((code) => code !== 'invalid_client') as string[];
     await fc.assert(
       fc.asyncProperty(contentTypes(), bodies(client), async (contentType, body) => {

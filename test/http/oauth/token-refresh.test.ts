@@ -1,7 +1,7 @@
 /**
- * The refresh_token grant (CONTRACT §3): tokens rotate on use, keep the scope of
- * the original grant, and are `invalid_grant` when unknown, another client's,
- * expired, revoked or presented again — a reuse revokes the whole chain.
+ * The refresh_token grant (docs/behaviour.md#refresh-tokens): tokens rotate on use, keep the
+ * scope of the original grant, and are `invalid_grant` when unknown, another client's, expired,
+ * revoked or presented again — a reuse revokes the whole chain.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -38,12 +38,12 @@ describe('the OpenAPI document', () => {
     const form = token.requestBody?.content['application/x-www-form-urlencoded']?.schema as { properties: Record<string, unknown>; required: string[] };
     assert.deepEqual(Object.keys(form.properties).sort(), ['grant_type', 'refresh_token', 'scope']);
     assert.deepEqual(form.required, ['grant_type']);
-    // Every status the endpoint answers, not only its success and its OAuth errors (issue 8).
+    // Every status the endpoint answers, not only its success and its OAuth errors.
     assert.deepEqual(Object.keys(token.responses).sort(), ['200', '400', '405', '429', '503']);
     const revoke = document.paths['/oauth2/revoke']?.['post'];
     assert.ok(revoke, 'POST /oauth2/revoke');
     assert.deepEqual(Object.keys(revoke.responses).sort(), ['200', '400', '405', '429', '503']);
-    // Issue 14: `{}` as application/json (was an empty body without a Content-Type).
+    // `{}` as application/json (was an empty body without a Content-Type).
     assert.ok(revoke.responses['200']!.content?.['application/json'], 'revocation answers 200 {} as JSON');
     assert.ok((token.responses['200']!.content!['application/json']!.schema['required'] as string[]).includes('access_token'));
     assert.ok(token.description && token.description.length > 200, 'the endpoint’s rules are described');

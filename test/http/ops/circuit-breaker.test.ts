@@ -1,11 +1,11 @@
 /**
- * The core circuit breaker through HTTP (CONTRACT §3–§4: "502, 503 once a circuit
- * breaker is open"): once more than half of at least COREGATE_CORE_BREAKER_FAILURES
- * core calls in the window failed, registration and accounts answer 503 Unavailable
- * with Retry-After at once, without calling the core; after the cool-down one probe
- * goes through — a failing probe opens the circuit again, a good one closes it and
- * the service answers 200 again. The breaker (cockatiel) reads `Date.now()`: the
- * tests move it with node:test's `mock.timers` together with the harness's clock.
+ * The core circuit breaker through HTTP (docs/behaviour.md#upstream-failures: "502, 503 once a
+ * circuit breaker is open"): once more than half of at least COREGATE_CORE_BREAKER_FAILURES
+ * core calls in the window failed, registration and accounts answer 503 Unavailable with
+ * Retry-After at once, without calling the core; after the cool-down one probe goes through — a
+ * failing probe opens the circuit again, a good one closes it and the service answers 200
+ * again. The breaker (cockatiel) reads `Date.now()`: the tests move it with node:test's
+ * `mock.timers` together with the harness's clock.
  */
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
@@ -105,7 +105,7 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
 
   function assertOpen(response: LightMyRequestResponse, retryAfter: number, why: string): void {
     const body = assertError(response, UNAVAILABLE, why);
-    // Issue 14: only the reason code and the request id, nothing about the cause.
+    // Only the reason code and the request id, nothing about the cause.
     assert.deepEqual({ ...body.data, requestId: typeof body.data['requestId'] }, { reason: 'unavailable', requestId: 'string' }, `${why}: nothing about the cause`);
     assert.equal(response.headers['retry-after'], String(retryAfter), `${why}: Retry-After`);
     assert.doesNotMatch(response.body, /circuit|core_failure|answered 5\d\d/, `${why}: the cause is logged, not sent`);

@@ -1,6 +1,6 @@
 /**
  * `GET /healthz` (alive) and `GET /readyz` on both backends: unauthenticated, never
- * cached. CONTRACT §3 "Health": 503 only when this instance cannot serve (the
+ * cached. docs/behaviour.md#health: 503 only when this instance cannot serve (the
  * database gone — PGlite closed; PostgreSQL through a relay the test cuts); the
  * core's state — unreachable (a closed port), refusing coregate's API key, a 5xx —
  * is named in the body of a 200 and in `coregate_dependency_up`, never why.

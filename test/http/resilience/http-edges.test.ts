@@ -1,6 +1,6 @@
 /**
  * Requests at the edge of HTTP, each answered in the form of its path (OAuth
- * `{error}` on /oauth2/*, the CONTRACT §3 envelope elsewhere): two Authorization
+ * `{error}` on /oauth2/*, the gateway envelope elsewhere): two Authorization
  * headers (400), a known path with another method (405 with `Allow`, for every
  * route, derived from the registered routes), headers over Node's limit (431), a
  * malformed request line (400), and a body trickling in past
@@ -79,7 +79,7 @@ describe('HTTP edges: duplicate credentials, 405, parser refusals, slow bodies',
       assert.equal(response.headers['allow'], allow, `${method} ${url}`);
       if (method === 'HEAD') continue;
       const body = response.json();
-      assert.equal(typeof body.data?.requestId, 'string', 'data.requestId (issue 14)');
+      assert.equal(typeof body.data?.requestId, 'string', 'data.requestId');
       assert.deepEqual(
         { ...body, data: { ...body.data, requestId: '-' } },
         { name: 'MethodNotAllowed', className: 'method-not-allowed', message: `use ${allow}`, code: 405, data: { reason: 'method_not_allowed', requestId: '-' } },

@@ -1,5 +1,5 @@
 /**
- * Verified token claims must also be plausible (issue 9): a token signed with the
+ * Verified token claims must also be plausible: a token signed with the
  * real key (from the keyring) but living longer than the configured TTL, dated in
  * the future, for a subject other than its client, or with a malformed client id
  * is 401 invalid_token — never accepted, never a 500.

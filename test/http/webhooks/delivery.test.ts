@@ -1,10 +1,9 @@
 /**
- * Webhooks end to end in one process (CONTRACT §9), on PGlite and PostgreSQL:
- * an event recorded with its change is delivered, signed per Standard Webhooks
- * (verified with the `standardwebhooks` package, not with our code), retried on
- * the schedule with a stable `webhook-id`, 410 disabling the endpoint, both
- * secrets signing after a rotation; and on PostgreSQL two dispatchers on one
- * database deliver each event once.
+ * Webhooks end to end in one process (docs/behaviour.md#webhook-delivery), on PGlite and
+ * PostgreSQL: an event recorded with its change is delivered, signed per Standard Webhooks
+ * (verified with the `standardwebhooks` package, not with our code), retried on the schedule
+ * with a stable `webhook-id`, 410 disabling the endpoint, both secrets signing after a
+ * rotation; and on PostgreSQL two dispatchers on one database deliver each event once.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -1,8 +1,8 @@
 /**
- * The core banking simulator (CONTRACT §5): customers, sessions with a lifetime,
- * delegate reference IDs, statistics and injected faults. Transport-free: the
- * HTTP server (`simulator-server.ts`) and the in-process connector both drive it,
- * so the two behave the same.
+ * The core banking simulator (docs/behaviour.md#core-simulator): customers, sessions with a
+ * lifetime, delegate reference IDs, statistics and injected faults. Transport-free: the HTTP
+ * server (`simulator-server.ts`) and the in-process connector both drive it, so the two behave
+ * the same.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';

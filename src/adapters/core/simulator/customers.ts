@@ -1,11 +1,11 @@
 /**
  * The simulator's customers and how it finds them: by customer key, or by
- * demographics compared in normalised form (CONTRACT §5: SSN digits only, ISO
- * birth date).
+ * demographics compared in normalised form (SSN digits only, ISO birth date;
+ * docs/behaviour.md#core-simulator).
  */
 import type { AccountRecord } from '../../../domain/account.js';
 
-/** A customer of the simulated core, as in a fixture file (CONTRACT §5). */
+/** A customer of the simulated core, as in a fixture file (docs/core-protocol.md#data-file---data-file). */
 export interface CoreCustomer {
   readonly customerKey: string;
   /** As written in the data (dashes allowed); compared by its digits. */

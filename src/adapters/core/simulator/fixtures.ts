@@ -1,5 +1,5 @@
 /**
- * Loading the simulator's data from a JSON file (CONTRACT §5):
+ * Loading the simulator's data from a JSON file (docs/core-protocol.md#data-file---data-file):
  * `{"customers": [{customerKey, socialSecurityNumber, accountNumber, birthDay, accounts: [...]}]}`.
  * Everything is checked before the simulator starts, and every problem names the
  * customer index and the field, so a bank engineer can fix the file in one go.

@@ -1,7 +1,7 @@
 /**
  * The simulator over HTTP: the reference core protocol (docs/core-protocol.md)
- * plus the `/_sim/*` control endpoints of CONTRACT §5. Plain node:http, because
- * the simulator is also the benchmarks' peer and must not be what is measured.
+ * plus the `/_sim/*` control endpoints (docs/behaviour.md#control-endpoints). Plain node:http,
+ * because the simulator is also the benchmarks' peer and must not be what is measured.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

@@ -197,7 +197,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'aggregated audit rows of unauthenticated refusals',
     statements: [
       // Refusals before authentication (no token, a bad token, an unknown client) are audited
-      // one row per source address, event type and reason per minute, with how many (issue 9):
+      // one row per source address, event type and reason per minute, with how many (docs/behaviour.md#audit-log):
       // a flood writes a bounded number of rows. Both columns are null on every other row.
       `alter table audit_log add column count integer`,
       `alter table audit_log add column source_ip text`,
@@ -207,7 +207,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 7,
     name: 'client secret grace period',
     statements: [
-      // `clients rotate-secret --grace SECONDS` (issue 14): the previous secret's digest keeps working until then.
+      // `clients rotate-secret --grace SECONDS` (README.md#operator-cli): the previous secret's digest keeps working until then.
       `alter table clients add column previous_secret_digest text`,
       `alter table clients add column previous_secret_until timestamptz`,
     ],
@@ -216,7 +216,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 8,
     name: 'change notifications',
     statements: [
-      // Issue 12: every committed change of a client, an institution or a signing key is
+      // Every committed change of a client, an institution or a signing key is
       // announced on the channel `coregate_changes` (CHANGE_CHANNEL in change-notifications.ts),
       // whatever process or tool wrote it, so that every process drops its cached copy at once.
       // Sent by the writing transaction: delivered when it commits, never when it rolls back.

@@ -1,4 +1,4 @@
-/** `GET /core/accounts?customerId=` — the customer's accounts (spec §4.3, CONTRACT §3). */
+/** `GET /core/accounts?customerId=` — the customer's accounts (docs/behaviour.md#accounts). */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';

@@ -1,8 +1,8 @@
 /**
  * `/core/sessions`, one resource: `POST` registers a platform customer with the core
- * (spec §4.2, CONTRACT §3), `GET ?customerId=` reads its state and `DELETE ?customerId=`
- * deregisters it (CONTRACT §9). Same tenancy as accounts: another platform's customerId
- * gets the very answer of an unknown one.
+ * (docs/behaviour.md#registration), `GET ?customerId=` reads its state and `DELETE ?customerId=`
+ * deregisters it (docs/behaviour.md#customer-lifecycle). Same tenancy as accounts: another
+ * platform's customerId gets the very answer of an unknown one.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -28,13 +28,13 @@ const Registration = Type.Object(
 );
 
 /**
- * The body as the API document shows it: Form A or Form B (spec §2.1), field names
- * and JSON types. The body is checked once, by `parseRegistration`
- * (domain/registration.ts): it names each bad field as `{path, message}` without
- * repeating a value (ajv's union errors, "must match a schema in anyOf", would name
- * neither), and it trims and normalises, which JSON Schema cannot say — so no length
- * or pattern is declared here. A property test keeps the two in step: this schema
- * admits every body `parseRegistration` accepts.
+ * The body as the API document shows it: Form A or Form B
+ * (docs/behaviour.md#registration-forms), field names and JSON types. The body is checked once,
+ * by `parseRegistration` (domain/registration.ts): it names each bad field as `{path, message}`
+ * without repeating a value (ajv's union errors, "must match a schema in anyOf", would name
+ * neither), and it trims and normalises, which JSON Schema cannot say — so no length or pattern
+ * is declared here. A property test keeps the two in step: this schema admits every body
+ * `parseRegistration` accepts.
  */
 export const RegistrationRequestSchema = Type.Union(
   [

@@ -3,7 +3,7 @@
  * `onRequest` hook. It runs before fastify reads and parses the body, so a
  * request with bad credentials is `invalid_client` whatever its body — even a
  * body fastify itself refuses (a malformed Content-Type, one over the size
- * limit) — as CONTRACT §3 orders the checks: client authentication first.
+ * limit) — in the order of docs/behaviour.md#check-order: client authentication first.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';

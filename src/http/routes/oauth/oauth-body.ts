@@ -1,8 +1,8 @@
 /**
  * Body handling shared by the OAuth endpoints: they take the raw body and parse
  * it themselves, so that a wrong media type, a repeated parameter or a secret in
- * the body become `invalid_request` — after client authentication, as CONTRACT §3
- * orders the checks.
+ * the body become `invalid_request` — after client authentication, in the order of
+ * docs/behaviour.md#check-order.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../../domain/errors.js';

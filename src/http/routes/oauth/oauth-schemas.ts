@@ -1,7 +1,8 @@
 /**
  * Every answer of the OAuth endpoints that is not a success, as the error handler
  * (`plugins/error-handler.ts`) writes it, so that each route declares every status
- * it can answer (spec §7.1; RFC 6749 §5.2, RFC 7009 §2.2). One schema per body.
+ * it can answer (docs/behaviour.md#token-errors; RFC 6749 §5.2, RFC 7009 §2.2). One schema per
+ * body.
  */
 import { Type } from '@sinclair/typebox';
 import { RETRY_AFTER_HEADER } from '../../schemas/envelope.js';
@@ -28,7 +29,7 @@ const OAuthMethodNotAllowedSchema = Type.Object(
   { description: 'Any method but POST: `Allow: POST`' },
 );
 
-/** The token endpoints' 429 body (its code is one of the spec's table 7.1; RFC 6749 has none for this). */
+/** The token endpoints' 429 body (`invalid_request`, docs/behaviour.md#token-errors; RFC 6749 has no code for this). */
 const OAuthRateLimitedSchema = {
   ...Type.Object(
     {

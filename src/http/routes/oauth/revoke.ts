@@ -17,7 +17,7 @@ export interface RevokeRouteDeps {
 /**
  * The form parameters: the documented shape. As for the token endpoint
  * (`TokenRequestSchema`), the handler reads and checks the raw body itself, after
- * client authentication (CONTRACT §3).
+ * client authentication (docs/behaviour.md#check-order).
  */
 const RevokeRequestSchema = Type.Object({
   token: Type.String({ description: 'The refresh token to revoke' }),

@@ -1,4 +1,4 @@
-/** `POST /oauth2/token` — spec §4.1 and §7.1, CONTRACT §3. */
+/** `POST /oauth2/token` — docs/behaviour.md#token-endpoint. */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
@@ -29,12 +29,12 @@ const TokenResponseSchema = Type.Object(
 );
 
 /**
- * The form parameters: the documented shape. Fastify does not validate this body:
- * CONTRACT §3 orders the checks client authentication → `grant_type` → the other
- * parameters, and a schema validator reports whatever field it meets first. So the
- * route takes the raw body (`acceptRawBodies`) and `readOAuthForm` and the token
- * issuer check it, in that order, after the client authentication hook. For the
- * same reason the route uses no type provider: its body is the raw text.
+ * The form parameters: the documented shape. Fastify does not validate this body: the
+ * checks run client authentication → `grant_type` → the other parameters
+ * (docs/behaviour.md#check-order), and a schema validator reports whatever field it meets
+ * first. So the route takes the raw body (`acceptRawBodies`) and `readOAuthForm` and the
+ * token issuer check it, in that order, after the client authentication hook. For the same
+ * reason the route uses no type provider: its body is the raw text.
  */
 const TokenRequestSchema = Type.Object(
   {
@@ -59,7 +59,7 @@ const TOKEN_DESCRIPTION = [
   'Refresh tokens rotate on use; presenting one already used is `invalid_grant` and revokes every token of its chain.',
   'Every answer carries `Cache-Control: no-store` and `Pragma: no-cache`.',
   [
-    'Which condition gives which answer (spec §7.1, CONTRACT §3), in the order checked:',
+    'Which condition gives which answer, in the order checked:',
     '',
     '| condition | status | `error` |',
     '|---|---|---|',
@@ -95,7 +95,7 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
       body: TokenRequestSchema,
       response: { 200: TokenResponseSchema, 400: OAuthErrorSchema, ...OAUTH_ERROR_RESPONSES },
     },
-    // The body schema documents (see TokenRequestSchema); readOAuthForm validates, in the order the contract sets.
+    // The body schema documents (see TokenRequestSchema); readOAuthForm validates, in the order of docs/behaviour.md#check-order.
     validatorCompiler: () => (value: unknown) => ({ value }),
     onRequest: authenticateClient(deps.authenticator),
     handler: async (request, reply) => {

@@ -1,7 +1,7 @@
 /**
  * `GET /healthz` (the process is alive) and `GET /readyz` (it can serve: the
  * database answers and the signing key opens; each core's state is reported but
- * never makes it 503 — CONTRACT §3 "Health"). Unauthenticated, for load balancers and
+ * never makes it 503 — docs/behaviour.md#health). Unauthenticated, for load balancers and
  * orchestrators; they say which check failed, never why (that is logged).
  */
 import { Type } from '@sinclair/typebox';
