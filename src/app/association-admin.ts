@@ -20,7 +20,7 @@ export interface AssociationAdminOptions {
   readonly onCoreFailure?: CoreSessionEndFailure;
 }
 
-export const DEFAULT_ASSOCIATIONS_LIMIT = 1000;
+const DEFAULT_ASSOCIATIONS_LIMIT = 1000;
 export const MAX_ASSOCIATIONS_LIMIT = 100_000;
 
 const CUSTOMER_ID = new RegExp(CUSTOMER_ID_PATTERN);

@@ -18,7 +18,7 @@ import { RefusalAggregator, type Refusal } from './refusal-aggregator.js';
 export type AuditEntry = Omit<AuditEvent, 'occurredAt'>;
 
 /** How long a request waits for its audit row before answering without it (the write goes on). */
-export const DEFAULT_AUDIT_WAIT_MS = 2_000;
+const DEFAULT_AUDIT_WAIT_MS = 2_000;
 
 export interface AuditTrailOptions {
   /** How long a caller waits for its audit row before going on without it; {@link DEFAULT_AUDIT_WAIT_MS} by default. */

@@ -40,7 +40,7 @@ export interface RenewalEvents {
  * How long a renewal may hold its lease: longer than one core call can take, so a
  * live renewer never loses it, and short, so a crashed renewer blocks others only briefly.
  */
-export function renewalLeaseSeconds(coreTimeoutMs: number): number {
+function renewalLeaseSeconds(coreTimeoutMs: number): number {
   return Math.ceil(coreTimeoutMs / 1000) + 5;
 }
 

@@ -39,9 +39,7 @@ function coreFingerprint(record: InstitutionRecord): string {
 
 /** Stands in for a connector that could not be built: every call is a core failure (502). */
 function failingCore(reason: string): CoreConnector {
-  const fail = async (): Promise<never> => {
-    throw new CoreUnavailable(reason, true);
-  };
+  const fail = (): Promise<never> => Promise.reject(new CoreUnavailable(reason, true));
   return { startSession: fail, listAccounts: fail, ping: fail, close: async () => {} };
 }
 

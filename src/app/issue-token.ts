@@ -12,7 +12,7 @@ import type { CredentialHasher } from '../ports/credential-hasher.js';
 import type { RefreshTokenStore } from '../ports/refresh-token-store.js';
 import type { Confirmation, TokenSigner } from '../ports/token-signer.js';
 
-export const REFRESH_TOKEN_PREFIX = 'cgr_';
+const REFRESH_TOKEN_PREFIX = 'cgr_';
 
 /** Form parameters of a token request; absent and empty are both `undefined` (RFC 6749 §3.1). */
 export interface TokenRequest {

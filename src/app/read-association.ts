@@ -7,7 +7,7 @@ import type { AssociationKey } from '../domain/association.js';
 import { customerNotRegistered } from '../domain/errors.js';
 import type { AssociationStore } from '../ports/association-store.js';
 
-export type CustomerStatus = 'active' | 'reregistration_required';
+type CustomerStatus = 'active' | 'reregistration_required';
 
 export interface CustomerState {
   readonly customerId: string;

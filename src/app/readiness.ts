@@ -22,7 +22,7 @@ export interface ReadinessContext {
   readonly requestId: string;
 }
 
-export type CheckStatus = 'ok' | 'failed';
+type CheckStatus = 'ok' | 'failed';
 
 export interface ReadinessReport {
   readonly ready: boolean;

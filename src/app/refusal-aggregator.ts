@@ -24,9 +24,9 @@ export interface Refusal {
   readonly sourceIp: string;
 }
 
-export const MINUTE_MS = 60_000;
+const MINUTE_MS = 60_000;
 /** Distinct (address, type, reason) keys counted per minute before the overflow row takes the rest. */
-export const DEFAULT_MAX_REFUSAL_KEYS = 10_000;
+const DEFAULT_MAX_REFUSAL_KEYS = 10_000;
 /** The reason of the row that counts the refusals beyond the key limit. */
 export const OVERFLOW_REASON = 'aggregated_overflow';
 

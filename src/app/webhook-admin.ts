@@ -13,8 +13,8 @@ import type { DeliveryView, WebhookEndpoint, WebhookStore } from '../ports/webho
 import { newWebhookSecret } from './webhook-signature.js';
 
 /** How long a rotated-out secret still signs deliveries. */
-export const PREVIOUS_SECRET_GRACE_SECONDS = 24 * 3600;
-export const DEFAULT_DELIVERIES_LIMIT = 50;
+const PREVIOUS_SECRET_GRACE_SECONDS = 24 * 3600;
+const DEFAULT_DELIVERIES_LIMIT = 50;
 export const MAX_DELIVERIES_LIMIT = 10_000;
 const MAX_URL_LENGTH = 2048;
 

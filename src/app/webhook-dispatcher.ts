@@ -16,9 +16,6 @@ import { WebhookSendFailed, type WebhookSender } from '../ports/webhook-sender.j
 import type { AttemptOutcome, ClaimedDelivery, WebhookStore } from '../ports/webhook-store.js';
 import { webhookHeaders } from './webhook-signature.js';
 
-/** Default `COREGATE_WEBHOOK_RETRY_SCHEDULE_SECONDS`: 5 s, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h, then failed. */
-export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [5, 30, 120, 600, 3600, 21600, 86400];
-
 /** How long `stop` waits for attempts under way. */
 const STOP_WAIT_MS = 2000;
 
@@ -43,7 +40,7 @@ export interface WebhookDispatcherOptions {
 }
 
 /** Default of {@link WebhookDispatcherOptions.maxInFlight}. */
-export const DEFAULT_MAX_IN_FLIGHT = 32;
+const DEFAULT_MAX_IN_FLIGHT = 32;
 /** Default of {@link WebhookDispatcherOptions.perEndpoint}. */
 export const DEFAULT_PER_ENDPOINT = 4;
 
@@ -152,7 +149,7 @@ export class WebhookDispatcher {
     this.running = (async () => {
       try {
         // Not waiting for the attempts: each one's end frees its slot and nudges the next claim.
-        await this.claimAndStart();
+        void (await this.claimAndStart());
       } catch (error) {
         this.options.onError?.(error);
       }

@@ -42,7 +42,7 @@ function program(context: AdminContext): Command {
  * The server's modules load only then: help and usage mistakes answer without them, in a
  * fraction of the time.
  */
-function lazyAdmin(io: CliIo): { get(): Promise<AdminClient>; close(): Promise<void> } {
+function lazyAdmin(io: CliIo): { get: () => Promise<AdminClient>; close: () => Promise<void> } {
   let opened: Promise<AdminClient> | undefined;
   const open = async () => {
     const config = loadConfig();

@@ -89,7 +89,7 @@ function commandPath(command: Command): string {
  * one line: `coregate: unknown option --jsn (did you mean --json?)`; without a suggestion it
  * points at the command's help instead.
  */
-export function oneLineError(text: string, command: Command): string {
+function oneLineError(text: string, command: Command): string {
   const [first = '', ...rest] = text.trim().replace(/^error: /, '').split('\n');
   // An option value refused by its parser (wholeNumber): the flag, the rule and the value given.
   const refused = /^option '(?:-\w, )?(--[^ ']+)[^']*' argument '(.*)' is invalid\. (.*)$/.exec(first);

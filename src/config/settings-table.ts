@@ -124,7 +124,7 @@ const SETTING_CONCERNS: Readonly<Record<SettingName, Concern>> = {
 };
 
 /** The operations guide's table of settings by concern (markdown, ends with a newline); the README's table has the details. */
-export function settingsByConcernTable(): string {
+function settingsByConcernTable(): string {
   const names = settingSchemas().map(([name]) => name);
   const rows = CONCERNS.map((concern) => {
     const members = names.filter((name) => SETTING_CONCERNS[name] === concern);

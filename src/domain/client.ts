@@ -10,7 +10,7 @@ export function isKnownScope(value: string): value is Scope {
 }
 
 /** Grants a client may hold; `client_credentials` is always granted (docs/behaviour.md#cli-commands). */
-export const CLIENT_GRANTS = ['client_credentials', 'refresh_token'] as const;
+const CLIENT_GRANTS = ['client_credentials', 'refresh_token'] as const;
 export type ClientGrant = (typeof CLIENT_GRANTS)[number];
 
 export function isClientGrant(value: string): value is ClientGrant {

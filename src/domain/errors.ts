@@ -29,7 +29,7 @@ export const ENVELOPE_KINDS = {
 export type EnvelopeName = keyof typeof ENVELOPE_KINDS;
 
 /** Error codes of the token endpoint (RFC 6749 §5.2; docs/behaviour.md). */
-export type OAuthErrorCode =
+type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
   | 'invalid_grant'

@@ -8,7 +8,7 @@
 export const DEFAULT_INSTITUTION = 'default';
 
 /** Institution ids end up in keys, metric labels and logs: 1–64 of `[a-z0-9-]` (docs/behaviour.md#institutions). */
-export const INSTITUTION_ID_PATTERN = '^[a-z0-9-]{1,64}$';
+const INSTITUTION_ID_PATTERN = '^[a-z0-9-]{1,64}$';
 const INSTITUTION_ID = new RegExp(INSTITUTION_ID_PATTERN);
 
 export function isInstitutionId(value: string): boolean {

@@ -12,7 +12,7 @@ export type LifecycleEventType = (typeof LIFECYCLE_EVENT_TYPES)[number];
 /** Why a customer was deregistered. */
 export type DeregistrationReason = 'platform_request' | 'operator_revoked';
 
-export interface LifecycleEventData {
+interface LifecycleEventData {
   readonly institution: string;
   readonly platform: string;
   readonly customerId: string;
@@ -28,7 +28,7 @@ export interface LifecycleEvent {
 }
 
 /** The institution of keys that do not name one yet (before associations carry an institution). */
-export const DEFAULT_INSTITUTION = 'default';
+const DEFAULT_INSTITUTION = 'default';
 
 /**
  * The event about the association `key`. The one place that reads an association

@@ -88,7 +88,7 @@ export interface AppDeps {
 }
 
 /** Gateway bodies above this size are refused with 413 (docs/behaviour.md#body-limit). */
-export const BODY_LIMIT = 64 * 1024;
+const BODY_LIMIT = 64 * 1024;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -103,7 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // the leftmost X-Forwarded-For entry, which the caller writes itself (a proxy appends
     // to the header): anyone could pass an IP allow-list by sending it. (Fastify ignores
     // a numeric hop count, hence the function.) A list trusts exactly those proxies.
-    trustProxy: Array.isArray(deps.trustProxy)
+    trustProxy: typeof deps.trustProxy !== 'boolean'
       ? [...deps.trustProxy]
       : deps.trustProxy
         ? (_address: string, hop: number) => hop === 0
@@ -200,7 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   if (deps.ops) await app.register(opsRoutes, deps.ops);
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   // The API reference page: Swagger UI's files come from the installed package, never a CDN.
   await app.register(swaggerUi, API_REFERENCE);
   return app;

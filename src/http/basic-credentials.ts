@@ -8,6 +8,7 @@ import { invalidClient, USE_CLIENT_SECRET_BASIC } from '../domain/errors.js';
 
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+// eslint-disable-next-line no-control-regex -- control characters are what this matches: they are refused in credentials.
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /** `application/x-www-form-urlencoded` decoding of one value: "+" is a space, then percent-decoding. */

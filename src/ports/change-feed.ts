@@ -17,7 +17,7 @@ export interface RowChange {
  * The feed became live (changes may have been missed before: whatever a cache holds
  * must be read again), or stopped being live (caches fall back to their lifetimes).
  */
-export interface FeedStateChange {
+interface FeedStateChange {
   readonly kind: 'feed';
   readonly live: boolean;
   /** Why it stopped being live, for the log. */

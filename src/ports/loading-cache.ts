@@ -19,7 +19,7 @@ import { LRUCache } from 'lru-cache';
 import type { FeedLiveness } from './change-feed.js';
 import type { Clock } from './clock.js';
 
-export type FeedDownPolicy = 'cache' | 'bypass';
+type FeedDownPolicy = 'cache' | 'bypass';
 
 export interface LoadingCacheOptions {
   readonly clock: Clock;

@@ -6,8 +6,6 @@
  */
 import type { RateLimitDecision } from '../domain/rate-limit.js';
 
-export type { RateLimitDecision } from '../domain/rate-limit.js';
-
 export interface RateLimiter {
   /**
    * Counts one request against `key`, allowed `limit` times per `windowSeconds`

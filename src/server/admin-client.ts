@@ -7,7 +7,7 @@ import { connectToServer } from './admin-socket.js';
 import { openServices } from './services.js';
 
 /** Which database a command uses, in words, never with a password: `PostgreSQL at host/db` or `the embedded database in ./data`. */
-export function databaseLocation(config: Config, cwd: string = process.cwd()): string {
+function databaseLocation(config: Config, cwd: string = process.cwd()): string {
   if (config.databaseUrl !== undefined) {
     try {
       const url = new URL(config.databaseUrl);

@@ -79,7 +79,7 @@ function notPrivate(what: string, stats: Stats, uid: number): string | undefined
  * is not this user's, or others may enter or open it. `undefined` when it is safe.
  * Throws the file system's error (ENOENT while a server is starting).
  */
-export function adminSocketProblem(path: string): string | undefined {
+function adminSocketProblem(path: string): string | undefined {
   const uid = process.getuid?.();
   // No user ids (Windows): no Unix sockets there either.
   if (uid === undefined) return undefined;
@@ -156,7 +156,7 @@ function send(path: string, operation: AdminOperationName, args: unknown): Promi
         try {
           resolve(JSON.parse(body) as Answer);
         } catch (error) {
-          reject(error as Error);
+          reject(error);
         }
       });
       res.on('error', reject);

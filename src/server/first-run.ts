@@ -7,12 +7,12 @@
 import type { Services } from './services.js';
 
 /** A named demo customer of the built-in simulator (docs/core-protocol.md#7-the-core-simulator). */
-export const DEMO_REGISTRATION = {
+const DEMO_REGISTRATION = {
   demographics: { socialSecurityNumber: '123-45-6789', accountNumber: '70001234', birthDay: '1980-04-12' },
   registration: { customerId: 'demo-customer-1' },
 };
 
-export function walkthrough(url: string, clientId: string, clientSecret: string): string {
+function walkthrough(url: string, clientId: string, clientSecret: string): string {
   const body = JSON.stringify(DEMO_REGISTRATION);
   return `
 A demo client was created on this first run. Its secret is shown only now:
@@ -36,10 +36,10 @@ Try coregate with the built-in core simulator:
 }
 
 /** The demo client's name, by which a later start finds it again. */
-export const DEMO_CLIENT_NAME = 'Demo platform';
+const DEMO_CLIENT_NAME = 'Demo platform';
 
 /** A later start's reminder: the secret was shown once, so say how to get a new one. */
-export function demoClientReminder(clientId: string): string {
+function demoClientReminder(clientId: string): string {
   return `
 The demo client ${clientId} (platform "demo") was created on the first run; its secret was shown only then.
 Get a new secret with: bin/coregate clients rotate-secret ${clientId}

@@ -34,7 +34,7 @@ export interface InstitutionOperations {
   'institutions.set-enabled': { args: { id: string; enabled: boolean }; result: InstitutionView };
 }
 
-export function institutionView(institution: Institution): InstitutionView {
+function institutionView(institution: Institution): InstitutionView {
   return {
     id: institution.id,
     name: institution.name,

@@ -7,9 +7,9 @@ import type { DeliveryView, WebhookEndpoint } from '../ports/webhook-store.js';
 import type { WebhookAdmin } from '../app/webhook-admin.js';
 
 /** An endpoint as the operator sees it (never its secret), its time as ISO text for JSON. */
-export type WebhookEndpointView = Omit<WebhookEndpoint, 'createdAt' | 'updatedAt'> & { readonly createdAt: string };
+type WebhookEndpointView = Omit<WebhookEndpoint, 'createdAt' | 'updatedAt'> & { readonly createdAt: string };
 
-export interface DeliveryRecordView {
+interface DeliveryRecordView {
   readonly id: string;
   readonly eventType: string;
   readonly url: string;
@@ -78,7 +78,7 @@ export function webhookOperations(admin: WebhookAdmin, policy: WebhookPolicyView
   return {
     'webhooks.enable': async ({ id }) => endpointView(await admin.enable(id)),
     'webhooks.disable': async ({ id }) => endpointView(await admin.disable(id)),
-    'webhooks.policy': async () => policy,
+    'webhooks.policy': () => Promise.resolve(policy),
     'webhooks.add': async ({ platform, url, events }) => {
       const { endpoint, secret } = await admin.add({ platform, url, ...(events ? { events } : {}) });
       return { id: endpoint.id, platform: endpoint.platform, url: endpoint.url, events: [...endpoint.events], secret };

@@ -115,7 +115,7 @@ for (const backend of BACKENDS) {
       );
       assert.doesNotMatch(row!.core_api_key_sealed, /the-secret-api-key/);
       assert.ok(row!.core_api_key_key_id.length > 0);
-      assert.equal(await store.create({ ...created!, coreApiKey: undefined, createdAt: T0, coreUrl: 'http://x' }), undefined);
+      assert.equal(await store.create({ ...created, coreApiKey: undefined, createdAt: T0, coreUrl: 'http://x' }), undefined);
       const updated = await store.update('bank-key', { name: 'Renamed', coreTimeoutMs: 3000 }, at(5));
       assert.equal(updated?.coreApiKey, 'the-secret-api-key', 'a change without a key keeps the key');
       assert.equal(updated?.name, 'Renamed');

@@ -182,8 +182,8 @@ function storeContract(backend: Backend): void {
       assert.deepEqual(created, expected);
       const found = await store().findById(input.id);
       assert.deepEqual(found, expected);
-      assert.ok(found!.createdAt instanceof Date);
-      assert.ok(Array.isArray(found!.allowedIps));
+      assert.ok(found.createdAt instanceof Date);
+      assert.ok(Array.isArray(found.allowedIps));
     });
 
     it('round-trips empty arrays', async () => {

@@ -35,7 +35,7 @@ describe('coregate core-sim', () => {
       const url = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no listening line in 5 s; stderr: ${stderr}`)), 5000);
         child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk;
+          stderr += chunk.toString();
           const match = /core simulator listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
           if (match) {
             clearTimeout(timer);

@@ -54,7 +54,7 @@ function contender(dir: string): Contender {
   const lines: string[] = [];
   const waiting: Array<(line: string) => void> = [];
   let buffer = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     buffer += chunk;
     let newline: number;
     while ((newline = buffer.indexOf('\n')) >= 0) {

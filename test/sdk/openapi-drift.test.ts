@@ -26,7 +26,7 @@ function resolve(schema: unknown): Schema {
   let current = schema as Schema;
   for (let hops = 0; typeof current?.['$ref'] === 'string'; hops++) {
     assert.ok(hops < 20, 'a $ref cycle');
-    const pointer = (current['$ref'] as string).replace(/^#\//, '').split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const pointer = (current['$ref']).replace(/^#\//, '').split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
     current = pointer.reduce<unknown>((node, part) => (node as Schema)[part], document) as Schema;
     assert.ok(current, `unresolved ${pointer.join('/')}`);
   }
@@ -41,7 +41,8 @@ function at(schema: unknown, ...path: string[]): Schema {
   }, schema as Schema);
 }
 
-function jsonBody(operation: Schema, where: 'request' | string): Schema {
+/** `where`: 'request', or the status of a response. */
+function jsonBody(operation: Schema, where: string): Schema {
   const holder = where === 'request' ? at(operation, 'requestBody') : at(operation, 'responses', where);
   return resolve(at(holder, 'content', 'application/json', 'schema'));
 }

@@ -91,7 +91,7 @@ export async function balances(customerId: string): Promise<number[]> {
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const typeRoots = join(ROOT, 'node_modules', '@types');
     await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--typeRoots', typeRoots, '--types', 'node', 'main.ts'], { cwd: consumer }).catch(
-      (error: { stdout?: string }) => assert.fail(`the consumer does not type-check:\n${error.stdout ?? String(error)}`),
+      (error: Error & { stdout?: string }) => assert.fail(`the consumer does not type-check:\n${error.stdout ?? String(error)}`),
     );
   });
 });

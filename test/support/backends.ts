@@ -61,7 +61,7 @@ export const pgliteBackend: Backend = {
   },
 };
 
-export const postgresBackend: Backend = {
+const postgresBackend: Backend = {
   name: 'postgres',
   skip: postgresSkip,
   async open() {

@@ -109,7 +109,7 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
         payload: `grant_type=client_credentials${scope ? `&scope=${encodeURIComponent(scope)}` : ''}`,
       });
       if (response.statusCode !== 200) throw new Error(`token request failed: ${response.statusCode} ${response.body}`);
-      return (response.json() as { access_token: string }).access_token;
+      return response.json<{ access_token: string }>().access_token;
     },
     async close() {
       await app.close();

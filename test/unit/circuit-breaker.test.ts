@@ -195,7 +195,7 @@ describe('core circuit breaker', () => {
   });
 
   it('refuses at once while open, without calling the core, with the cool-down left as Retry-After', async () => {
-    const { connector, core, call, rejected, breaker } = setup();
+    const { connector, core, call, rejected } = setup();
     core.failure = unavailable;
     await failTimes(call, THRESHOLD);
     const calls = core.calls;

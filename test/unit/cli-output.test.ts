@@ -128,7 +128,7 @@ async function run(argv: string[], results: Results = RESULTS) {
         calls.push({ name, args });
         const result = results[name];
         if (result === undefined) throw new Error(`no stub result for ${name}`);
-        return result as never;
+        return result;
       },
       close: async () => {},
     }),

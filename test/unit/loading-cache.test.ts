@@ -290,7 +290,7 @@ describe('InstitutionRegistry', () => {
       create(record: InstitutionRecord): CoreConnector {
         const core = { url: record.coreUrl ?? null, closed: false };
         built.push(core);
-        return { startSession: async () => assert.fail(), listAccounts: async () => assert.fail(), close: async () => void (core.closed = true) } as unknown as CoreConnector;
+        return { startSession: async () => assert.fail(), listAccounts: async () => assert.fail(), close: async () => void (core.closed = true) };
       },
     };
   }
@@ -300,7 +300,7 @@ describe('InstitutionRegistry', () => {
     const store = countingLoader(() => [institution(enabled)]);
     const registry = new InstitutionRegistry(
       { list: () => store.load('all') } as unknown as InstitutionStore,
-      { create: () => ({ startSession: async () => assert.fail(), listAccounts: async () => assert.fail(), close: async () => {} }) } as never,
+      { create: () => ({ startSession: async () => assert.fail(), listAccounts: async () => assert.fail(), close: async () => {} }) },
       new FakeClock(),
       { cacheSeconds: 60 },
     );

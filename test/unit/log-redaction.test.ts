@@ -74,7 +74,7 @@ describe('redactSensitive', () => {
   it('runs in the production logger, on the line and on child bindings', () => {
     const chunks: string[] = [];
     const stream = new Writable({ write(chunk, _encoding, done) { chunks.push(String(chunk)); done(); } });
-    const logger = createLogger('info', stream as never);
+    const logger = createLogger('info', stream);
     logger.child({ token: 'child-binding-token' }).info({ nested: { refresh_token: 'rt_1' }, err: Object.assign(new Error('x'), { password: 'p' }) }, 'line');
     const text = chunks.join('');
     for (const value of ['child-binding-token', 'rt_1', '"p"']) assert.ok(!text.includes(value), `${value} in ${text}`);

@@ -11,8 +11,8 @@ export interface CallSignal {
   readonly signal: AbortSignal;
   /** Milliseconds left before the call times out. */
   remainingMs(): number;
-  /** The error to throw once `signal` fired: the caller's reason or a timeout error. */
-  failure(): unknown;
+  /** The error to throw once `signal` fired: the caller's reason or a timeout error (a plain function: callers pass it on). */
+  readonly failure: () => unknown;
   dispose(): void;
 }
 
@@ -32,9 +32,9 @@ export function callSignal(timeoutMs: number, outer: AbortSignal | undefined): C
   return {
     signal: controller.signal,
     remainingMs: () => Math.max(0, deadline - Date.now()),
-    failure() {
+    failure: () => {
       if (timedOut) return new CoregateError({ status: 0, name: 'Timeout', className: 'timeout', message: `no answer from coregate within ${timeoutMs} ms` });
-      return outer?.reason ?? new DOMException('the operation was aborted', 'AbortError');
+      return (outer?.reason as unknown) ?? new DOMException('the operation was aborted', 'AbortError');
     },
     dispose() {
       clearTimeout(timer);

@@ -66,7 +66,7 @@ function isInvalidToken(response: Response): boolean {
 /** The gateway's envelope (CONTRACT §3) as an error; a body without one gets the status's names. */
 function envelopeError(status: number, body: Record<string, unknown> | undefined, retryAfterMs: number | undefined): CoregateError {
   const [fallbackName, fallbackClass] = namesForStatus(status);
-  const text = (key: string, fallback: string) => (typeof body?.[key] === 'string' ? (body[key] as string) : fallback);
+  const text = (key: string, fallback: string) => (typeof body?.[key] === 'string' ? body[key] : fallback);
   const data = body?.['data'];
   return new CoregateError({
     status,
@@ -125,17 +125,17 @@ export class CoregateClient {
 
   /** The accounts of a registered customer (`GET /core/accounts`); `[]` when there are none. */
   listAccounts(customerId: string, options: CallOptions = {}): Promise<AccountRecord[]> {
-    return this.#call<AccountRecord[]>('GET', `core/accounts?${new URLSearchParams({ customerId })}`, undefined, options);
+    return this.#call<AccountRecord[]>('GET', `core/accounts?${new URLSearchParams({ customerId }).toString()}`, undefined, options);
   }
 
   /** What coregate holds about a registered customer (`GET /core/sessions`); 404 when unknown. */
   getCustomer(customerId: string, options: CallOptions = {}): Promise<CustomerStatus> {
-    return this.#call<CustomerStatus>('GET', `core/sessions?${new URLSearchParams({ customerId })}`, undefined, options);
+    return this.#call<CustomerStatus>('GET', `core/sessions?${new URLSearchParams({ customerId }).toString()}`, undefined, options);
   }
 
   /** Forgets a registered customer and ends its core session (`DELETE /core/sessions`); 404 when unknown. */
   deregisterCustomer(customerId: string, options: CallOptions = {}): Promise<Deregistration> {
-    return this.#call<Deregistration>('DELETE', `core/sessions?${new URLSearchParams({ customerId })}`, undefined, options);
+    return this.#call<Deregistration>('DELETE', `core/sessions?${new URLSearchParams({ customerId }).toString()}`, undefined, options);
   }
 
   async #call<T>(method: Method, path: string, body: unknown, options: CallOptions): Promise<T> {

@@ -12,7 +12,7 @@ export type FieldKind = 'string' | 'number' | 'boolean';
 type KindType<K extends FieldKind> = K extends 'string' ? string : K extends 'number' ? number : boolean;
 
 /** An object type with one readonly property per entry of a field list. */
-export type FromFields<F extends Readonly<Record<string, FieldKind>>> = { readonly [K in keyof F]: KindType<F[K]> };
+type FromFields<F extends Readonly<Record<string, FieldKind>>> = { readonly [K in keyof F]: KindType<F[K]> };
 
 /**
  * The fields of an account record (spec §2.3), exactly as `GET /core/accounts`

@@ -16,7 +16,7 @@ import type { ClientAssertionSigner, DpopSigner } from './proofs.js';
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 /** Renew this long before `expires_in` runs out: 10 % of the lifetime, at most 30 s. */
-export function renewalMargin(expiresInSeconds: number): number {
+function renewalMargin(expiresInSeconds: number): number {
   return Math.min(30_000, expiresInSeconds * 100);
 }
 

@@ -11,9 +11,6 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { AccountRecordSchema, LETTER_PATTERN, LOCAL_DATE_TIME_PATTERN, type AccountRecord } from '../../domain/account.js';
 import { isPlainObject } from '../../domain/json.js';
-
-/** Re-exported for the simulator's readers of untrusted JSON; the one definition is the domain's. */
-export { isPlainObject };
 import { isCalendarDate } from '../../domain/calendar-date.js';
 
 export interface Problem {
@@ -201,7 +198,7 @@ export function readAccountRecord(
     return undefined;
   }
   const checker = unknownFields === 'reject' ? closedRecord : openRecord;
-  if (checker.Check(value) && realDates(value)) return specFieldsOf(value as AccountRecord);
+  if (checker.Check(value) && realDates(value)) return specFieldsOf(value);
   const before = problems.length;
   explain(value, path, problems, unknownFields);
   // The checker and the explanation agree; should they ever not, the record is still refused.

@@ -31,7 +31,7 @@ export function createCoreConnector(config: Config, clock: Clock): { core: CoreC
  * What an operator reads when the breaker changes state: named after the request
  * whose core call changed it, like that request's own lines.
  */
-export function logBreakerStateChange(logger: Logger, cooldownSeconds: number) {
+function logBreakerStateChange(logger: Logger, cooldownSeconds: number) {
   return (state: CircuitState, cause: unknown, reqId: string): void => {
     if (state === 'open') {
       const reason = cause instanceof Error ? cause.message : undefined;
@@ -82,7 +82,7 @@ function readPemFile(institution: string, what: string, path: string | undefined
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new Error(`institution ${institution}: the core ${what} file cannot be read: ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    throw new Error(`institution ${institution}: the core ${what} file cannot be read: ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, { cause: error });
   }
 }
 

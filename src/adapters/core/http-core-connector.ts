@@ -107,7 +107,7 @@ class CallDeadline extends EventEmitter {
 
   constructor(ms: number) {
     super();
-    this.passed = new Promise<never>((_resolve, reject) => this.once('abort', () => reject(this.reason)));
+    this.passed = new Promise<never>((_resolve, reject) => this.once('abort', () => reject(this.reason!)));
     this.timer = setTimeout(() => {
       this.aborted = true;
       this.reason = new Error(`the core call's deadline of ${ms} ms passed`);

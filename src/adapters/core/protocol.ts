@@ -55,18 +55,18 @@ export function sessionEndedAnyway(status: number): boolean {
 }
 
 /** The closed list of error codes of the protocol, with the status each one travels with. */
-export const PROTOCOL_ERRORS = {
-  invalid_request: 400,
-  session_invalid: 401,
-  api_key_invalid: 403,
-  customer_not_found: 404,
-  not_found: 404,
-  method_not_allowed: 405,
-  payload_too_large: 413,
-  core_failure: 500,
-} as const;
+interface ProtocolErrorStatuses {
+  invalid_request: 400;
+  session_invalid: 401;
+  api_key_invalid: 403;
+  customer_not_found: 404;
+  not_found: 404;
+  method_not_allowed: 405;
+  payload_too_large: 413;
+  core_failure: 500;
+}
 
-export type ProtocolErrorCode = keyof typeof PROTOCOL_ERRORS;
+export type ProtocolErrorCode = keyof ProtocolErrorStatuses;
 
 /** Every error answer: `{"error": code, "message": text}`. The message is for humans; act on the code. */
 export interface ErrorBody {

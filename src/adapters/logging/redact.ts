@@ -36,14 +36,14 @@ const DEPTH = 2;
 /** Plain objects, arrays and errors are looked into; sockets, buffers, requests and the like are left to their serializers. */
 function scannable(value: object): boolean {
   if (Array.isArray(value) || value instanceof Error) return true;
-  const prototype = Object.getPrototypeOf(value);
+  const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 }
 
 /** A shallow copy that keeps what a serializer needs: an error stays an error (its message and stack included). */
 function shallowCopy(value: object): Record<string, unknown> {
   if (Array.isArray(value)) return value.slice() as unknown as Record<string, unknown>;
-  const copy = Object.assign(Object.create(Object.getPrototypeOf(value)) as object, value) as Record<string, unknown>;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(value) as object | null) as object, value) as Record<string, unknown>;
   if (value instanceof Error) {
     Object.defineProperty(copy, 'message', { value: value.message, writable: true, configurable: true });
     Object.defineProperty(copy, 'stack', { value: value.stack, writable: true, configurable: true });

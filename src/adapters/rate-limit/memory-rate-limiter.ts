@@ -17,7 +17,7 @@ export interface MemoryRateLimiterOptions {
   readonly maxKeys?: number;
 }
 
-export const DEFAULT_MAX_KEYS = 100_000;
+const DEFAULT_MAX_KEYS = 100_000;
 
 export class MemoryRateLimiter implements RateLimiter {
   /** key → theoretical arrival time (ms). Map order is recency: a hit re-inserts its key. */
@@ -36,7 +36,7 @@ export class MemoryRateLimiter implements RateLimiter {
     return this.tats.size;
   }
 
-  async hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+  hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
     const now = this.clock.now().getTime();
     const step = gcraStep(this.tats.get(key), now, limit, windowSeconds);
     if (step.allowed) {
@@ -44,18 +44,19 @@ export class MemoryRateLimiter implements RateLimiter {
       this.tats.set(key, step.tat);
       if (this.tats.size > this.maxKeys) this.evict(now);
     }
-    return { allowed: step.allowed, remaining: step.remaining, retryAfterSeconds: step.retryAfterSeconds };
+    return Promise.resolve({ allowed: step.allowed, remaining: step.remaining, retryAfterSeconds: step.retryAfterSeconds });
   }
 
-  async peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+  peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
     const step = gcraStep(this.tats.get(key), this.clock.now().getTime(), limit, windowSeconds);
-    return { allowed: step.allowed, remaining: step.remaining, retryAfterSeconds: step.retryAfterSeconds };
+    return Promise.resolve({ allowed: step.allowed, remaining: step.remaining, retryAfterSeconds: step.retryAfterSeconds });
   }
 
   async connect(): Promise<void> {}
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.tats.clear();
+    return Promise.resolve();
   }
 
   private evict(now: number): void {

@@ -119,9 +119,10 @@ export class RedisRateLimiter implements RateLimiter {
     });
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     // disconnect, not quit: quit would wait for (or even open) a connection that may never come.
     this.redis.disconnect(false);
+    return Promise.resolve();
   }
 
   private async run(key: string, limit: number, windowSeconds: number, count: 0 | 1): Promise<RateLimitDecision> {

@@ -9,7 +9,7 @@ export interface Queryable {
 
 import type { ChangeFeed } from '../../ports/change-feed.js';
 
-export type DatabaseKind = 'postgres' | 'embedded';
+type DatabaseKind = 'postgres' | 'embedded';
 
 /** A connection pool's occupancy, as `pg.Pool` reports it. */
 export interface PoolStats {
@@ -49,9 +49,10 @@ const CONNECTION_ERROR_MESSAGES = /Connection terminated|timeout exceeded when t
 /** True when the database could not be reached (as opposed to refusing a statement). */
 export function isConnectionFailure(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const code = String((error as { code?: unknown }).code ?? '');
+  const { code: rawCode, message } = error as { code?: unknown; message?: unknown };
+  const code = typeof rawCode === 'string' || typeof rawCode === 'number' ? String(rawCode) : '';
   if (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08')) return true;
-  return CONNECTION_ERROR_MESSAGES.test(String((error as { message?: unknown }).message ?? ''));
+  return typeof message === 'string' && CONNECTION_ERROR_MESSAGES.test(message);
 }
 
 /**

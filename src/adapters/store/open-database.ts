@@ -51,7 +51,7 @@ const OWNER_ONLY_UMASK = 0o077;
  * keeps the modes it came with. Symbolic links are left alone. Returns how many
  * entries were changed.
  */
-export function closeToOthers(dir: string): number {
+function closeToOthers(dir: string): number {
   let changed = 0;
   const tighten = (path: string, mode: number) => {
     if ((lstatSync(path).mode & 0o777) === mode) return;

@@ -9,12 +9,12 @@ import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
 import type { Queryable } from './database.js';
 
 /** A new event id, `msg_` + 128 random bits: the `webhook-id` of every delivery of the event. */
-export function newEventId(): string {
+function newEventId(): string {
   return `msg_${randomBytes(16).toString('base64url')}`;
 }
 
 /** The exact body sent to receivers: `{"type", "timestamp", "data"}`. */
-export function eventBody(event: LifecycleEvent, now: Date): string {
+function eventBody(event: LifecycleEvent, now: Date): string {
   return JSON.stringify({ type: event.type, timestamp: now.toISOString(), data: event.data });
 }
 

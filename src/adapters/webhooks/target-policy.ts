@@ -45,7 +45,7 @@ export function checksAddresses(policy: TargetPolicy): boolean {
 }
 
 /** The URL's host without IPv6 brackets. */
-export function hostOf(url: URL): string {
+function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 

@@ -11,7 +11,7 @@ import { Agent } from 'undici';
 import { WebhookSendFailed, type ReceiverAnswer, type WebhookSender } from '../../ports/webhook-sender.js';
 import { checksAddresses, isPublicAddress, NON_PUBLIC, urlProblem, type TargetPolicy } from './target-policy.js';
 
-export const WEBHOOK_TIMEOUT_MS = 10_000;
+const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Enough to see a receiver's short answer; the rest is not read. */
 const MAX_ANSWER_BYTES = 4096;
 /** The reason stored and logged when the address connected to (or written in the URL) is not public. */

@@ -23,7 +23,7 @@ import { CUSTOMER_ID_PATTERN } from '../../domain/registration.js';
 import { answeredError } from './error-handler.js';
 
 /** What the requests of a route are audited as. */
-export type AuditedRoute = 'token' | 'registration' | 'accounts' | 'customer-read' | 'deregistration';
+type AuditedRoute = 'token' | 'registration' | 'accounts' | 'customer-read' | 'deregistration';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -17,7 +17,7 @@ import type { Clock } from '../../ports/clock.js';
 import { InvalidAccessToken, type TokenVerifier } from '../../ports/token-signer.js';
 
 /** Who is calling, established from a verified access token. */
-export interface Principal {
+interface Principal {
   readonly clientId: string;
   readonly platform: string;
   /** The institution the client acts for (docs/behaviour.md#institution-isolation): whose associations and core it reaches. */

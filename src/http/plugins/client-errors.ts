@@ -51,7 +51,7 @@ export function clientErrorHandling(logger: FastifyBaseLogger) {
     onRequest(request: IncomingMessage): void {
       currentPath.set(request.socket, request.url ?? '/');
     },
-    handler(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+    handler: (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
       const refusal = refusalFor(error.code);
       const path = pathOf(error.rawPacket) ?? currentPath.get(socket) ?? '/';

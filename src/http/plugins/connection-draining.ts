@@ -22,9 +22,9 @@ import type { FastifyInstance } from 'fastify';
 import { unavailable } from '../../domain/errors.js';
 
 /** A connection without a request this long is closed as idle while shutting down. */
-export const QUIET_MS = 250;
+const QUIET_MS = 250;
 /** The longest the shutdown waits for idle connections to go quiet before closing them anyway. */
-export const DRAIN_MS = 2_000;
+const DRAIN_MS = 2_000;
 const POLL_MS = 20;
 
 interface Connection {

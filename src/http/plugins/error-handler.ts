@@ -40,7 +40,7 @@ function withHeaders(reply: FastifyReply, error: ApiError): FastifyReply {
  * The OAuth form (RFC 6749 §5.2): the table's code for the error, with `error_description` for a
  * refusal of the request; a 5xx says nothing more than its code.
  */
-export function sendOAuthError(reply: FastifyReply, error: ApiError): FastifyReply {
+function sendOAuthError(reply: FastifyReply, error: ApiError): FastifyReply {
   const { error: code, status } = error.oauth;
   const body = status < 500 ? { error: code, error_description: error.message } : { error: code };
   return noStore(withHeaders(reply, error)).code(status).type(OAUTH_CONTENT_TYPE).send(body);
@@ -50,7 +50,7 @@ export function sendOAuthError(reply: FastifyReply, error: ApiError): FastifyRep
  * The envelope. `data.reason` is the error's code a program may branch on (docs/errors.md) and
  * `data.requestId` the id a platform quotes to the bank's support (also `X-Request-Id`).
  */
-export function sendEnvelopeError(reply: FastifyReply, error: ApiError): FastifyReply {
+function sendEnvelopeError(reply: FastifyReply, error: ApiError): FastifyReply {
   return withHeaders(reply, error).code(error.status).send({
     name: error.name,
     className: error.className,
@@ -90,7 +90,7 @@ function fieldProblems(error: FastifyError): FieldProblem[] {
     const path = field === undefined ? base : `${base}/${field}`;
     // One path style: a JSON Pointer, into the body or into the query parameters (`/customerId`).
     const where = path || '/';
-    const message = extra !== undefined ? 'is not allowed' : missing !== undefined ? 'is required' : problemMessage(issue as never);
+    const message = extra !== undefined ? 'is not allowed' : missing !== undefined ? 'is required' : problemMessage(issue);
     return { path: where, message };
   });
 }
@@ -186,9 +186,4 @@ function knownRoutes(app: FastifyInstance): { find(url: string): KnownPath | und
 function sendMethodNotAllowed(reply: FastifyReply, allow: string, format: 'oauth' | 'envelope' | undefined): FastifyReply {
   const error = wrongMethod(allow);
   return format === 'oauth' ? sendOAuthError(reply, error) : sendEnvelopeError(reply, error);
-}
-
-/** 405 with `Allow` for a path that exists with other methods (a route may still register it by hand). */
-export function methodNotAllowed(allow: string) {
-  return async (request: FastifyRequest, reply: FastifyReply) => sendMethodNotAllowed(reply, allow, request.routeOptions.config?.errorFormat);
 }

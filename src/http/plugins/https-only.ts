@@ -10,6 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../domain/errors.js';
 
 export function requireHttps() {
+  // eslint-disable-next-line @typescript-eslint/require-await -- Fastify waits for a hook's promise; without one it waits for a done callback.
   return async function httpsOnly(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     if (request.protocol === 'https') return;
     throw invalidRequest('HTTPS is required', { detail: `token endpoint request over plain HTTP from ${request.ip}` });

@@ -36,7 +36,7 @@ const NOT_FROM_A_GATEWAY_ROUTE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 ]);
 
 /** The `data.reason` values a gateway route's answer with `status` can carry, from the one table of codes. */
-export function gatewayReasons(status: number): ErrorCode[] {
+function gatewayReasons(status: number): ErrorCode[] {
   return (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => {
     const kind: { envelope: EnvelopeName; told?: string } = ERROR_CODES[code];
     return ENVELOPE_KINDS[kind.envelope].status === status && kind.told === undefined && !NOT_FROM_A_GATEWAY_ROUTE.has(code);

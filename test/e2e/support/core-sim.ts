@@ -23,7 +23,7 @@ export async function startCoreSim(args: readonly string[] = []): Promise<CoreSi
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`core-sim did not listen within 10 s: ${stderr}`)), 10_000);
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
       const match = /core simulator listening on (http:\/\/\S+)/.exec(stderr);
       if (match) {

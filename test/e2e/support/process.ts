@@ -48,7 +48,7 @@ export function tempDataDir(options: { empty?: boolean } = {}): { dir: string; r
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export interface Exit {
+interface Exit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
 }
@@ -81,8 +81,8 @@ export async function runCli(args: readonly string[], env: Env, timeoutMs = 60_0
   const child = spawn(process.execPath, [join(root, 'bin', 'coregate'), ...args], { cwd: root, env: processEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = track(child);
   try {
     const exit = await withTimeout(exited, timeoutMs, () => `coregate ${args.join(' ')}\n${stderr}`);
@@ -159,7 +159,7 @@ export function spawnServer(env: Env, root: string = ROOT): SpawnedServer {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = track(child);
   let exit: Exit | undefined;
   void exited.then((result) => (exit = result));

@@ -62,7 +62,7 @@ export function byClient(client: { id: string; platform: string } | null) {
  * How many refusals of unidentified callers (`type`, `reason`) from `sourceIp` the audit log
  * holds, summed over its aggregated rows, after writing the minute counted so far.
  */
-export async function refusalCount(h: Harness, type: string, reason: string, sourceIp = '127.0.0.1'): Promise<number> {
+async function refusalCount(h: Harness, type: string, reason: string, sourceIp = '127.0.0.1'): Promise<number> {
   await h.services.audit.drain();
   const [row] = await h.services.database.query<{ total: string | null }>(
     'select sum(count)::text as total from audit_log where event_type = $1 and reason = $2 and source_ip = $3',

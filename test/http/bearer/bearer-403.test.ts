@@ -14,7 +14,7 @@ import { assertAdmitted, assertEnvelope, FORBIDDEN, getProtected } from './beare
 
 /** `/test/protected` needs core/main; `/other/test/protected` needs a scope no client holds. */
 async function routes(app: FastifyInstance, services: Services): Promise<void> {
-  await protectedTestRoute()(app, services);
+  protectedTestRoute()(app, services);
   await app.register(async (scoped) => protectedTestRoute('other/scope')(scoped, services), { prefix: '/other' });
 }
 

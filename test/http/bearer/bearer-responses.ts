@@ -29,7 +29,7 @@ export interface Admitted {
 
 export function assertAdmitted(response: LightMyRequestResponse, why = ''): Admitted {
   assert.equal(response.statusCode, 200, `${why ? `${why}: ` : ''}${response.body}`);
-  return response.json() as Admitted;
+  return response.json<Admitted>();
 }
 
 /** The FeathersJS error envelope, with exactly its five members. */
@@ -53,7 +53,7 @@ export function assertEnvelope(
   return body;
 }
 
-export const NOT_AUTHENTICATED = { status: 401, name: 'NotAuthenticated', className: 'not-authenticated' };
+const NOT_AUTHENTICATED = { status: 401, name: 'NotAuthenticated', className: 'not-authenticated' };
 export const FORBIDDEN = { status: 403, name: 'Forbidden', className: 'forbidden' };
 
 /** 401 with the bare challenge: no token was presented (RFC 6750 §3.1). */

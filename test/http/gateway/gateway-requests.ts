@@ -99,7 +99,7 @@ export function assertSuccess<T = unknown>(response: LightMyRequestResponse, why
   const where = context(response, why);
   assert.equal(response.statusCode, 200, where);
   assert.match(String(response.headers['content-type']), /^application\/json/, where);
-  const body = response.json() as Record<string, unknown>;
+  const body = response.json<Record<string, unknown>>();
   assert.deepEqual(Object.keys(body).sort(), ENVELOPE_KEYS, where);
   assert.equal(body['name'], 'Success', where);
   assert.equal(body['className'], 'Success', where);
@@ -134,7 +134,7 @@ export function assertError(response: LightMyRequestResponse, kind: ErrorKind, w
   const where = context(response, why);
   assert.equal(response.statusCode, kind.status, where);
   assert.match(String(response.headers['content-type']), /^application\/json/, where);
-  const body = response.json() as ErrorEnvelope;
+  const body = response.json<ErrorEnvelope>();
   assert.deepEqual(Object.keys(body).sort(), ENVELOPE_KEYS, where);
   assert.equal(body.name, kind.name, where);
   assert.equal(body.className, kind.className, where);

@@ -65,13 +65,13 @@ for (const backend of BACKENDS) {
           headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' },
           payload: body,
         });
-      const issued = (await tokenRequest('grant_type=client_credentials&scope=core%2Fmain')).json() as { access_token: string; refresh_token: string };
+      const issued = (await tokenRequest('grant_type=client_credentials&scope=core%2Fmain')).json<{ access_token: string; refresh_token: string }>();
       keep('access token', issued.access_token);
       keep('refresh token', issued.refresh_token);
-      const refreshed = (await tokenRequest(`grant_type=refresh_token&refresh_token=${encodeURIComponent(issued.refresh_token)}`)).json() as {
+      const refreshed = (await tokenRequest(`grant_type=refresh_token&refresh_token=${encodeURIComponent(issued.refresh_token)}`)).json<{
         access_token: string;
         refresh_token: string;
-      };
+      }>();
       keep('refreshed access token', refreshed.access_token);
       keep('rotated refresh token', refreshed.refresh_token);
       assert.equal((await tokenRequest(`grant_type=refresh_token&refresh_token=${encodeURIComponent(issued.refresh_token)}`)).statusCode, 400, 'replayed');

@@ -45,7 +45,7 @@ const REFUSALS: Record<string, { status: number; name: string; className: string
 /** A 4xx error envelope: 400 for what is malformed, 401 for a well-formed registration of someone the core does not know. */
 function assertRefused(response: LightMyRequestResponse, why: string): void {
   assert.ok(response.statusCode >= 400 && response.statusCode < 500, `${response.statusCode} ${response.body} for ${why}`);
-  const name = String((response.json() as { name?: unknown }).name);
+  const name = String(response.json<{ name?: unknown }>().name);
   const kind = REFUSALS[name] ?? assert.fail(`unexpected ${name} (${response.statusCode}) for ${why}`);
   assertError(response, kind, why);
 }

@@ -31,7 +31,7 @@ describe('answers after a mistake', () => {
   it('GET / answers a small JSON index', async () => {
     const response = await h.app.inject({ method: 'GET', url: '/' });
     assert.equal(response.statusCode, 200);
-    const body = response.json() as { name: string; version: string; links: Record<string, string> };
+    const body = response.json<{ name: string; version: string; links: Record<string, string> }>();
     assert.equal(body.name, 'coregate');
     assert.match(body.version, /^\d+\.\d+\.\d+/);
     assert.equal(body.links['docs'], '/docs');
@@ -53,7 +53,7 @@ describe('answers after a mistake', () => {
     for (const [why, request, status, reason] of cases) {
       const response = await h.app.inject({ ...request, headers: { ...request.headers, 'x-request-id': `req-${status}-${reason}` } });
       assert.equal(response.statusCode, status, why);
-      const body = response.json() as { data: { reason: string; requestId: string } };
+      const body = response.json<{ data: { reason: string; requestId: string } }>();
       assert.equal(body.data.reason, reason, why);
       assert.equal(body.data.requestId, `req-${status}-${reason}`, why);
     }
@@ -64,7 +64,7 @@ describe('answers after a mistake', () => {
     const response = await h.app.inject({ method: 'GET', url: '/core/accounts?customerId=', headers: { authorization: `Bearer ${token}` } });
     assert.equal(response.statusCode, 400);
     assert.doesNotMatch(response.body, /pattern|\^\[/);
-    const errors = (response.json() as { data: { errors: { path: string; message: string }[] } }).data.errors;
+    const errors = response.json<{ data: { errors: { path: string; message: string }[] } }>().data.errors;
     assert.deepEqual(errors.map((e) => e.path), ['/customerId']);
   });
 
@@ -72,19 +72,19 @@ describe('answers after a mistake', () => {
     const client = await h.client();
     const response = await postToken(h, { authorization: null, body: { grant_type: 'client_credentials', client_id: client.id, client_secret: client.secret } });
     assert.equal(response.statusCode, 400);
-    const body = response.json() as { error: string; error_description: string };
+    const body = response.json<{ error: string; error_description: string }>();
     assert.equal(body.error, 'invalid_client');
     assert.match(body.error_description, /client_secret_basic/);
     // With Basic, a client_secret in the body stays invalid_request (docs/behaviour.md#client-authentication).
     const both = await postToken(h, { client, body: { grant_type: 'client_credentials', client_secret: client.secret } });
-    assert.equal((both.json() as { error: string }).error, 'invalid_request');
+    assert.equal(both.json<{ error: string }>().error, 'invalid_request');
   });
 
   it('the IP allow-list holds at the token endpoint (invalid_client, audited) and the gateway 403 names the address', async () => {
     const client = await h.client({ allowedIps: ['10.9.9.0/24'] });
     const response = await postToken(h, { client, body: { grant_type: 'client_credentials' } });
     assert.equal(response.statusCode, 400);
-    const body = response.json() as { error: string; error_description: string };
+    const body = response.json<{ error: string; error_description: string }>();
     assert.equal(body.error, 'invalid_client');
     assert.match(body.error_description, /127\.0\.0\.1/);
     const rows = await h.services.database.query<{ reason: string }>(`SELECT reason FROM audit_log WHERE client_id = $1 AND event_type = 'token.denied'`, [client.id]);
@@ -97,7 +97,7 @@ describe('answers after a mistake', () => {
     h.clock.advance(120);
     const forbidden = await h.app.inject({ method: 'GET', url: '/core/accounts?customerId=x', headers: { authorization: `Bearer ${token}` } });
     assert.equal(forbidden.statusCode, 403, forbidden.body);
-    const data = (forbidden.json() as { data: { ip: string; reason: string } }).data;
+    const data = forbidden.json<{ data: { ip: string; reason: string } }>().data;
     assert.equal(data.ip, '127.0.0.1');
     assert.equal(data.reason, 'ip_not_whitelisted');
   });
@@ -106,7 +106,7 @@ describe('answers after a mistake', () => {
     const client = await h.client();
     const tokenResponse = await postToken(h, { authorization: basic(client.id, client.secret), body: { grant_type: 'client_credentials' } });
     assert.equal(tokenResponse.headers['ratelimit-limit'], '600');
-    const token = (tokenResponse.json() as { access_token: string }).access_token;
+    const token = tokenResponse.json<{ access_token: string }>().access_token;
     const first = await h.app.inject({ method: 'GET', url: '/core/accounts?customerId=nobody', headers: { authorization: `Bearer ${token}` } });
     const second = await h.app.inject({ method: 'GET', url: '/core/accounts?customerId=nobody', headers: { authorization: `Bearer ${token}` } });
     assert.equal(first.headers['ratelimit-limit'], '600');

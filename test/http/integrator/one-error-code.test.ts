@@ -30,7 +30,7 @@ describe('one error code in the answer, the log line and the audit row', () => {
   }
 
   async function assertOneCode(response: LightMyRequestResponse, code: ErrorCode, why: string): Promise<void> {
-    const body = response.json() as { name: string; className: string; code: number; data: { reason: string } };
+    const body = response.json<{ name: string; className: string; code: number; data: { reason: string } }>();
     const kind = ENVELOPE_KINDS[ERROR_CODES[code].envelope];
     assert.deepEqual(
       { status: response.statusCode, name: body.name, className: body.className, code: body.code },

@@ -51,7 +51,7 @@ export function assertEnvelope429(response: LightMyRequestResponse, retryAfter: 
   assert.equal(response.statusCode, 429, response.body);
   assert.equal(response.headers['retry-after'], String(retryAfter));
   assert.match(String(response.headers['content-type']), /^application\/json/);
-  const body = response.json() as { data: { requestId?: unknown } };
+  const body = response.json<{ data: { requestId?: unknown } }>();
   assert.deepEqual(body, {
     name: 'TooManyRequests',
     className: 'too-many-requests',

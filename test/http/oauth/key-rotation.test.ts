@@ -26,7 +26,7 @@ for (const backend of BACKENDS) {
     const jwks = async (): Promise<JSONWebKeySet> => {
       const response = await h.app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
       assert.equal(response.statusCode, 200);
-      return response.json() as JSONWebKeySet;
+      return response.json<JSONWebKeySet>();
     };
     const kids = async () => (await jwks()).keys.map((key) => key.kid);
     const kidOf = (token: string) => decodeProtectedHeader(token).kid;

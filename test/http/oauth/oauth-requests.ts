@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { basic, type Harness } from '../../support/harness.js';
 
-export const FORM = 'application/x-www-form-urlencoded';
+const FORM = 'application/x-www-form-urlencoded';
 export const OAUTH_CONTENT_TYPE = 'application/json;charset=UTF-8';
 
 /** The token endpoint's error codes, exactly those of docs/behaviour.md#token-errors. */
@@ -37,7 +37,7 @@ function encode(body: Form | Buffer | undefined): string | Buffer {
   return new URLSearchParams(body as Record<string, string>).toString();
 }
 
-export function postOAuth(h: Harness, url: '/oauth2/token' | '/oauth2/revoke', request: OAuthPost): Promise<LightMyRequestResponse> {
+function postOAuth(h: Harness, url: '/oauth2/token' | '/oauth2/revoke', request: OAuthPost): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = {};
   const authorization = request.authorization !== undefined ? request.authorization : request.client && basic(request.client.id, request.client.secret);
   if (authorization != null) headers['authorization'] = authorization;
@@ -66,7 +66,7 @@ export function assertTokenError(response: LightMyRequestResponse, code: TokenEr
   assert.equal(response.statusCode, 400, context);
   assert.equal(response.headers['content-type'], OAUTH_CONTENT_TYPE, context);
   assertNoStore(response);
-  const body = response.json() as { error?: unknown; error_description?: unknown };
+  const body = response.json<{ error?: unknown; error_description?: unknown }>();
   assert.equal(body.error, code, context);
   if (body.error_description !== undefined) assert.equal(typeof body.error_description, 'string');
 }
@@ -83,7 +83,7 @@ export function assertIssued(response: LightMyRequestResponse, why = ''): Issued
   assert.equal(response.statusCode, 200, `${why ? `${why}: ` : ''}${response.body}`);
   assert.equal(response.headers['content-type'], OAUTH_CONTENT_TYPE);
   assertNoStore(response);
-  return response.json() as IssuedTokens;
+  return response.json<IssuedTokens>();
 }
 
 /** A successful client_credentials grant. */

@@ -118,7 +118,7 @@ describe('POST /oauth2/token under arbitrary input (pglite)', () => {
           assert.equal(typeof assertIssued(response, why).access_token, 'string');
           return;
         }
-        const { error } = response.json() as { error: string };
+        const { error } = response.json<{ error: string }>();
         assert.ok(errors.includes(error), `${error} for ${why}`);
         assertTokenError(response, error as (typeof TOKEN_ERROR_CODES)[number], why);
       }),

@@ -96,7 +96,7 @@ for (const backend of BACKENDS) {
         const winners = answers.filter((answer) => answer.statusCode === 200);
         assert.equal(winners.length, 1, answers.map((answer) => answer.body).join('\n'));
         assertTokenError(answers.find((answer) => answer.statusCode !== 200)!, 'invalid_grant');
-        const successor = (winners[0]!.json() as { refresh_token: string }).refresh_token;
+        const successor = winners[0]!.json<{ refresh_token: string }>().refresh_token;
         assertTokenError(await refresh(h, client, successor), 'invalid_grant', 'the winner’s successor is in the revoked chain');
       },
     );

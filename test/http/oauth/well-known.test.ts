@@ -25,7 +25,7 @@ for (const backend of BACKENDS) {
       const response = await h.app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
       assert.equal(response.statusCode, 200);
       assert.match(String(response.headers['content-type']), /^application\/json/);
-      return response.json() as JSONWebKeySet;
+      return response.json<JSONWebKeySet>();
     };
 
     it('publishes the authorization server metadata', async () => {

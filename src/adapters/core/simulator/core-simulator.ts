@@ -29,7 +29,7 @@ export interface SimulatorFaults {
   readonly errorStatus: number;
 }
 
-export const NO_FAULTS: SimulatorFaults = Object.freeze({ latencyMs: 0, errorRate: 0, errorStatus: 500 });
+const NO_FAULTS: SimulatorFaults = Object.freeze({ latencyMs: 0, errorRate: 0, errorStatus: 500 });
 
 export interface SimulatorStats {
   /** Sessions successfully started. */
@@ -233,5 +233,5 @@ function describe(value: unknown): string {
 export function readFaults(body: unknown): { faults: Partial<SimulatorFaults> } | { problems: Problem[] } {
   if (!isPlainObject(body)) return { problems: [{ path: '(body)', message: `expected an object, got ${jsonType(body)}` }] };
   const problems = faultProblems(body);
-  return problems.length > 0 ? { problems } : { faults: body as Partial<SimulatorFaults> };
+  return problems.length > 0 ? { problems } : { faults: body };
 }

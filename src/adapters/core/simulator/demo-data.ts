@@ -339,7 +339,7 @@ export function generatedCustomer(n: number): CoreCustomer | undefined {
 }
 
 /** The generated population as a directory: lookups compute the customer from its number. */
-export const generatedDirectory: CustomerDirectory = {
+const generatedDirectory: CustomerDirectory = {
   description: `generated customers C-${GENERATED_CUSTOMERS.first}…C-${GENERATED_CUSTOMERS.last}`,
   byKey(customerKey) {
     const match = /^C-(\d{6})$/.exec(customerKey);

@@ -112,7 +112,7 @@ function stringField(value: Record<string, unknown>, field: string, path: string
 }
 
 /** Reads a `POST /v1/sessions` body; the simulator is strict so a gateway bug shows up here rather than at a bank. */
-export function readStartSessionBody(body: unknown): RegistrationSubject {
+function readStartSessionBody(body: unknown): RegistrationSubject {
   if (!isPlainObject(body)) throw invalid([{ path: '(body)', message: `expected an object, got ${jsonType(body)}` }]);
   const problems: Problem[] = [];
   for (const name of Object.keys(body)) {
@@ -206,10 +206,11 @@ export function simulatorHandler(
   };
 
   /** `GET /v1/health`: needs the API key like the protocol calls; never subject to faults. */
-  const health = async (req: IncomingMessage, res: ServerResponse) => {
+  const health = (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     req.resume();
     checkApiKey(req);
     send(res, 200, { status: 'ok' });
+    return Promise.resolve();
   };
 
   const control = async (req: IncomingMessage, res: ServerResponse, path: string) => {

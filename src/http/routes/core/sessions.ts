@@ -63,7 +63,7 @@ export const RegistrationRequestSchema = Type.Union(
   { $id: 'RegistrationRequest' },
 );
 
-export const RegistrationResponseSchema = SuccessEnvelope(
+const RegistrationResponseSchema = SuccessEnvelope(
   Type.Object({ customerId: Type.String(), customerKey: Type.String() }, { additionalProperties: false }),
   'RegistrationResponse',
   'Registered (or already registered for this core customer): the platform customerId and the core customer key',
@@ -73,7 +73,7 @@ const CustomerQuery = Type.Object({
   customerId: Type.String({ pattern: CUSTOMER_ID_PATTERN, description: 'the platform customer ID given at registration' }),
 });
 
-export const CustomerStateResponseSchema = SuccessEnvelope(
+const CustomerStateResponseSchema = SuccessEnvelope(
   Type.Object(
     {
       customerId: Type.String(),
@@ -93,12 +93,13 @@ export const CustomerStateResponseSchema = SuccessEnvelope(
   "The registered customer's state",
 );
 
-export const DeregistrationResponseSchema = SuccessEnvelope(
+const DeregistrationResponseSchema = SuccessEnvelope(
   Type.Object({ customerId: Type.String() }, { additionalProperties: false }),
   'DeregistrationResponse',
   'Deregistered: the association is gone; a new registration starts afresh',
 );
 
+// eslint-disable-next-line @typescript-eslint/require-await -- Fastify waits for a plugin's promise; without one it waits for a done callback.
 export async function sessionsRoutes(app: FastifyInstance, deps: SessionsRouteDeps): Promise<void> {
   // Fastify parses text/plain by default; a JSON body sent as text/plain would then be
   // refused as "must be a JSON object", hiding the real mistake. Without the parser it

@@ -24,13 +24,13 @@ export const OAuthErrorSchema = Type.Object(
 );
 
 /** The 405 body: any method but POST (the `Allow` header says POST). */
-export const OAuthMethodNotAllowedSchema = Type.Object(
+const OAuthMethodNotAllowedSchema = Type.Object(
   { error: Type.Literal('invalid_request'), error_description: Type.String({ examples: ['use POST'] }) },
   { description: 'Any method but POST: `Allow: POST`' },
 );
 
 /** The token endpoints' 429 body (`invalid_request`, docs/behaviour.md#token-errors; RFC 6749 has no code for this). */
-export const OAuthRateLimitedSchema = {
+const OAuthRateLimitedSchema = {
   ...Type.Object(
     {
       error: Type.Literal('invalid_request'),
@@ -42,7 +42,7 @@ export const OAuthRateLimitedSchema = {
 };
 
 /** The 503 body (RFC 6749 §4.1.2.1 names the code for the authorization endpoint; it says the same here). */
-export const OAuthUnavailableSchema = {
+const OAuthUnavailableSchema = {
   ...Type.Object(
     { error: Type.Literal('temporarily_unavailable') },
     { description: 'Temporarily unavailable (database down); `Retry-After` says when to try again' },

@@ -25,6 +25,7 @@ const RevokeRequestSchema = Type.Object({
   token_type_hint: Type.Optional(Type.String({ examples: ['refresh_token', 'access_token'], description: 'Not needed: the two kinds cannot be mistaken for one another' })),
 });
 
+// eslint-disable-next-line @typescript-eslint/require-await -- Fastify waits for a plugin's promise; without one it waits for a done callback.
 export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): Promise<void> {
   acceptRawBodies(app);
   app.route({

@@ -24,7 +24,7 @@ export interface TokenRouteDeps {
   readonly certificates?: CertificateAuthentication;
 }
 
-export const TokenResponseSchema = Type.Object(
+const TokenResponseSchema = Type.Object(
   {
     access_token: Type.String({ description: 'Signed JWT access token (EdDSA), verifiable with the JWKS' }),
     token_type: Type.Union([Type.Literal('Bearer'), Type.Literal('DPoP')], { description: '`DPoP` when the request carried a valid DPoP proof: the token is bound to its key (`cnf.jkt`)' }),
@@ -47,7 +47,7 @@ export const TokenResponseSchema = Type.Object(
  * token issuer check it, in that order, after the client authentication hook. For the same
  * reason the route uses no type provider: its body is the raw text.
  */
-export const TokenRequestSchema = Type.Object(
+const TokenRequestSchema = Type.Object(
   {
     // One string enum, so the reference shows the two values (a union of literals renders as `string | (string | string)`).
     grant_type: Type.Unsafe<'client_credentials' | 'refresh_token'>({
@@ -90,6 +90,7 @@ const TOKEN_DESCRIPTION = [
   ].join('\n'),
 ].join('\n\n');
 
+// eslint-disable-next-line @typescript-eslint/require-await -- Fastify waits for a plugin's promise; without one it waits for a done callback.
 export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Promise<void> {
   acceptRawBodies(app);
   app.route({

@@ -39,12 +39,12 @@ const PublicJwkSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const JwksSchema = Type.Object(
+const JwksSchema = Type.Object(
   { keys: Type.Array(PublicJwkSchema) },
   { $id: 'Jwks', additionalProperties: false, description: 'The active key and retired keys whose tokens may still be alive' },
 );
 
-export const AuthorizationServerMetadataSchema = Type.Object(
+const AuthorizationServerMetadataSchema = Type.Object(
   {
     issuer: Type.String(),
     token_endpoint: Type.String(),
@@ -63,6 +63,7 @@ export const AuthorizationServerMetadataSchema = Type.Object(
   { $id: 'AuthorizationServerMetadata', additionalProperties: false, description: 'Authorization server metadata (RFC 8414 §2)' },
 );
 
+// eslint-disable-next-line @typescript-eslint/require-await -- Fastify waits for a plugin's promise; without one it waits for a done callback.
 export async function wellKnownRoutes(app: FastifyInstance, deps: WellKnownRouteDeps): Promise<void> {
   app.get('/.well-known/jwks.json', { schema: { summary: 'Public keys that sign access tokens', tags: ['oauth'], response: { 200: JwksSchema } } }, async (_request, reply) => {
     // Short cache: after a key rotation verifiers must see the new key quickly.
