@@ -23,7 +23,7 @@ export function clientJwksProblem(value: unknown, method: TokenEndpointAuthMetho
     const privateMember = PRIVATE_MEMBERS.find((member) => member in jwk);
     if (privateMember !== undefined) return `key ${index} is a private key (it has "${privateMember}"): register the public key only`;
     if (typeof jwk['kty'] !== 'string' || !KEY_TYPES.has(jwk['kty'])) return `key ${index} has no supported "kty" (OKP, EC or RSA)`;
-    if (jwk['use'] !== undefined && jwk['use'] !== 'sig') return `key ${index} is not a signing key ("use": "${String(jwk['use'])}")`;
+    if (jwk['use'] !== undefined && jwk['use'] !== 'sig') return `key ${index} is not a signing key ("use": ${JSON.stringify(jwk['use'])})`;
     if (method === 'self_signed_tls_client_auth' && !(Array.isArray(jwk['x5c']) && typeof jwk['x5c'][0] === 'string')) {
       return `key ${index} has no certificate ("x5c"), which self_signed_tls_client_auth needs`;
     }

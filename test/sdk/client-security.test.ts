@@ -20,7 +20,7 @@ function recordingFetch(): { fetch: typeof fetch; seen: Array<{ path: string; sc
     async fetch(input, init) {
       const headers = new Headers(init?.headers);
       seen.push({
-        path: new URL(String(input)).pathname,
+        path: new URL(input instanceof Request ? input.url : input).pathname,
         scheme: (headers.get('authorization') ?? '').split(' ')[0] ?? '',
         dpop: headers.has('dpop'),
         body: typeof init?.body === 'string' ? init.body : '',

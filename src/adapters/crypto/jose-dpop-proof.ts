@@ -8,7 +8,7 @@ import { calculateJwkThumbprint, EmbeddedJWK, errors as joseErrors, jwtVerify, t
 import { InvalidProof, type DpopProofExpectation, type DpopProofVerifier, type VerifiedDpopProof } from '../../ports/client-proofs.js';
 
 /** Asymmetric algorithms only (RFC 9449 §4.2); EdDSA also under its RFC 9864 name. */
-export const DPOP_ALGORITHMS = ['EdDSA', 'Ed25519', 'ES256', 'PS256'] as const;
+const DPOP_ALGORITHMS = ['EdDSA', 'Ed25519', 'ES256', 'PS256'] as const;
 /** How far a proof's `iat` may be from now, either way. */
 const DPOP_IAT_WINDOW_SECONDS = 60;
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];

@@ -27,7 +27,7 @@ for (const backend of BACKENDS) {
       const claims = decodeJwt(token);
       assert.equal(claims.aud, `${TEST_ISSUER}/core`);
       assert.notEqual(claims.aud, client.id);
-      const jwks = (await h.app.inject({ url: '/.well-known/jwks.json' })).json() as JSONWebKeySet;
+      const jwks = (await h.app.inject({ url: '/.well-known/jwks.json' })).json<JSONWebKeySet>();
       const { payload } = await jwtVerify(token, createLocalJWKSet(jwks), {
         issuer: TEST_ISSUER,
         audience: `${TEST_ISSUER}/core`,

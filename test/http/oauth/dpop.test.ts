@@ -80,7 +80,7 @@ for (const backend of BACKENDS) {
       const again = await oauth.protectedResourceRequest(issued.access_token, 'GET', new URL(accounts()), new Headers(), null, { DPoP: dpop, ...insecure });
       assert.notEqual(again.status, 401);
       // A resource server on oauth4webapi accepts it too, proof and all.
-      const proofForRs = await proof({ privateKey: keyPair.privateKey as CryptoKey, jwk: await exportJWK(keyPair.publicKey), jkt: '' }, { htm: 'GET', htu: `${url}/core/accounts`, accessToken: issued.access_token });
+      const proofForRs = await proof({ privateKey: keyPair.privateKey, jwk: await exportJWK(keyPair.publicKey), jkt: '' }, { htm: 'GET', htu: `${url}/core/accounts`, accessToken: issued.access_token });
       const claims = await oauth.validateJwtAccessToken(as, new Request(accounts(), { headers: { authorization: `DPoP ${issued.access_token}`, dpop: proofForRs } }), `${url}/core`, { signingAlgorithms: ['EdDSA', 'ES256'], ...insecure });
       assert.equal(claims.client_id, client.id);
     });
@@ -148,7 +148,7 @@ for (const backend of BACKENDS) {
 
     it('a client registered for bound tokens gets none without a proof (invalid_request), a DPoP token with one', async () => {
       const { client, secret } = await h.services.clientRegistry.create({ name: 'bound only', requireBoundTokens: true });
-      const created = { id: client.id, secret: secret! };
+      const created = { id: client.id, secret };
       const plain = await fetch(`${url}/oauth2/token`, {
         method: 'POST',
         headers: { authorization: basic(created.id, created.secret), 'content-type': 'application/x-www-form-urlencoded' },

@@ -9,7 +9,7 @@ import { invalidRequest } from '../../../domain/errors.js';
 import { assertFormContentType, parseForm } from '../../form-body.js';
 
 /** OAuth requests are small; anything bigger is not a token request. */
-const OAUTH_BODY_LIMIT = 16 * 1024;
+export const OAUTH_BODY_LIMIT = 16 * 1024;
 
 /** Replaces the parsers of this (encapsulated) scope with one that keeps any body as text. */
 export function acceptRawBodies(app: FastifyInstance): void {
