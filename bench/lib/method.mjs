@@ -93,8 +93,19 @@ loop, and that saves more than the audit's own cost (about 8 % in the profile, m
     the event loop is held up to 17–25 ms; outside those the loop's delay is about 1 ms at p99. The full
     collections come that often because the heap is kept small (\`--heap-growing-percent=50\`, for the RSS target).
 - **Token ≥ 1.5× oidc-provider**: this run 1.72× (eight rounds: 1.58× to 1.98×), 144 against 254 µs a request, p99
-  0.46×: pass; the session's other full run read 1.53×, the fourth session's 1.60×, 1.70× and 1.54×, the third's 1.48×. Batching the log lines in a string of coregate's own, 16 K
-  characters at a time, measured 0.977× and then 0.951×. Ed25519 signing (node:crypto) is about 30 % of a token request; most
+  0.46×: pass; the session's other full run read 1.53×, the fourth session's 1.60×, 1.70× and 1.54×, the third's 1.48×. Two pieces of the token
+  path are coregate's own rather than its libraries' way, because the library's way measured more than 2 % of a token request:
+  - the access token, a compact JWS signed with node:crypto and a header encoded once per key, rather than jose's \`SignJWT\`
+    (which signs through WebCrypto and encodes the header for every token): 41 against 74 µs of CPU a signature
+    (micro-benchmark, 20,000 signatures), and the two builds side by side (\`--compare\`, six rounds) 227 against 341 µs a
+    token request, 0.667× (req/s by round 1.16× to 1.97×);
+  - the log lines, batched in a string of coregate's own rather than by sonic-boom's \`minLength\`, which measures its
+    growing buffer on every line (a copy of it each time): 1.3–1.6 against 3.5–3.7 µs of CPU a line (micro-benchmark,
+    100,000 request lines into a file). \`--compare\` read 0.977× when it was made (4 K batches), and later, on a machine busy
+    with other work, 0.973× (eight rounds, req/s by round 0.87× to 1.28×) and 1.011× (six rounds, 0.57× to 1.18×): at or a little over the
+    2 %, inside the noise of one run. Batches of 16 K characters rather than 4 K measured 0.951×.
+
+  Ed25519 signing (node:crypto) is about 30 % of a token request; most
   of the rest is steps the contract asks for and oidc-provider does not make: the HMAC check of the client
   secret (~4 %), the access log line, the audit row (~4 %) and three rate-limit budgets (~2 %).
 - **Peak RSS < 200 MB** passes since the old generation's growth is bounded (\`--heap-growing-percent=50\`, set by

@@ -75,6 +75,31 @@ describe('batched log destination', () => {
     assert.deepEqual(stderr.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg), ['held line one', 'held line two']);
   });
 
+  it('writes its held lines at exit into a pipe that is full for a moment (stderr made non-blocking)', () => {
+    const logger = fileURLToPath(new URL('../../src/adapters/logging/logger.js', import.meta.url));
+    // Using process.stderr makes the pipe non-blocking, for the cluster workers sharing it
+    // too; the child then fills it until a write would block, and logs while it is full.
+    const script = `const { writeSync } = await import('node:fs');
+      const { createLogger, batchedDestination } = await import(${JSON.stringify(logger)});
+      process.stderr;
+      const log = createLogger('info', batchedDestination());
+      const filler = '\\n'.repeat(4096); // empty lines: a partial write still ends at the end of one
+      for (;;) {
+        try { writeSync(2, filler); } catch (error) { if (error.code === 'EAGAIN') break; throw error; }
+      }
+      log.info('held line one'); log.info('held line two');
+      process.exit(0);`;
+    // The reader falls behind for half a second before it reads; the pipeline fails if node does.
+    const { stdout, stderr, status } = spawnSync('bash', ['-c', 'set -o pipefail; "$NODE" --input-type=module -e "$SCRIPT" 2>&1 >/dev/null | { sleep 0.5; cat; }'], {
+      env: { ...process.env, NODE: process.execPath, SCRIPT: script },
+      encoding: 'utf8',
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    assert.equal(status, 0, stderr || stdout.slice(-2000));
+    const lines = stdout.split('\n').filter((line) => line !== '');
+    assert.deepEqual(lines.map((line) => (JSON.parse(line) as { msg: string }).msg), ['held line one', 'held line two']);
+  });
+
   it('has written every held line when flushSync returns, even with libuv\'s pool busy', () =>
     withLogFile(async (logger, read, destination) => {
       logger.info('held one');

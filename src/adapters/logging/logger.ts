@@ -20,8 +20,12 @@ const EXIT_WRITE_PATIENCE_MS = 1000;
 
 /**
  * Writes `text` before returning, for the last lines of an exiting process: an asynchronous
- * write would never finish. A full pipe (EAGAIN) is waited on for a while; what still cannot
- * be written is dropped, so that a log reader's failure never changes the exit status.
+ * write would never finish. A full pipe (EAGAIN) is waited on for a while: stderr is a
+ * non-blocking pipe as soon as anything in the process (or, for a cluster worker, in the
+ * primary it shares the pipe with) has used `process.stderr`, and a reader a little behind
+ * would otherwise lose the last lines. The wait sleeps (`Atomics.wait`), it does not spin;
+ * what still cannot be written after it is dropped, so that a log reader's failure never
+ * changes the exit status (sonic-boom's own `flushSync` would wait for ever).
  */
 function writeBeforeExit(fd: number, text: string): void {
   let rest = Buffer.from(text);
@@ -47,13 +51,15 @@ function writeBeforeExit(fd: number, text: string): void {
  * kill (SIGKILL, power loss) can lose the last second of info lines — never an audit row:
  * the audit log is in the database.
  *
- * The batch is a string of its own, handed to sonic-boom whole. sonic-boom's own batching
- * (`minLength`) measures the byte length of its growing buffer on every line, which copies
- * the buffer each time: 2.5–3 µs a line against 0.9–1.5 µs this way (400,000 lines of a
- * request's size into a file). sonic-boom, with no `minLength`, writes what it is given as
- * soon as its previous write is done, and keeps its handling of the descriptor (partial
- * writes, EAGAIN, a closed pipe). At exit, the batch not yet handed over is written here
- * ({@link writeBeforeExit}), after what sonic-boom still holds.
+ * The batch is a string of its own, handed to sonic-boom whole, rather than sonic-boom's own
+ * batching (`pino.destination({ minLength })`): that library way measures the byte length of
+ * its growing buffer on every line, which copies the buffer each time, and costs about 2 µs
+ * more a line (3.5 against 1.5 µs of CPU, 100,000 request lines into a file): 2.3 % and
+ * 2.7 % of a token request in two builds compared side by side, more than the 2 % a
+ * library's way may cost here; the figures are in docs/benchmarks.md (the token target). sonic-boom, with no `minLength`, writes what it is given as soon as its previous
+ * write is done, and keeps its handling of the descriptor (partial writes, EAGAIN, a closed
+ * pipe). At exit, the batch not yet handed over is written here ({@link writeBeforeExit}),
+ * after what sonic-boom still holds.
  */
 export function batchedDestination(fd = 2): ReturnType<typeof pino.destination> {
   const stream = pino.destination({ fd, sync: false });
