@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientWithToken, coregateWithHotCustomer } from '../scenarios/accounts.mjs';
+import { prepareDpopRead } from '../scenarios/accounts-dpop.mjs';
 import { POPULATION } from './request-bodies.mjs';
 import { checkTokenEndpoint, tokenRequest } from './checks.mjs';
 import { summariseProfile } from './cpu-profile.mjs';
@@ -66,6 +67,27 @@ export async function profileAccounts(ctx) {
       const storage = await freshStorage(ctx, ctx.primaryStorage, 'profile_accounts');
       const { coregate, spec } = await coregateWithHotCustomer(ctx, { storage, coreUrl: simulator.url, nodeArgs });
       return { coregate, spec };
+    });
+  } finally {
+    await simulator.stop();
+  }
+}
+
+/** The accounts read with a DPoP-bound token, a proof per request (`scenarios/accounts-dpop.mjs`). */
+export async function profileAccountsDpop(ctx) {
+  const simulator = await startSimulator(ctx);
+  try {
+    return await profiled(ctx, 'accounts-dpop', async (nodeArgs) => {
+      const storage = await freshStorage(ctx, ctx.primaryStorage, 'profile_accounts_dpop');
+      const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url, nodeArgs });
+      try {
+        const { accessToken } = await clientWithToken(coregate, 'bench profile');
+        const { spec } = await prepareDpopRead(ctx, coregate, accessToken, `profile-${ctx.runId}`);
+        return { coregate, spec };
+      } catch (error) {
+        await coregate.stop();
+        throw error;
+      }
     });
   } finally {
     await simulator.stop();
