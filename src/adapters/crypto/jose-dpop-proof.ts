@@ -3,13 +3,14 @@
  * its thumbprint (RFC 7638) what a bound token's `cnf.jkt` names. The single use of `jti`
  * is the caller's (`app/dpop-proofs.ts`), across processes.
  *
- * A client signs every request with the same key, so the imported key is kept by algorithm
- * and thumbprint: importing the header's JWK cost more than verifying the signature with it
- * (docs/benchmarks.md, the DPoP accounts row). The thumbprint is a hash of the key's required
- * members, so an entry never goes stale.
+ * A client signs every request with the same key and header, so what is read from the
+ * header — its checks, the key's thumbprint and the imported key — is kept by the header's
+ * encoded text: importing the JWK cost more than verifying the signature with it
+ * (docs/benchmarks.md, "DPoP-bound tokens"). The same text always says the same, so an
+ * entry never goes stale; the signature is still checked on every proof.
  */
 import { createHash } from 'node:crypto';
-import { calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, importJWK, jwtVerify, type JWK } from 'jose';
+import { calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, importJWK, jwtVerify } from 'jose';
 import { InvalidProof, type DpopProofExpectation, type DpopProofVerifier, type VerifiedDpopProof } from '../../ports/client-proofs.js';
 import type { Clock } from '../../ports/clock.js';
 import { LoadingCache } from '../../ports/loading-cache.js';
@@ -30,31 +31,40 @@ function withoutQuery(url: string): string | undefined {
   }
 }
 
-/** Proof keys kept imported: one per client key in use, and the least recently used goes first. */
-const PROOF_KEY_CACHE_ENTRIES = 10_000;
+/** Proof headers kept: about one per client key in use; the least recently used goes first. */
+const PROOF_HEADER_CACHE_ENTRIES = 10_000;
 
-type ProofKey = Awaited<ReturnType<typeof importJWK>>;
+/** What a proof's protected header gives once checked: its key, imported, and that key's thumbprint. */
+interface ProofKey {
+  readonly key: Awaited<ReturnType<typeof importJWK>>;
+  readonly jkt: string;
+}
+
+/** Reads and checks a protected header (its encoded text) and imports its key. Throws {@link InvalidProof}. */
+async function proofKey(encodedHeader: string): Promise<ProofKey> {
+  const { alg, jwk } = decodeProtectedHeader(`${encodedHeader}..`);
+  if (typeof alg !== 'string' || !(DPOP_ALGORITHMS as readonly string[]).includes(alg)) throw new InvalidProof('alg missing or not allowed');
+  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new InvalidProof('no jwk in the header');
+  if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw new InvalidProof('the header jwk is a private key');
+  return { key: await importJWK({ ...jwk, ext: true }, alg), jkt: await calculateJwkThumbprint(jwk, 'sha256') };
+}
 
 export class JoseDpopProofVerifier implements DpopProofVerifier {
   readonly algorithms = DPOP_ALGORITHMS;
-  /** Imported header keys by `alg` and thumbprint; the header's JWK is the load's context. */
-  private readonly keys: LoadingCache<ProofKey, JWK>;
+  /** Checked headers by their encoded text; a header that fails its checks is not kept. */
+  private readonly headers: LoadingCache<ProofKey>;
 
   constructor(clock: Clock) {
-    this.keys = new LoadingCache((key, jwk) => importJWK({ ...jwk, ext: true }, key.split(' ', 1)[0]), { clock, maxEntries: PROOF_KEY_CACHE_ENTRIES });
+    this.headers = new LoadingCache(proofKey, { clock, maxEntries: PROOF_HEADER_CACHE_ENTRIES });
   }
 
   async verify(proof: string, expected: DpopProofExpectation): Promise<VerifiedDpopProof> {
     let payload;
     let jkt: string;
     try {
-      const { alg, jwk } = decodeProtectedHeader(proof);
-      if (typeof alg !== 'string' || !(DPOP_ALGORITHMS as readonly string[]).includes(alg)) throw new InvalidProof('alg missing or not allowed');
-      if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new InvalidProof('no jwk in the header');
-      if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw new InvalidProof('the header jwk is a private key');
-      jkt = await calculateJwkThumbprint(jwk, 'sha256');
-      const key = (await this.keys.get(`${alg} ${jkt}`, { context: jwk }))!;
-      ({ payload } = await jwtVerify(proof, key, {
+      const header = (await this.headers.get(proof.slice(0, Math.max(0, proof.indexOf('.')))))!;
+      jkt = header.jkt;
+      ({ payload } = await jwtVerify(proof, header.key, {
         typ: 'dpop+jwt',
         algorithms: [...DPOP_ALGORITHMS],
         currentDate: expected.now,
