@@ -73,17 +73,19 @@ export async function profileAccounts(ctx) {
   }
 }
 
-/** The accounts read with a DPoP-bound token, a proof per request (`scenarios/accounts-dpop.mjs`). */
-export async function profileAccountsDpop(ctx) {
+/**
+ * A profile of coregate in front of a simulator, on fresh storage of the primary kind, with a
+ * client and its bearer token: `specOf(coregate, accessToken)` is the load.
+ */
+async function profiledWithClient(ctx, name, specOf) {
   const simulator = await startSimulator(ctx);
   try {
-    return await profiled(ctx, 'accounts-dpop', async (nodeArgs) => {
-      const storage = await freshStorage(ctx, ctx.primaryStorage, 'profile_accounts_dpop');
+    return await profiled(ctx, name, async (nodeArgs) => {
+      const storage = await freshStorage(ctx, ctx.primaryStorage, `profile_${name.replace(/\W/g, '_')}`);
       const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url, nodeArgs });
       try {
         const { accessToken } = await clientWithToken(coregate, 'bench profile');
-        const { spec } = await prepareDpopRead(ctx, coregate, accessToken, `profile-${ctx.runId}`);
-        return { coregate, spec };
+        return { coregate, spec: await specOf(coregate, accessToken) };
       } catch (error) {
         await coregate.stop();
         throw error;
@@ -94,28 +96,17 @@ export async function profileAccountsDpop(ctx) {
   }
 }
 
+/** The accounts read with a DPoP-bound token, a proof per request (`scenarios/accounts-dpop.mjs`). */
+export async function profileAccountsDpop(ctx) {
+  return profiledWithClient(ctx, 'accounts-dpop', async (coregate, accessToken) => (await prepareDpopRead(ctx, coregate, accessToken, `profile-${ctx.runId}`)).spec);
+}
+
 export async function profileRegistration(ctx) {
-  const simulator = await startSimulator(ctx);
-  try {
-    return await profiled(ctx, 'registration', async (nodeArgs) => {
-      const storage = await freshStorage(ctx, ctx.primaryStorage, 'profile_registration');
-      const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url, nodeArgs });
-      try {
-        const { accessToken } = await clientWithToken(coregate, 'bench profile');
-        const spec = {
-          origin: coregate.url,
-          path: '/core/sessions',
-          method: 'POST',
-          headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-          generator: { kind: 'coregate-registration', first: POPULATION.first, tag: `profile-${ctx.runId}` },
-        };
-        return { coregate, spec };
-      } catch (error) {
-        await coregate.stop();
-        throw error;
-      }
-    });
-  } finally {
-    await simulator.stop();
-  }
+  return profiledWithClient(ctx, 'registration', async (coregate, accessToken) => ({
+    origin: coregate.url,
+    path: '/core/sessions',
+    method: 'POST',
+    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+    generator: { kind: 'coregate-registration', first: POPULATION.first, tag: `profile-${ctx.runId}` },
+  }));
 }
