@@ -156,6 +156,7 @@ async function measuredRun(ctx, { server, peers = [], spec, database }, seconds)
     non2xx: run.non2xx,
     errors: run.errors + run.timeouts,
     ...(run.dpopSignedDuringLoad ? { dpopSignedDuringLoad: run.dpopSignedDuringLoad } : {}),
+    ...(run.dpopMissing ? { dpopMissing: run.dpopMissing } : {}),
     /** The raw sums, so that rounds can be added up (`measurePair`). */
     totals: { elapsed, serverCpu, loadCpu, machineBusy },
     ...(run.accumulatedLatencyMs ? { accumulatedLatencyMs: run.accumulatedLatencyMs } : {}),
@@ -238,6 +239,7 @@ function addRounds(rounds, warmup) {
     non2xx: sum((round) => round.non2xx) + warmup.non2xx,
     errors: sum((round) => round.errors) + warmup.errors + warmup.timeouts,
     dpopSignedDuringLoad: rounds.reduce((total, round) => total + (round.dpopSignedDuringLoad ?? 0), 0) || undefined,
+    dpopMissing: rounds.reduce((total, round) => total + (round.dpopMissing ?? 0), 0) + (warmup.dpopMissing ?? 0) || undefined,
     warmup: { requestsPerSecond: warmup.requestsPerSecond, non2xx: warmup.non2xx, errors: warmup.errors + warmup.timeouts, statusCodes: warmup.statusCodes },
     attempts: 1,
   };

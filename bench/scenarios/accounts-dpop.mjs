@@ -62,13 +62,17 @@ export async function measureCoregate(ctx, { coregate, accessToken, kind, peers 
   const { key } = spec.dpop;
   ctx.log(`accounts-dpop: coregate on ${kind} answers the right accounts to a DPoP-bound token; loading it with a DPoP token and a bearer token, in turns`);
   const pair = await measurePair(ctx, { subject: { server: coregate, peers, spec }, baseline: { server: coregate, peers, spec: bearer } });
-  const signedDuring = pair.subject.dpopSignedDuringLoad;
+  const { dpopSignedDuringLoad: signedDuring, dpopMissing: missing } = pair.subject;
   const row = ctx.results.addRow({
     scenario: 'accounts',
     variant: `${kind}, DPoP-bound token (${key.alg} proofs)`,
     subject: 'coregate',
     measurement: pair.subject,
-    notes: [roundsNote(pair), signedDuring ? `the load generator signed ${signedDuring} proofs during the measured rounds (its batch ran short)` : 'every proof signed before its timed round'],
+    notes: [
+      roundsNote(pair),
+      signedDuring ? `the load generator signed ${signedDuring} proofs during the measured rounds (its batch ran short)` : 'every proof signed before its timed round',
+      ...(missing ? [`${missing} requests went without a proof (the load generator's proofs ran out): their 401s are those of this row`] : []),
+    ],
   });
   const bearerRow = ctx.results.addRow({ scenario: 'accounts', variant: `${kind}, bearer token, in turns with DPoP`, subject: 'coregate', baseline: true, measurement: pair.baseline });
   ctx.results.compareCpu(row, bearerRow, { name: `accounts CPU µs/req, DPoP-bound vs bearer (${kind})`, max: MAX_CPU_RATIO, label: 'of the bearer read' });
