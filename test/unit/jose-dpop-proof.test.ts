@@ -47,6 +47,18 @@ describe('JoseDpopProofVerifier', () => {
     }
   });
 
+  it('verifies a proof whose header is too long to be kept, every time', async () => {
+    const verifier = new JoseDpopProofVerifier(clock);
+    const client = await key();
+    const jkt = await calculateJwkThumbprint(client.jwk);
+    for (let index = 0; index < 2; index += 1) {
+      const verified = await verifier.verify(await proof(client.privateKey, { jwk: client.jwk, padding: 'x'.repeat(2000) }), expected);
+      assert.equal(verified.jkt, jkt);
+    }
+    const thief = await key();
+    assert.equal(await refusal(verifier, await proof(thief.privateKey, { jwk: client.jwk, padding: 'x'.repeat(2000) })), 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
+  });
+
   it('checks the signature of a proof whose header key is already held: one signed by another key is refused', async () => {
     const verifier = new JoseDpopProofVerifier(clock);
     const client = await key();

@@ -33,6 +33,12 @@ function withoutQuery(url: string): string | undefined {
 
 /** Proof headers kept: about one per client key in use; the least recently used goes first. */
 const PROOF_HEADER_CACHE_ENTRIES = 10_000;
+/**
+ * Longer headers are checked every time, not kept: anyone may send proofs, so what is kept
+ * stays small (at most about 12 MB of text). An ES256 or EdDSA header is about 250
+ * characters, a PS256 one with a 4096-bit key about 1,000.
+ */
+const MAX_KEPT_HEADER_CHARS = 1200;
 
 /** What a proof's protected header gives once checked: its key, imported, and that key's thumbprint. */
 interface ProofKey {
@@ -62,7 +68,8 @@ export class JoseDpopProofVerifier implements DpopProofVerifier {
     let payload;
     let jkt: string;
     try {
-      const header = (await this.headers.get(proof.slice(0, Math.max(0, proof.indexOf('.')))))!;
+      const encodedHeader = proof.slice(0, Math.max(0, proof.indexOf('.')));
+      const header = encodedHeader.length <= MAX_KEPT_HEADER_CHARS ? (await this.headers.get(encodedHeader))! : await proofKey(encodedHeader);
       jkt = header.jkt;
       ({ payload } = await jwtVerify(proof, header.key, {
         typ: 'dpop+jwt',
