@@ -118,7 +118,7 @@ loop, and that saves more than the audit's own cost (about 8 % in the profile, m
     'Why the 1.5× target is missed (measured by hand on this machine, one process pinned to one CPU): jose\'s `jwtVerify` of an',
     'ES256 proof took 350 µs of CPU with the header\'s key imported on every proof (`EmbeddedJWK`), 144–187 µs with the key',
     'kept, of which the ECDSA P-256 check through WebCrypto is most (31% of coregate\'s busy CPU in the profile of this read);',
-    'the whole proof check went from 402–416 to 159–162 µs, and the row from 4.05× (875 vs 216 µs) to 2.86–2.87×. What is left',
+    'the whole proof check went from 402–416 to 159–162 µs, and the row from 4.05× (875 vs 216 µs) to 2.77–2.87×. What is left',
     'is the signature check itself (`node:crypto` `verify` alone: 75–78 µs; EdDSA is no cheaper here), jose\'s WebCrypto path',
     'around it (about 70–110 µs more) and the `jti` INSERT (about 60 µs): with a bearer read of 129 µs (full run, quiet',
     'machine) to 184–216 µs (a busy one), 1.5× leaves 65–110 µs for all of it, less than the signature check and the `jti`',
