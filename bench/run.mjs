@@ -16,7 +16,7 @@ import { METHOD } from './lib/method.mjs';
 import { cpuPlan } from './lib/pinning.mjs';
 import { postgresHelper } from './lib/postgres.mjs';
 import { onInterrupt, stopAll } from './lib/processes.mjs';
-import { profileAccounts, profileRegistration, profileToken } from './lib/profiling.mjs';
+import { profileAccounts, profileAccountsDpop, profileRegistration, profileToken } from './lib/profiling.mjs';
 import { printReport, writeJson, writeMarkdown } from './lib/report.mjs';
 import { createResults } from './lib/results.mjs';
 import { CONFIGURATION, ROOT } from './lib/servers.mjs';
@@ -45,7 +45,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --quick              smoke run: short loads, fewer storms, 100,000 associations (1–2 minutes)
   --only NAMES         comma-separated scenarios: ${SCENARIOS.flatMap((scenario) => scenario.names).join(', ')}
   --storage KINDS      comma-separated: postgres, pglite (default both)
-  --profile            CPU-profile coregate on the token, accounts and registration scenarios (default in a full run)
+  --profile            CPU-profile coregate on the token, accounts, accounts-dpop and registration scenarios (default in a full run)
   --no-profile         do not profile
   --compare REF        this checkout beside the build of git REF (e.g. HEAD~1) on ${COMPARABLE.join(' and ')}
                        (or those --only names), in rounds taken in turn; prints CPU µs per request of each and
@@ -216,7 +216,7 @@ try {
   addRssTargets(results, storages);
   if (profile) {
     profiles = {};
-    const profilers = [['token', profileToken], ['accounts', profileAccounts], ['registration', profileRegistration]];
+    const profilers = [['token', profileToken], ['accounts', profileAccounts], ['accounts-dpop', profileAccountsDpop], ['registration', profileRegistration]];
     // `--only registration --profile` profiles registration alone.
     for (const [name, run] of profilers.filter(([name]) => selectedNames.includes(name))) {
       log(`== CPU profile of coregate: ${name}`);

@@ -57,7 +57,7 @@ const HINTS = [
   [/^writeLatin1String$/, 'copying strings into socket buffers (HTTP heads and JSON bodies)'],
   [/^\(program\)$/, 'native code outside JavaScript (V8, libuv, syscalls)'],
   [/^V8\/native builtins$/, 'functions without a script: syscalls such as writev, JSON, structuredClone, …'],
-  [/^node:crypto$/, 'mostly the WebCrypto Ed25519 job, then HMAC and AES-GCM'],
+  [/^node:crypto$/, 'mostly the WebCrypto jobs (Ed25519 token signatures; ECDSA P-256 of DPoP proofs), then HMAC and AES-GCM'],
 ];
 
 function hintFor(key) {

@@ -39,6 +39,8 @@ export async function startLoadGenerator(plan) {
     pid: entry.pid,
     /** autocannon for `spec.seconds`: `{origin, path, method, headers, body | generator, connections, seconds}`; with `rate` (req/s), paced open loop instead. */
     load: (spec) => call('load', spec),
+    /** Signs the DPoP proofs (`spec.dpop`) of the next load of `spec.seconds` now, before its CPU is counted. */
+    prepare: (spec) => call('prepare', spec),
     stormPrepare: (spec) => call('stormPrepare', spec),
     storm: (spec) => call('storm', spec),
     async stop() {

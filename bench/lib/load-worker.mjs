@@ -10,6 +10,7 @@
 import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
+import { dpopProofs } from './dpop.mjs';
 import { requestGenerator } from './request-bodies.mjs';
 
 function percentiles(histogram) {
@@ -54,7 +55,58 @@ function accumulate(spec, histogram) {
   return { accumulatedLatencyMs: percentiles(total) };
 }
 
-function load(spec) {
+/**
+ * DPoP proofs (`spec.dpop`), one per request, signed before the load starts: by `prepare`,
+ * called before the suite's CPU snapshots, or else at the start of `load`. A proof's `iat`
+ * must be within a minute of coregate's clock, so a batch serves one load only. How many a
+ * load needs is guessed from the fastest load with that tag so far, twice over; when a batch
+ * runs low anyway, more are signed during the load (`dpopSignedDuringLoad`). A request that
+ * finds none left goes without one and is refused (401): counted in `dpopMissing`, and those
+ * refusals count towards coregate's bearer-failure throttle.
+ */
+const dpopRates = new Map();
+const preparedProofs = new Map();
+const DPOP_FIRST_GUESS_RPS = 3000;
+
+async function prepare(spec) {
+  const rate = Math.max(DPOP_FIRST_GUESS_RPS, dpopRates.get(spec.dpop.tag) ?? 0);
+  // Each connection builds its first request when autocannon starts, whether it is sent or not.
+  const count = Math.ceil(rate * spec.seconds * 2) + 2 * (spec.connections ?? 50) + 200;
+  const proofs = await dpopProofs(spec.dpop, count);
+  preparedProofs.set(spec.dpop.tag, proofs);
+  return { proofs: proofs.length };
+}
+
+async function proofSupply(spec) {
+  if (!preparedProofs.has(spec.dpop.tag)) await prepare(spec);
+  const proofs = preparedProofs.get(spec.dpop.tag);
+  preparedProofs.delete(spec.dpop.tag);
+  // Topped up when a quarter of the batch is left, by half a batch.
+  const lowWater = Math.ceil(proofs.length / 4);
+  const refill = Math.ceil(proofs.length / 2);
+  let next = 0;
+  let refilling = false;
+  const supply = {
+    signedDuringLoad: 0,
+    missing: 0,
+    next() {
+      if (proofs.length - next < lowWater && !refilling) {
+        refilling = true;
+        dpopProofs(spec.dpop, refill).then((more) => {
+          proofs.push(...more);
+          supply.signedDuringLoad += more.length;
+          refilling = false;
+        });
+      }
+      if (next >= proofs.length) supply.missing += 1;
+      return proofs[next++];
+    },
+  };
+  return supply;
+}
+
+async function load(spec) {
+  const dpop = spec.dpop ? await proofSupply(spec) : undefined;
   return new Promise((resolve, reject) => {
     const histogram = createHistogram();
     const statusCodes = {};
@@ -64,6 +116,7 @@ function load(spec) {
     if (spec.headers) request.headers = spec.headers;
     if (spec.body !== undefined) request.body = spec.body;
     if (generator) request.setupRequest = (req) => ({ ...req, body: generator() });
+    if (dpop) request.setupRequest = (req) => ({ ...req, headers: { ...req.headers, dpop: dpop.next() } });
     const started = process.hrtime.bigint();
     const instance = autocannon(
       {
@@ -79,7 +132,9 @@ function load(spec) {
           return;
         }
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        if (dpop) dpopRates.set(spec.dpop.tag, Math.max(dpopRates.get(spec.dpop.tag) ?? 0, responses / seconds));
         resolve({
+          ...(dpop ? { dpopSignedDuringLoad: dpop.signedDuringLoad, dpopMissing: dpop.missing } : {}),
           ...loadFigures({ responses, seconds, histogram, statusCodes }),
           ...accumulate(spec, histogram),
           errors: result.errors,
@@ -218,7 +273,7 @@ async function storm(spec) {
   };
 }
 
-const commands = { load: (spec) => (spec.rate ? paced(spec) : load(spec)), stormPrepare, storm };
+const commands = { load: (spec) => (spec.rate ? paced(spec) : load(spec)), prepare, stormPrepare, storm };
 
 process.on('message', async (message) => {
   if (message.cmd === 'exit') {

@@ -115,6 +115,8 @@ async function measuredRun(ctx, { server, peers = [], spec, database }, seconds)
     if (countTransactions) await sleep(STATS_FLUSH_MS);
     databaseBefore = await databaseSnapshot(ctx, database);
   }
+  // The load generator's own signing stays out of the window (`load-worker.mjs`).
+  if (spec.dpop) await ctx.load.prepare({ ...spec, seconds });
   const loadSide = [{ name: 'load generator', pid: ctx.load.pid }, ...peers];
   const cpuBefore = treeCpuSnapshot(server.pid);
   const peersBefore = loadSide.map((peer) => cpuSeconds(peer.pid));
@@ -153,6 +155,8 @@ async function measuredRun(ctx, { server, peers = [], spec, database }, seconds)
     statusCodes: run.statusCodes,
     non2xx: run.non2xx,
     errors: run.errors + run.timeouts,
+    ...(run.dpopSignedDuringLoad ? { dpopSignedDuringLoad: run.dpopSignedDuringLoad } : {}),
+    ...(run.dpopMissing ? { dpopMissing: run.dpopMissing } : {}),
     /** The raw sums, so that rounds can be added up (`measurePair`). */
     totals: { elapsed, serverCpu, loadCpu, machineBusy },
     ...(run.accumulatedLatencyMs ? { accumulatedLatencyMs: run.accumulatedLatencyMs } : {}),
@@ -234,6 +238,8 @@ function addRounds(rounds, warmup) {
     statusCodes,
     non2xx: sum((round) => round.non2xx) + warmup.non2xx,
     errors: sum((round) => round.errors) + warmup.errors + warmup.timeouts,
+    dpopSignedDuringLoad: rounds.reduce((total, round) => total + (round.dpopSignedDuringLoad ?? 0), 0) || undefined,
+    dpopMissing: rounds.reduce((total, round) => total + (round.dpopMissing ?? 0), 0) + (warmup.dpopMissing ?? 0) || undefined,
     warmup: { requestsPerSecond: warmup.requestsPerSecond, non2xx: warmup.non2xx, errors: warmup.errors + warmup.timeouts, statusCodes: warmup.statusCodes },
     attempts: 1,
   };

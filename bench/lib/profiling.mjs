@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientWithToken, coregateWithHotCustomer } from '../scenarios/accounts.mjs';
+import { prepareDpopRead } from '../scenarios/accounts-dpop.mjs';
 import { POPULATION } from './request-bodies.mjs';
 import { checkTokenEndpoint, tokenRequest } from './checks.mjs';
 import { summariseProfile } from './cpu-profile.mjs';
@@ -72,22 +73,19 @@ export async function profileAccounts(ctx) {
   }
 }
 
-export async function profileRegistration(ctx) {
+/**
+ * A profile of coregate in front of a simulator, on fresh storage of the primary kind, with a
+ * client and its bearer token: `specOf(coregate, accessToken)` is the load.
+ */
+async function profiledWithClient(ctx, name, specOf) {
   const simulator = await startSimulator(ctx);
   try {
-    return await profiled(ctx, 'registration', async (nodeArgs) => {
-      const storage = await freshStorage(ctx, ctx.primaryStorage, 'profile_registration');
+    return await profiled(ctx, name, async (nodeArgs) => {
+      const storage = await freshStorage(ctx, ctx.primaryStorage, `profile_${name.replace(/\W/g, '_')}`);
       const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url, nodeArgs });
       try {
         const { accessToken } = await clientWithToken(coregate, 'bench profile');
-        const spec = {
-          origin: coregate.url,
-          path: '/core/sessions',
-          method: 'POST',
-          headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-          generator: { kind: 'coregate-registration', first: POPULATION.first, tag: `profile-${ctx.runId}` },
-        };
-        return { coregate, spec };
+        return { coregate, spec: await specOf(coregate, accessToken) };
       } catch (error) {
         await coregate.stop();
         throw error;
@@ -96,4 +94,19 @@ export async function profileRegistration(ctx) {
   } finally {
     await simulator.stop();
   }
+}
+
+/** The accounts read with a DPoP-bound token, a proof per request (`scenarios/accounts-dpop.mjs`). */
+export async function profileAccountsDpop(ctx) {
+  return profiledWithClient(ctx, 'accounts-dpop', async (coregate, accessToken) => (await prepareDpopRead(ctx, coregate, accessToken, `profile-${ctx.runId}`)).spec);
+}
+
+export async function profileRegistration(ctx) {
+  return profiledWithClient(ctx, 'registration', async (coregate, accessToken) => ({
+    origin: coregate.url,
+    path: '/core/sessions',
+    method: 'POST',
+    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+    generator: { kind: 'coregate-registration', first: POPULATION.first, tag: `profile-${ctx.runId}` },
+  }));
 }

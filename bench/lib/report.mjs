@@ -31,7 +31,9 @@ function versus(row) {
   const parts = [];
   if (vs.requestsPerSecond !== undefined) parts.push(`${num(vs.requestsPerSecond, 2)}× req/s${mark(vs.targets?.requestsPerSecond)}`);
   if (vs.p99 !== undefined) parts.push(`${num(vs.p99, 2)}× p99${mark(vs.targets?.p99)}`);
-  if (vs.cpuMicrosPerRequest !== undefined) parts.push(`${num(vs.cpuMicrosPerRequest, 2)}× CPU µs/req of 1 worker (no target)`);
+  if (vs.cpuMicrosPerRequest !== undefined) {
+    parts.push(`${num(vs.cpuMicrosPerRequest, 2)}× CPU µs/req ${vs.cpuLabel ?? 'of 1 worker'}${vs.targets?.cpuMicrosPerRequest ? mark(vs.targets.cpuMicrosPerRequest) : ' (no target)'}`);
+  }
   if (vs.addedP50Ms !== undefined) parts.push(`${signed(vs.addedP50Ms)} ms p50, ${signed(vs.addedP99Ms)} ms p99 over the proxy (no target)`);
   return parts.join(', ') || dash;
 }
@@ -149,6 +151,26 @@ function openLoopSection(report, method) {
       (row) =>
         `| ${row.variant.split(',')[0]} | ${num(row.targetRate)} | ${num(row.requestsPerSecond)} | ${num(row.p50Ms, 2)} / ${num(row.p99Ms, 2)} | ${num(proxy?.p50Ms, 2)} / ${num(proxy?.p99Ms, 2)} | ${signed(row.vs.addedP50Ms)} / ${signed(row.vs.addedP99Ms)} |`,
     ),
+    '',
+  ];
+}
+
+/** The DPoP-bound accounts read beside the bearer read, taken in turns on one coregate (`scenarios/accounts-dpop.mjs`). */
+function dpopSection(report, method) {
+  const rows = report.rows.filter((row) => row.scenario === 'accounts' && row.vs?.cpuLabel === 'of the bearer read');
+  if (rows.length === 0) return [];
+  const bearerOf = (row) => report.rows.find((other) => other.baseline && other.scenario === 'accounts' && row.vs.baseline === `${other.subject} (${other.variant})`);
+  return [
+    '## DPoP-bound tokens',
+    '',
+    method.dpop,
+    '',
+    '| storage | bearer read: req/s, CPU µs/req | DPoP read: req/s, CPU µs/req | DPoP / bearer CPU |',
+    '|---|---:|---:|---:|',
+    ...rows.map((row) => {
+      const bearer = bearerOf(row);
+      return `| ${row.variant.split(',')[0]} | ${num(bearer?.requestsPerSecond)}, ${num(bearer?.cpuMicrosPerRequest)} | ${num(row.requestsPerSecond)}, ${num(row.cpuMicrosPerRequest)} | ${num(row.vs.cpuMicrosPerRequest, 2)}×${mark(row.vs.targets?.cpuMicrosPerRequest)} |`;
+    }),
     '',
   ];
 }
@@ -298,11 +320,13 @@ export function writeMarkdown(file, report, method, { dbPoolMax }) {
     lines.push('');
   }
   lines.push(...openLoopSection(report, method));
+  lines.push(...dpopSection(report, method));
   lines.push(...scalingSection(report, method, dbPoolMax));
   if (report.profiles) {
     lines.push('## CPU profiles', '', method.profiles, '');
     lines.push(...profileSection('Token issuance (scenario 1)', report.profiles.token));
     lines.push(...profileSection('Accounts hot path (scenario 2)', report.profiles.accounts));
+    lines.push(...profileSection('Accounts hot path with a DPoP-bound token (scenario 2)', report.profiles['accounts-dpop']));
   }
   if (report.failures.length) lines.push('## Problems in this run', '', ...report.failures.map((failure) => `- ${failure}`), '');
   lines.push(method.text);

@@ -157,12 +157,22 @@ export function createResults() {
       });
       return row.vs;
     },
-    /** Sets `row.vs` to its CPU time per request against `baselineRow`'s, at the same fixed rate (no target). */
-    compareCpu(row, baselineRow) {
+    /**
+     * Sets `row.vs` to its CPU time per request against `baselineRow`'s; with `goal`
+     * (`{name, max, label}`: `label` says what the baseline is) the ratio is a target.
+     */
+    compareCpu(row, baselineRow, goal) {
       row.vs = {
         baseline: baselineRow.subject + (baselineRow.variant ? ` (${baselineRow.variant})` : ''),
         cpuMicrosPerRequest: ratio(row.cpuMicrosPerRequest, baselineRow.cpuMicrosPerRequest),
       };
+      if (goal) {
+        const check = { required: requirement(goal), pass: meets(row.vs.cpuMicrosPerRequest, goal) };
+        row.vs.cpuLabel = goal.label;
+        (row.vs.targets ??= {}).cpuMicrosPerRequest = check;
+        const measured = row.vs.cpuMicrosPerRequest === undefined ? 'not measured' : `${row.vs.cpuMicrosPerRequest}× (${row.cpuMicrosPerRequest} vs ${baselineRow.cpuMicrosPerRequest} µs)`;
+        addTarget({ scenario: row.scenario, name: goal.name, measured, ...check });
+      }
       return row.vs;
     },
     addTarget,

@@ -5,16 +5,17 @@
  * processes keeps start-ups (PGlite's takes seconds) out of the run time.
  */
 import * as accounts from './accounts.mjs';
+import * as accountsDpop from './accounts-dpop.mjs';
 import * as registration from './registration.mjs';
 import { clientWithToken, HOT_CUSTOMER_KEY } from './accounts.mjs';
 import { startBareProxy, startCoregate, startSimulator } from '../lib/servers.mjs';
 import { freshStorage } from '../lib/storage.mjs';
 
-export const names = [accounts.name, registration.name];
-export const title = '2. Accounts hot path, 3. Registration, 5. on each storage';
+export const names = [accounts.name, accountsDpop.name, registration.name];
+export const title = '2. Accounts hot path (bearer and DPoP-bound tokens), 3. Registration, 5. on each storage';
 
 export async function run(ctx, selected) {
-  const parts = [accounts, registration].filter((part) => selected.includes(part.name));
+  const parts = [accounts, accountsDpop, registration].filter((part) => selected.includes(part.name));
   const simulator = await startSimulator(ctx);
   const peers = [simulator];
   try {
@@ -22,7 +23,8 @@ export async function run(ctx, selected) {
     const proxy = await startBareProxy(ctx, simulator.url, HOT_CUSTOMER_KEY);
     try {
       const baselines = new Map();
-      for (const part of parts) {
+      // The DPoP row's baseline is the bearer read on the same coregate, not the proxy.
+      for (const part of parts.filter((candidate) => candidate.measureProxy)) {
         try {
           baselines.set(part.name, await part.measureProxy(ctx, proxy, peers));
         } catch (error) {
@@ -43,7 +45,7 @@ async function measureOnStorage(ctx, { kind, parts, baselines, simulator, peers 
   const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url });
   try {
     const { accessToken } = await clientWithToken(coregate, 'bench gateway');
-    for (const part of parts) {
+    for (const part of parts.filter((candidate) => candidate.onStorage?.(ctx, kind) ?? true)) {
       try {
         await part.measureCoregate(ctx, { coregate, accessToken, kind, baseline: baselines.get(part.name), peers });
       } catch (error) {

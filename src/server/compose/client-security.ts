@@ -34,9 +34,9 @@ export interface ClientSecurity {
   readonly metadata: ClientSecurityMetadata;
 }
 
-export function buildClientSecurity({ config, database, logger }: Basics, { issuer }: { readonly issuer: IssuerUrl }): ClientSecurity {
+export function buildClientSecurity({ config, clock, database, logger }: Basics, { issuer }: { readonly issuer: IssuerUrl }): ClientSecurity {
   const replayGuard = createReplayGuard(config, database, logger);
-  const dpopProofs = new DpopProofs(new JoseDpopProofVerifier(), replayGuard);
+  const dpopProofs = new DpopProofs(new JoseDpopProofVerifier(clock), replayGuard);
   const clientCertificates = mutualTls(config);
   return {
     replayGuard,
