@@ -11,20 +11,26 @@ import { adminOperations, executeAdminOperation } from '../../../src/server/admi
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { ADA, assertSuccess, associationRow, formA, postSession, uniqueId } from '../gateway/gateway-requests.js';
+import type { AuditRow } from './audit-rows.js';
 
 const PLATFORM = 'audit-change';
 
-interface Row {
-  readonly event_type: string;
-  readonly outcome: string;
-  readonly reason: string | null;
-  readonly actor: string;
-  readonly client_id: string | null;
-  readonly platform: string | null;
-  readonly institution: string | null;
-  readonly customer_id: string | null;
-  readonly request_id: string | null;
-  readonly occurred_at: Date;
+/** A stored row with its institution (every column the change's row sets). */
+type Row = Omit<AuditRow, 'id'> & { readonly institution: string | null };
+
+/** The success row of a platform's change, as the request `response` should have written it. */
+function successRow(type: string, clientId: string, customerId: string, response: LightMyRequestResponse): Omit<Row, 'occurred_at'> {
+  return {
+    event_type: type,
+    outcome: 'success',
+    reason: null,
+    actor: 'client',
+    client_id: clientId,
+    platform: PLATFORM,
+    institution: 'default',
+    customer_id: customerId,
+    request_id: response.headers['x-request-id'] as string,
+  };
 }
 
 async function rowsFor(h: Harness, customerId: string): Promise<Row[]> {
@@ -73,17 +79,7 @@ for (const backend of BACKENDS) {
       const rows = await rowsFor(h, customerId);
       assert.equal(rows.length, 1, JSON.stringify(rows));
       const { occurred_at: occurredAt, ...row } = rows[0]!;
-      assert.deepEqual(row, {
-        event_type: 'session.registered',
-        outcome: 'success',
-        reason: null,
-        actor: 'client',
-        client_id: clientId,
-        platform: PLATFORM,
-        institution: 'default',
-        customer_id: customerId,
-        request_id: response.headers['x-request-id'],
-      });
+      assert.deepEqual(row, successRow('session.registered', clientId, customerId, response));
       assert.equal(new Date(occurredAt).getTime(), h.clock.now().getTime());
       assert.ok(await associationRow(h, PLATFORM, customerId));
       assert.equal(await webhookEvents(h, 'customer.registered', customerId), 1);
@@ -97,19 +93,7 @@ for (const backend of BACKENDS) {
       const rows = (await rowsFor(h, customerId)).filter((row) => row.event_type === 'session.deregistered');
       assert.deepEqual(
         rows.map(({ occurred_at: _at, ...row }) => row),
-        [
-          {
-            event_type: 'session.deregistered',
-            outcome: 'success',
-            reason: null,
-            actor: 'client',
-            client_id: clientId,
-            platform: PLATFORM,
-            institution: 'default',
-            customer_id: customerId,
-            request_id: response.headers['x-request-id'],
-          },
-        ],
+        [successRow('session.deregistered', clientId, customerId, response)],
       );
     });
 
