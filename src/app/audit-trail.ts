@@ -7,7 +7,7 @@
  * whole event (which holds no personal data), so the log is the fallback record;
  * a write slower than `waitMs` lets the request go on and finishes behind it.
  */
-import type { Association } from '../domain/association.js';
+import type { Association, AssociationKey } from '../domain/association.js';
 import type { AuditEvent, AuditLog } from '../ports/audit-log.js';
 import type { Clock } from '../ports/clock.js';
 import type { CoreCallContext } from '../ports/core-connector.js';
@@ -114,6 +114,26 @@ function stamped(entry: AuditEntry, occurredAt: Date): AuditEvent {
     occurredAt,
   };
   return entry.count === undefined && entry.sourceIp === undefined ? event : { ...event, count: entry.count ?? null, sourceIp: entry.sourceIp ?? null };
+}
+
+/**
+ * The success row of a platform's change to its customer (registration, deregistration), for the
+ * store to write in the change's own transaction: the change and its row are committed together
+ * or not at all (docs/operations.md#audit-log). The HTTP layer then writes no second row.
+ */
+export function changeAuditEvent(type: 'session.registered' | 'session.deregistered', key: AssociationKey, context: CoreCallContext, occurredAt: Date): AuditEvent {
+  return {
+    type,
+    outcome: 'success',
+    reason: null,
+    actor: 'client',
+    clientId: context.clientId ?? null,
+    platform: key.platform,
+    institution: key.institution,
+    customerId: key.customerId,
+    requestId: context.requestId,
+    occurredAt,
+  };
 }
 
 /** Audit events of core session renewals, for {@link CoreSessionKeeper}. */

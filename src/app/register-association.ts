@@ -11,10 +11,13 @@ import { CustomerNotRecognised, type CoreCallContext, type InstitutionCores } fr
 import { fromCoreFailure } from './core-failures.js';
 import { lifecycleEvent } from '../domain/lifecycle-event.js';
 import { atInstitution } from './core-call-context.js';
+import { changeAuditEvent } from './audit-trail.js';
 
 export interface RegisteredAssociation {
   readonly customerId: string;
   readonly customerKey: string;
+  /** The registration's audit row was committed with the association: the HTTP layer writes none. */
+  readonly auditRecorded: true;
 }
 
 export class AssociationRegistrar {
@@ -46,14 +49,16 @@ export class AssociationRegistrar {
       }
       throw fromCoreFailure(error);
     }
-    // `customer.registered` is recorded with the association, only if this call created it.
-    const result = await this.store.register(key, session, this.clock.now(), [lifecycleEvent('customer.registered', key)]);
+    // `customer.registered` is recorded with the association, only if this call created it;
+    // the audit row whenever it is stored, by the same statement.
+    const now = this.clock.now();
+    const result = await this.store.register(key, session, now, [lifecycleEvent('customer.registered', key)], changeAuditEvent('session.registered', key, context, now));
     if (result.outcome === 'conflict') {
       // Form A: only the core could say who the demographics name, so its session was started.
       await this.endOrphanSession(owner.institution, session.delegateReferenceId, context);
       throw customerIdTaken(registration.customerId);
     }
-    return { customerId: result.association.customerId, customerKey: result.association.customerKey };
+    return { customerId: result.association.customerId, customerKey: result.association.customerKey, auditRecorded: true };
   }
 
   /**

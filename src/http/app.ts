@@ -136,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('accessDenial', null);
   app.decorateRequest('oauthClient', null);
   app.decorateRequest('clientCertificate', undefined);
+  app.decorateRequest('auditRecorded', false);
   // Hooks on the hot path take a callback rather than return a promise: one promise less per hook and request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

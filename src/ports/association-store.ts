@@ -5,11 +5,14 @@
  */
 import type { Association, AssociationKey } from '../domain/association.js';
 import type { LifecycleEvent } from '../domain/lifecycle-event.js';
+import type { AuditEvent } from './audit-log.js';
 
-/** Webhook events a deletion records in its own transaction, if it deletes something. */
+/** Webhook events (and the audit row) a deletion records in its own transaction, if it deletes something. */
 export interface EventsToRecord {
   readonly events: readonly LifecycleEvent[];
   readonly now: Date;
+  /** The audit row of the deletion: committed with it or not at all. */
+  readonly audit?: AuditEvent;
 }
 
 export interface NewSession {
@@ -43,9 +46,11 @@ export interface AssociationStore {
    * Creates the association, or refreshes it with a new session when it already
    * names the same core customer (idempotent registration; clears re-registration).
    * `events` are recorded in the same transaction only when the association is created
-   * (never for an idempotent repeat): the transactional outbox of webhooks.
+   * (never for an idempotent repeat): the transactional outbox of webhooks. `audit`, the
+   * registration's audit row, is written by the same statement whenever it stores the
+   * association (created or refreshed), and not at all on a conflict.
    */
-  register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[]): Promise<RegisterResult>;
+  register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[], audit?: AuditEvent): Promise<RegisterResult>;
   /**
    * Takes the renewal lease of the association at `version` until `leaseUntil`, so
    * that across processes one caller renews while the others wait (compare-and-swap).

@@ -92,3 +92,30 @@ describe('MemoryRateLimiter', () => {
     assert.equal(limiter.size, 0);
   });
 });
+
+describe('MemoryRateLimiter.adopt (going on from another store)', () => {
+  it('after adopting each answer of another store, decides the next request as that store would', async () => {
+    for (const [limit, window] of [[5, 300], [3, 30], [7, 60]] as const) {
+      for (let spent = 0; spent <= limit + 1; spent += 1) {
+        const clock = new FakeClock();
+        const other = new MemoryRateLimiter({ clock });
+        const local = new MemoryRateLimiter({ clock });
+        for (let i = 0; i < spent; i += 1) local.adopt('k', limit, window, await other.hit('k', limit, window), true);
+        local.adopt('k', limit, window, await other.peek('k', limit, window), false);
+        const expected = await other.peek('k', limit, window);
+        const actual = await local.peek('k', limit, window);
+        assert.equal(actual.allowed, expected.allowed, `limit ${limit}, ${spent} spent`);
+        assert.equal(actual.remaining, expected.remaining, `limit ${limit}, ${spent} spent`);
+        // A refusal is rebuilt from whole seconds: at most one second stricter.
+        assert.ok(actual.retryAfterSeconds - expected.retryAfterSeconds <= 1 && actual.retryAfterSeconds >= expected.retryAfterSeconds, `limit ${limit}, ${spent} spent`);
+      }
+    }
+  });
+
+  it('keeps no entry for a full bucket', async () => {
+    const clock = new FakeClock();
+    const local = new MemoryRateLimiter({ clock });
+    local.adopt('k', 5, 60, { allowed: true, remaining: 4, retryAfterSeconds: 0 }, false);
+    assert.equal(local.size, 0);
+  });
+});

@@ -9,10 +9,16 @@
  * Counting in memory rather than admitting everything keeps the brute-force budget
  * working while Redis is out (failed authentications are still refused once spent,
  * per process), and ordinary budgets stay as generous as one process's share.
+ *
+ * Every answer of Redis is also written into the memory store (`adopt`): a key this
+ * process saw goes on, while Redis is away, from what it had spent there — an address
+ * that used up the shared brute-force budget is not given a fresh one. The memory
+ * store's key bound holds for these entries too (keys whose bucket is full are not kept).
  */
 import { BrokenCircuitError, circuitBreaker, ConsecutiveBreaker, CircuitState, handleAll, type CircuitBreakerPolicy } from 'cockatiel';
 import type { RateLimitDecision } from '../../domain/rate-limit.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
+import type { MemoryRateLimiter } from './memory-rate-limiter.js';
 
 export type StoreState = 'shared' | 'local';
 
@@ -33,7 +39,7 @@ export class BreakerRateLimiter implements RateLimiter {
 
   constructor(
     private readonly shared: RateLimiter,
-    private readonly local: RateLimiter,
+    private readonly local: MemoryRateLimiter,
     private readonly options: BreakerRateLimiterOptions = {},
   ) {
     this.policy = circuitBreaker(handleAll, {
@@ -50,11 +56,11 @@ export class BreakerRateLimiter implements RateLimiter {
   }
 
   hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
-    return this.call((store) => store.hit(key, limit, windowSeconds));
+    return this.call((store) => store.hit(key, limit, windowSeconds), (decision) => this.local.adopt(key, limit, windowSeconds, decision, true));
   }
 
   peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
-    return this.call((store) => store.peek(key, limit, windowSeconds));
+    return this.call((store) => store.peek(key, limit, windowSeconds), (decision) => this.local.adopt(key, limit, windowSeconds, decision, false));
   }
 
   connect(): Promise<void> {
@@ -66,16 +72,19 @@ export class BreakerRateLimiter implements RateLimiter {
     await this.local.close();
   }
 
-  private async call(work: (store: RateLimiter) => Promise<RateLimitDecision>): Promise<RateLimitDecision> {
+  /** `adopt` hears every answer of the shared store, to keep the memory store where the shared one is. */
+  private async call(work: (store: RateLimiter) => Promise<RateLimitDecision>, adopt: (decision: RateLimitDecision) => void): Promise<RateLimitDecision> {
     // While a probe is out, the others do not queue behind it: they count locally.
     if (this.policy.state === CircuitState.HalfOpen) return work(this.local);
     try {
-      return await this.policy.execute(() =>
+      const decision = await this.policy.execute(() =>
         work(this.shared).catch((error: unknown) => {
           this.lastFailure = error;
           throw error;
         }),
       );
+      adopt(decision);
+      return decision;
     } catch (error) {
       if (!(error instanceof BrokenCircuitError)) this.options.onFailure?.(error);
       return work(this.local);

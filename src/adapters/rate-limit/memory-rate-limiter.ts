@@ -52,6 +52,26 @@ export class MemoryRateLimiter implements RateLimiter {
     return Promise.resolve({ allowed: step.allowed, remaining: step.remaining, retryAfterSeconds: step.retryAfterSeconds });
   }
 
+  /**
+   * Takes over the answer another store gave for `key` (`counted`: a hit, else a peek), so that
+   * counting here goes on from what the key had spent there. The bucket is rebuilt from the
+   * answer: its `remaining`, or for a refusal its `retryAfterSeconds` (whole seconds, so up to
+   * one second stricter than the other store).
+   */
+  adopt(key: string, limit: number, windowSeconds: number, decision: RateLimitDecision, counted: boolean): void {
+    const now = this.clock.now().getTime();
+    const windowMs = windowSeconds * 1000;
+    const interval = windowMs / limit;
+    const tat = decision.allowed
+      ? now + windowMs - (decision.remaining + (counted ? 0 : 1)) * interval
+      : now + windowMs - interval + decision.retryAfterSeconds * 1000;
+    this.tats.delete(key);
+    // A full bucket needs no entry.
+    if (tat <= now) return;
+    this.tats.set(key, tat);
+    if (this.tats.size > this.maxKeys) this.evict(now);
+  }
+
   async connect(): Promise<void> {}
 
   close(): Promise<void> {

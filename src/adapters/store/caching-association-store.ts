@@ -15,6 +15,7 @@
  */
 import type { Association, AssociationKey } from '../../domain/association.js';
 import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
+import type { AuditEvent } from '../../ports/audit-log.js';
 import type { AssociationStore, AssociationSummary, ClaimResult, EventsToRecord, NewSession, RegisterResult } from '../../ports/association-store.js';
 import type { Clock } from '../../ports/clock.js';
 import { LoadingCache } from '../../ports/loading-cache.js';
@@ -39,8 +40,8 @@ export class CachingAssociationStore implements AssociationStore {
     return this.entries.get(cacheKey(key), { context: key });
   }
 
-  async register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[]): Promise<RegisterResult> {
-    const result = await this.inner.register(key, session, now, events);
+  async register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[], audit?: AuditEvent): Promise<RegisterResult> {
+    const result = await this.inner.register(key, session, now, events, audit);
     this.forget(key);
     return result;
   }

@@ -1,9 +1,11 @@
 import type { Association, AssociationKey } from '../../domain/association.js';
 import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
 import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
+import type { AuditEvent } from '../../ports/audit-log.js';
 import type { AssociationStore, AssociationSummary, ClaimResult, EventsToRecord, NewSession, RegisterResult } from '../../ports/association-store.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import type { Database, Queryable } from './database.js';
+import { auditEventCte, insertAuditEvents } from './sql-audit-log.js';
 import { lifecycleEventCtes, recordLifecycleEvents } from './sql-webhook-outbox.js';
 
 interface AssociationRow {
@@ -52,14 +54,19 @@ export class SqlAssociationStore implements AssociationStore {
 
   /**
    * Runs `work` alone when there are no events to record, else in a transaction
-   * whose events are written by `record` (the transactional outbox).
+   * whose events are written by `record` (the transactional outbox); in a transaction
+   * also when `transactional` says so (an audit row to write with the change).
    */
-  private async withEvents<T>(events: readonly LifecycleEvent[] | undefined, work: (tx: Queryable, record: (now: Date) => Promise<void>) => Promise<T>): Promise<T> {
-    if (!events || events.length === 0) return work(this.db, async () => {});
+  private async withEvents<T>(
+    events: readonly LifecycleEvent[] | undefined,
+    work: (tx: Queryable, record: (now: Date) => Promise<void>) => Promise<T>,
+    transactional = false,
+  ): Promise<T> {
+    if ((!events || events.length === 0) && !transactional) return work(this.db, async () => {});
     let queued = 0;
     const result = await this.db.transaction((tx) =>
       work(tx, async (now) => {
-        queued += await recordLifecycleEvents(tx, events, now);
+        if (events) queued += await recordLifecycleEvents(tx, events, now);
       }),
     );
     if (queued > 0) this.options.onEventsQueued?.();
@@ -89,7 +96,7 @@ export class SqlAssociationStore implements AssociationStore {
     return rows[0] && this.toAssociation(rows[0]);
   }
 
-  async register(key: AssociationKey, session: NewSession, now: Date, events: readonly LifecycleEvent[] = []): Promise<RegisterResult> {
+  async register(key: AssociationKey, session: NewSession, now: Date, events: readonly LifecycleEvent[] = [], audit?: AuditEvent): Promise<RegisterResult> {
     const sealed = this.sealer.seal(session.delegateReferenceId, sealContext(key));
     const params: unknown[] = [key.institution, key.platform, key.customerId, session.customerKey, sealed, keyIdOf(sealed), session.expiresAt, now];
     // One statement (the hot path of registration): insert, or refresh the row only if it
@@ -98,6 +105,9 @@ export class SqlAssociationStore implements AssociationStore {
     // the events of a registration are written, by the same statement, only when it
     // created the association (the transactional outbox, without a transaction's round trips).
     const outbox = lifecycleEventCtes(events, now, params, 'registered');
+    // The audit row too, for a created or a refreshed association: a process killed after the
+    // commit leaves the change, its event and its audit row, or none of them.
+    if (audit) outbox.ctes.push(auditEventCte(audit, params, 'registered'));
     const rows = await this.db.query<AssociationRow & { inserted: boolean; queued: string | number }>(
       `with registered as (
          insert into associations (institution, platform, customer_id, customer_key, delegate_sealed, delegate_key_id, expires_at, created_at, updated_at)
@@ -205,8 +215,11 @@ export class SqlAssociationStore implements AssociationStore {
         key.platform,
         key.customerId,
       ]);
-      if (rows.length > 0 && record) await write(record.now);
+      if (rows.length > 0 && record) {
+        await write(record.now);
+        if (record.audit) await insertAuditEvents(db, [record.audit]);
+      }
       return rows.length > 0;
-    });
+    }, record?.audit !== undefined);
   }
 }

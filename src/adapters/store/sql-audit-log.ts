@@ -87,27 +87,7 @@ export class SqlAuditLog implements AuditLog {
   }
 
   private async insert(events: readonly AuditEvent[]): Promise<void> {
-    // One column array per parameter: the statement text is the same for every batch size,
-    // so PostgreSQL plans it once per connection (a VALUES list had one text per size).
-    const column = <T>(value: (event: AuditEvent) => T) => events.map(value);
-    await this.db.query(
-      `insert into audit_log (occurred_at, event_type, outcome, reason, actor, client_id, platform, institution, customer_id, request_id, count, source_ip)
-       select * from unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::integer[], $12::text[])`,
-      [
-        column((event) => event.occurredAt),
-        column((event) => event.type),
-        column((event) => event.outcome),
-        column((event) => event.reason),
-        column((event) => event.actor),
-        column((event) => event.clientId),
-        column((event) => event.platform),
-        column((event) => event.institution ?? null),
-        column((event) => event.customerId),
-        column((event) => event.requestId),
-        column((event) => event.count ?? null),
-        column((event) => event.sourceIp ?? null),
-      ],
-    );
+    await insertAuditEvents(this.db, events);
   }
 
   async list(query: AuditQuery): Promise<AuditRecord[]> {
@@ -133,4 +113,54 @@ export class SqlAuditLog implements AuditLog {
     );
     return rows.map(toRecord);
   }
+}
+
+const INSERT_COLUMNS = 'occurred_at, event_type, outcome, reason, actor, client_id, platform, institution, customer_id, request_id, count, source_ip';
+
+/** The values of an event, in the order of {@link INSERT_COLUMNS}. */
+function columnValues(event: AuditEvent): unknown[] {
+  return [
+    event.occurredAt,
+    event.type,
+    event.outcome,
+    event.reason,
+    event.actor,
+    event.clientId,
+    event.platform,
+    event.institution ?? null,
+    event.customerId,
+    event.requestId,
+    event.count ?? null,
+    event.sourceIp ?? null,
+  ];
+}
+
+const COLUMN_TYPES = ['timestamptz', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'integer', 'text'];
+
+// One column array per parameter: the statement text is the same for every batch size,
+// so PostgreSQL plans it once per connection (a VALUES list had one text per size).
+const INSERT_STATEMENT = `insert into audit_log (${INSERT_COLUMNS})
+  select * from unnest(${COLUMN_TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ')})`;
+
+/**
+ * Appends `events` on `db` — the audit log's own connection, or the transaction of the change
+ * the events record (docs/operations.md#audit-log: then both are committed or neither).
+ */
+export async function insertAuditEvents(db: Queryable, events: readonly AuditEvent[]): Promise<void> {
+  const values = events.map(columnValues);
+  await db.query(
+    INSERT_STATEMENT,
+    COLUMN_TYPES.map((_type, index) => values.map((row) => row[index])),
+  );
+}
+
+/**
+ * The audit row of a change as a common table expression, to join to the statement that makes
+ * the change: written only when the CTE `source` yields a row, and committed with the change or
+ * not at all. `params` is the statement's parameter list, appended to.
+ */
+export function auditEventCte(event: AuditEvent, params: unknown[], source: string): string {
+  const values = columnValues(event);
+  const placeholders = COLUMN_TYPES.map((type, index) => `$${params.push(values[index])}::${type}`);
+  return `audit_row as (insert into audit_log (${INSERT_COLUMNS}) select ${placeholders.join(', ')} where exists (select 1 from ${source}))`;
 }

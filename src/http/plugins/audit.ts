@@ -7,6 +7,9 @@
  * are audited in aggregate instead: one row per source address, event type and reason
  * per minute, with a count (`app/refusal-aggregator.ts`); the metrics count each one.
  *
+ * A registration or a deregistration that changed something has its success row written by the
+ * store in the change's own transaction (both committed or neither); this plugin then writes none.
+ *
  * Rows hold identifiers and reason codes only: never a body, a header or a token. A
  * failure's reason is the code of the error answered (`domain/errors.ts`, docs/errors.md),
  * the same as the answer's `data.reason` and the log line's `code`.
@@ -29,6 +32,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Audit every request of this route (see `plugins/audit.ts`). */
     audit?: AuditedRoute;
+  }
+  interface FastifyRequest {
+    /** The use case committed this request's audit row with its change (see `app/audit-trail.ts`): none is written here. */
+    auditRecorded: boolean;
   }
 }
 
@@ -67,6 +74,8 @@ function auditEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | 
     };
   }
   const route = request.routeOptions.config?.audit;
+  // A change's row committed in the change's own transaction (registration, deregistration).
+  if (request.auditRecorded) return undefined;
   // Rate limiting is counted in the metrics; auditing it would turn a flood into as many writes.
   if (route === undefined || reply.statusCode === 429) return undefined;
   switch (route) {

@@ -126,10 +126,11 @@ export async function sessionsRoutes(app: FastifyInstance, deps: SessionsRouteDe
       // field named in a 400.
       const parsed = parseRegistration(request.body, deps.clock.now());
       if (!parsed.ok) throw invalidRequest('invalid registration', { problems: parsed.problems });
-      const { institution, platform } = request.principal!;
-      const registered = await deps.registrar.register({ institution, platform }, parsed.registration, { requestId: request.id });
+      const { institution, platform, clientId } = request.principal!;
+      const registered = await deps.registrar.register({ institution, platform }, parsed.registration, { requestId: request.id, clientId });
+      request.auditRecorded = registered.auditRecorded;
       request.log.info({ platform, customerId: registered.customerId }, 'customer registered');
-      return success(registered);
+      return success({ customerId: registered.customerId, customerKey: registered.customerKey });
     },
   });
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -173,8 +174,9 @@ export async function sessionsRoutes(app: FastifyInstance, deps: SessionsRouteDe
       const { institution, platform } = request.principal!;
       const key = { institution, platform, customerId: request.query.customerId };
       const result = await deps.deregistrar.deregister(key, { requestId: request.id, clientId: request.principal!.clientId });
+      request.auditRecorded = result.auditRecorded;
       request.log.info({ platform, customerId: result.customerId }, 'customer deregistered');
-      return success(result);
+      return success({ customerId: result.customerId });
     },
   });
 }
