@@ -56,15 +56,18 @@ loop, and that saves more than the audit's own cost (about 8 % in the profile, m
   - The fourth session batched the log lines itself: an asynchronous write costs the server 15–20 µs whatever its
     size, and sonic-boom's own batching copied its growing buffer on every line (0.958× on accounts); and it copies
     a checked account record by one generated object literal instead of 27 assignments (0.960×).
-  - Later the connector read the core's answer the library's way again — undici's \`request()\` with the pool's
+  - Later the connector tried the core's answer the library's way — undici's \`request()\` with the pool's
     \`maxResponseSize\` and \`body.text()\`, instead of a dispatch handler of our own — and guarded the transport
     once (cockatiel's \`wrap(breaker, retry)\`) instead of through four decorators; the record copy is a written-out
     literal the compiler checks. CPU per core call of the HTTP connector alone (20,000 calls against the
-    simulator server): the former handler ~42–57 µs, \`request()\` + \`body.text()\` ~51 µs (no measurable cost),
-    but an AbortController as the request's signal ~70–80 µs and \`AbortSignal.timeout\` ~86–91 µs: undici's
-    EventTarget listener, not the stream. With the AbortController, \`--compare\` read 1.18× and 1.19× on accounts
-    (rounds 0.57× to 1.31×, on a machine busy with other work); the deadline is therefore an EventEmitter, which
-    \`request()\` takes as its signal too (~58–64 µs a call, as the former handler in the same runs).
+    simulator server): the former handler ~42–57 µs, \`request()\` + \`body.text()\` ~51 µs, but an AbortController
+    as the request's signal ~70–80 µs and \`AbortSignal.timeout\` ~86–91 µs: undici's EventTarget listener. With the
+    AbortController, \`--compare\` read 1.18× and 1.19× on accounts (rounds 0.57× to 1.31×, on a busy machine); with an
+    EventEmitter as the signal, the whole accounts request still read **1.089×** the dispatch handler's CPU
+    (\`--compare\`, 6 rounds: 159.5 against 173.7 µs, rounds 0.94–1.18), and the change's three runs against the
+    session's start read 1.09×, 1.10× and 1.12×. The connector therefore reads the core's answer through its own
+    dispatch handler again (\`adapters/core/answer-exchange.ts\`, with the EventEmitter deadline of
+    \`call-deadline.ts\`): the library's way costs more than 2 % of the request.
   - What is left is spread thin: socket writes (the answer and the core request, ~15 %), the garbage collector
     (8 %), \`JSON.parse\` of the core's 2.2 KB answer (5 %), the audit batch's \`pg\` encoding (~6 %), the log
     line (~6 %), the record's validation and the answer's serialization (~5 %). The bare proxy parses, validates,

@@ -6,7 +6,6 @@
  * delegate reference ID, the demographics or the API key.
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { EventEmitter } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
 import type { AccountRecord } from '../../domain/account.js';
 import {
@@ -17,6 +16,8 @@ import {
   type CoreSession,
 } from '../../ports/core-connector.js';
 import { describeProblems, jsonType, readAccountRecord, type Problem } from './account-record.js';
+import { CallDeadline } from './call-deadline.js';
+import { AnswerTooLarge, exchange, type Answer } from './answer-exchange.js';
 import { isPlainObject } from '../../domain/json.js';
 import {
   CUSTOMER_KEY_PATTERN,
@@ -42,13 +43,9 @@ export interface HttpCoreConnectorOptions {
   readonly timeoutMs?: number;
   /** Size of the keep-alive pool; 32 by default. Ignored with `dispatcher`. */
   readonly connections?: number;
-  /**
-   * An undici dispatcher to use instead of an own pool (for example an Agent with TLS
-   * options, or a MockAgent). Not closed by {@link HttpCoreConnector.close}; its own
-   * limits apply, `maxResponseBytes` being an option of the pool.
-   */
+  /** An undici dispatcher to use instead of an own pool (for example an Agent with TLS options, or a MockAgent). Not closed by {@link HttpCoreConnector.close}. */
   readonly dispatcher?: Dispatcher;
-  /** Largest answer read (undici's `maxResponseSize` of the pool); 4 MiB by default. */
+  /** Largest answer read; 4 MiB by default. */
   readonly maxResponseBytes?: number;
   /** TLS to an `https:` core: the CA to trust instead of the system's, and a client certificate and key for mutual TLS (PEM). Ignored with `dispatcher`. */
   readonly tls?: { readonly ca?: Buffer; readonly cert?: Buffer; readonly key?: Buffer };
@@ -57,8 +54,6 @@ export interface HttpCoreConnectorOptions {
 /** Errors that mean the request never left coregate, so nothing can have happened at the core. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
 const TIMED_OUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-/** The answer was larger than the pool's `maxResponseSize`. */
-const TOO_LARGE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
 /** Deadline of the readiness check, shorter than a call's when COREGATE_CORE_TIMEOUT_MS is long. */
 const PING_TIMEOUT_MS = 2000;
 
@@ -74,51 +69,6 @@ function errorCode(error: unknown): string | undefined {
   const candidate = error as { code?: unknown; cause?: { code?: unknown }; errors?: { code?: unknown }[] };
   const code = candidate?.code ?? candidate?.cause?.code ?? candidate?.errors?.[0]?.code;
   return typeof code === 'string' ? code : undefined;
-}
-
-/** An answer of the core: its status and its whole body as text. */
-interface Answer {
-  readonly status: number;
-  readonly text: string;
-}
-
-/** Why an exchange brought no answer, for each caller to word as its failure. */
-class ExchangeFailure extends Error {
-  constructor(
-    readonly kind: 'too_large' | 'timeout' | 'not_sent' | 'failed',
-    /** undici's error code (or the error's name) when there is one. */
-    readonly code: string | undefined,
-  ) {
-    super(`core exchange failed: ${kind}`);
-  }
-}
-
-/**
- * The deadline of one call, as the signal of its request. undici takes an EventEmitter as a
- * request's signal as well as an AbortSignal (it listens for `'abort'` and reads `aborted`
- * and `reason`); an AbortController's EventTarget costs far more a call (docs/benchmarks.md).
- */
-class CallDeadline extends EventEmitter {
-  aborted = false;
-  reason: Error | undefined;
-  /** Rejects once the deadline passes. */
-  readonly passed: Promise<never>;
-  private readonly timer: NodeJS.Timeout;
-
-  constructor(ms: number) {
-    super();
-    this.passed = new Promise<never>((_resolve, reject) => this.once('abort', () => reject(this.reason!)));
-    this.timer = setTimeout(() => {
-      this.aborted = true;
-      this.reason = new Error(`the core call's deadline of ${ms} ms passed`);
-      this.emit('abort');
-    }, ms);
-  }
-
-  /** The call is over: the timer goes. */
-  release(): void {
-    clearTimeout(this.timer);
-  }
 }
 
 /** Parses an ISO 8601 date-time with a zone (`Z` or `±hh:mm`); more than millisecond precision is cut. */
@@ -155,7 +105,6 @@ export class HttpCoreConnector implements CoreConnector {
         connect: { timeout: this.timeoutMs, ...options.tls },
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        maxResponseSize: this.maxResponseBytes,
       });
   }
 
@@ -231,14 +180,17 @@ export class HttpCoreConnector implements CoreConnector {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (HEADER_SAFE.test(context.requestId)) headers[PROTOCOL_HEADERS.requestId] = context.requestId;
     if (this.apiKey !== undefined) headers[PROTOCOL_HEADERS.apiKey] = this.apiKey;
+    const deadline = new CallDeadline(timeoutMs);
     let answer: Answer;
     try {
-      answer = await this.exchange('GET', PROTOCOL_PATHS.health, headers, undefined, timeoutMs);
+      answer = await exchange(this.dispatcher, { origin: this.origin, path: `${this.prefix}${PROTOCOL_PATHS.health}`, method: 'GET', headers }, { maxBytes: this.maxResponseBytes, deadline });
     } catch (error) {
-      if (!(error instanceof ExchangeFailure)) throw error;
-      if (error.kind === 'too_large') throw new CoreProtocolError('the health answer is too large', true);
-      if (error.kind === 'timeout') throw new CoreUnavailable(`no answer within ${timeoutMs} ms`, true);
-      throw new CoreUnavailable(`cannot reach the core (${error.code ?? 'unknown error'})`, true);
+      if (error instanceof AnswerTooLarge) throw new CoreProtocolError('the health answer is too large', true);
+      const code = errorCode(error);
+      if (deadline.expired || (code !== undefined && TIMED_OUT.has(code))) throw new CoreUnavailable(`no answer within ${timeoutMs} ms`, true);
+      throw new CoreUnavailable(`cannot reach the core (${code ?? (error as Error)?.name ?? 'unknown error'})`, true);
+    } finally {
+      deadline.release();
     }
     if (answer.status >= 500) throw new CoreUnavailable(`the core answered ${answer.status}`, true);
     if (answer.status === 403 && /"api_key_invalid"/.test(answer.text)) {
@@ -263,43 +215,17 @@ export class HttpCoreConnector implements CoreConnector {
     for (const name of Object.keys(extra)) headers[name] = extra[name]!;
     if (HEADER_SAFE.test(context.requestId)) headers[PROTOCOL_HEADERS.requestId] = context.requestId;
     if (this.apiKey !== undefined) headers[PROTOCOL_HEADERS.apiKey] = this.apiKey;
+    const deadline = new CallDeadline(this.timeoutMs);
     try {
-      return await this.exchange(method, path, headers, body, this.timeoutMs);
+      return await exchange(this.dispatcher, { origin: this.origin, path: `${this.prefix}${path}`, method, headers, body: body ?? null }, { maxBytes: this.maxResponseBytes, deadline });
     } catch (error) {
-      if (!(error instanceof ExchangeFailure)) throw error;
-      switch (error.kind) {
-        case 'too_large':
-          throw new CoreProtocolError(`the answer is larger than ${this.maxResponseBytes} bytes`, retrySafe(operation, true));
-        case 'timeout':
-          throw new CoreUnavailable(`no answer within ${this.timeoutMs} ms`, retrySafe(operation, true));
-        case 'not_sent':
-          throw new CoreUnavailable(`cannot connect to the core (${error.code})`, retrySafe(operation, false));
-        case 'failed':
-          throw new CoreUnavailable(`the call failed (${error.code ?? 'unknown error'})`, retrySafe(operation, true));
-      }
-    }
-  }
-
-  /**
-   * Sends one request through the pool and reads its whole answer, within `timeoutMs`.
-   * undici aborts a request on its signal, but one still queued for a pool connection
-   * only once a connection frees up: racing the signal ends the caller's wait at its
-   * deadline either way (the queued request is dropped when undici reaches it).
-   */
-  private async exchange(method: 'GET' | 'POST' | 'DELETE', path: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<Answer> {
-    const deadline = new CallDeadline(timeoutMs);
-    try {
-      const response = await Promise.race([
-        this.dispatcher.request({ origin: this.origin, path: `${this.prefix}${path}`, method, headers, body: body ?? null, signal: deadline }),
-        deadline.passed,
-      ]);
-      return { status: response.statusCode, text: await response.body.text() };
-    } catch (error) {
+      if (error instanceof AnswerTooLarge) throw new CoreProtocolError(`the answer is larger than ${this.maxResponseBytes} bytes`, retrySafe(operation, true));
       const code = errorCode(error);
-      if (code === TOO_LARGE) throw new ExchangeFailure('too_large', code);
-      if (deadline.aborted || (code !== undefined && TIMED_OUT.has(code))) throw new ExchangeFailure('timeout', code);
-      if (code !== undefined && NOT_SENT.has(code)) throw new ExchangeFailure('not_sent', code);
-      throw new ExchangeFailure('failed', code ?? (error as Error)?.name);
+      if (deadline.expired || (code !== undefined && TIMED_OUT.has(code))) {
+        throw new CoreUnavailable(`no answer within ${this.timeoutMs} ms`, retrySafe(operation, true));
+      }
+      if (code !== undefined && NOT_SENT.has(code)) throw new CoreUnavailable(`cannot connect to the core (${code})`, retrySafe(operation, false));
+      throw new CoreUnavailable(`the call failed (${code ?? (error as Error)?.name ?? 'unknown error'})`, retrySafe(operation, true));
     } finally {
       deadline.release();
     }
