@@ -13,11 +13,11 @@
  * (coregate admits the request: `app/request-throttle.ts`). The connection itself
  * is retried in the background.
  */
-import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { RateLimitDecision } from '../../domain/rate-limit.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
+import { openRedis } from '../redis/redis-connection.js';
 
 /** `domain/rate-limit.ts` `gcraStep`, in Lua. ARGV: now (ms), limit, window (s), 1 to count / 0 to peek. */
 const GCRA_SCRIPT = `
@@ -58,11 +58,6 @@ export interface RedisRateLimiterOptions {
   readonly onConnectionChange?: (state: 'down' | 'up', error?: Error) => void;
 }
 
-/** ioredis is loaded when a Redis store is configured: the default counts in memory and never needs its code. */
-function loadIoredis(): typeof Redis {
-  return (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
-}
-
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis & WithGcra;
   private readonly clock: Clock;
@@ -70,17 +65,9 @@ export class RedisRateLimiter implements RateLimiter {
 
   constructor(options: RedisRateLimiterOptions) {
     this.clock = options.clock;
-    const commandTimeout = options.commandTimeoutMs ?? 250;
-    const RedisClient = loadIoredis();
-    this.redis = new RedisClient(options.url, {
+    this.redis = openRedis(options.url, {
       keyPrefix: options.keyPrefix,
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout,
-      connectTimeout: Math.max(1000, commandTimeout * 4),
-      // Reconnect soon, then every 2 s at most, for as long as the process runs.
-      retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+      ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
     }) as Redis & WithGcra;
     this.redis.defineCommand('coregateGcra', { numberOfKeys: 1, lua: GCRA_SCRIPT });
     const notify = options.onConnectionChange;

@@ -5,9 +5,9 @@
  * failed could be accepted once more there — a window as long as the outage and the
  * proofs' own lifetimes, which the fallback's log line reports.
  */
-import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { ReplayGuard } from '../../ports/replay-guard.js';
+import { openRedis } from '../redis/redis-connection.js';
 
 export interface RedisReplayGuardOptions {
   readonly url: string;
@@ -22,16 +22,9 @@ export class RedisReplayGuard implements ReplayGuard {
   private readonly redis: Redis;
 
   constructor(private readonly options: RedisReplayGuardOptions) {
-    const commandTimeout = options.commandTimeoutMs ?? 250;
-    const RedisClient = (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
-    this.redis = new RedisClient(options.url, {
+    this.redis = openRedis(options.url, {
       keyPrefix: `${options.keyPrefix}proof:`,
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout,
-      connectTimeout: Math.max(1000, commandTimeout * 4),
-      retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+      ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
     });
     // Failures are reported per call (onFallback); the connection retries in the background.
     this.redis.on('error', () => {});
