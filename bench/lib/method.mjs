@@ -250,10 +250,10 @@ Results: \`bench/results/latest.json\` (not committed) and, for full runs, this 
   competes with the server under test, as it would on a small host.
 - **Correctness first**: before loading, every scenario checks that it gets the right answer — a token that
   verifies against the server's JWKS with the right issuer, client and scope; the simulator's exact account
-  records for the customer; the registered customerKey; a registration through the floor answers 200 and leaves its row (read back from
-  its table on PostgreSQL). A failed check fails the
-  scenario without measuring. During the load every non-2xx answer and every socket error or timeout is
-  counted; any of them marks the run failed.
+  records for the customer; the registered customerKey; a registration through the floor answering 200 and
+  leaving its row (read back from its table on PostgreSQL). A failed check fails the scenario without measuring.
+  During the load every non-2xx answer and every socket error or timeout is counted; any of them marks the run
+  failed.
 - **Figures**: req/s = answers in the measured run ÷ its duration. p50/p99 are recorded by the load
   generator per request in microseconds (autocannon's own histogram has whole milliseconds). CPU µs/request
   = user + system CPU time of the server's processes (the process and its descendants: a supervisor and
