@@ -288,8 +288,10 @@ Results: \`bench/results/latest.json\` (not committed) and, for full runs, this 
 - **Event loop** (gateway scenarios): coregate is started with a probe preloaded (\`node --import
   bench/lib/loop-probe.mjs\`, a loopback port of its own answering \`performance.eventLoopUtilization()\`), read
   before and after each measured run; a row's note says what share of its measured time coregate's event loop
-  was busy. Near 100% the server is bounded by its one thread's CPU; well below, by waiting (the database, the
-  core, a pool). The probe does nothing between its two reads.
+  was busy. Near 100% the server is bounded by its one thread; well below, by waiting (the database, the core,
+  a pool). Read it beside "server CPU": a loop busy nearly all the time with a server CPU well under 100% is a
+  thread that was ready to run but waited for its CPU, which other processes held. The probe does nothing
+  between its two reads.
 
 ## Scenarios
 

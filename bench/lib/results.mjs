@@ -81,7 +81,7 @@ export function createResults() {
         row.notes.push('no request was answered within the measured run: no figure');
       }
       if (row.eventLoopUtilisation !== undefined) {
-        row.notes.push(`event loop busy ${Math.round(row.eventLoopUtilisation * 100)}% of the measured time (performance.eventLoopUtilization; near 100%: bounded by its thread's CPU)`);
+        row.notes.push(`event loop busy ${Math.round(row.eventLoopUtilisation * 100)}% of the measured time (performance.eventLoopUtilization; see Method, "Event loop")`);
       }
       if (row.settings) row.notes.push(`settings beyond the deployed configuration: ${Object.entries(row.settings).map(([key, value]) => `${key}=${value}`).join(', ')}`);
       if (isDisturbed(m)) {
