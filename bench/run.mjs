@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { COMPARABLE, compareWith } from './lib/compare.mjs';
+import { COMPARABLE, COMPARED_BY_DEFAULT, compareWith } from './lib/compare.mjs';
 import { describeEnvironment } from './lib/environment.mjs';
 import { startLoadGenerator } from './lib/load-client.mjs';
 import { METHOD } from './lib/method.mjs';
@@ -47,9 +47,10 @@ const USAGE = `Usage: npm run bench -- [options]
   --storage KINDS      comma-separated: postgres, pglite (default both)
   --profile            CPU-profile coregate on the token, accounts, accounts-dpop and registration scenarios (default in a full run)
   --no-profile         do not profile
-  --compare REF        this checkout beside the build of git REF (e.g. HEAD~1) on ${COMPARABLE.join(' and ')}
-                       (or those --only names), in rounds taken in turn; prints CPU µs per request of each and
-                       their ratio; touches neither docs/benchmarks.md nor bench/results
+  --compare REF        this checkout beside the build of git REF (e.g. HEAD~1) on ${COMPARED_BY_DEFAULT.join(' and ')}
+                       (or the --only names among ${COMPARABLE.join(', ')}; registration in Form B), in rounds
+                       taken in turn; prints CPU µs per request of each and their ratio; touches neither
+                       docs/benchmarks.md nor bench/results
   --rounds N           with --compare: rounds per path (default 6, 4 s each after a 10 s warm-up)
   --rewrite-docs       measure nothing: write docs/benchmarks.md again from the last full run's
                        bench/results/full.json (after an edit of the method text, bench/lib/method.mjs)
@@ -114,7 +115,7 @@ if (!Number.isInteger(compareRounds) || compareRounds < 1 || (values.rounds !== 
 }
 for (const name of compareRef ? (only ?? []) : []) {
   if (!COMPARABLE.includes(name)) {
-    process.stderr.write(`bench: --compare measures ${COMPARABLE.join(' and ')}, not "${name}"\n\n${USAGE}\n`);
+    process.stderr.write(`bench: --compare measures ${COMPARABLE.join(', ')}, not "${name}"\n\n${USAGE}\n`);
     process.exit(2);
   }
 }
@@ -185,7 +186,7 @@ if (compareRef) {
   let outcome;
   try {
     ctx.load = await startLoadGenerator(plan);
-    outcome = await compareWith(ctx, compareRef, only ?? COMPARABLE);
+    outcome = await compareWith(ctx, compareRef, only ?? COMPARED_BY_DEFAULT);
   } finally {
     await ctx.load?.stop().catch(() => {});
     await stopAll();

@@ -1,11 +1,11 @@
 /**
- * The baseline of the gateway scenarios: a bare pass-through proxy with no
+ * The baseline of the accounts scenarios: a bare pass-through proxy with no
  * authentication, no storage and no checking, in front of the same core
  * simulator coregate uses. node:http in, undici Pool.stream() out.
+ * (Registration's baseline is its floor, `registration-floor.mjs`.)
  *
  * - `GET /core/accounts…` → `GET /v1/accounts` with a fixed X-Delegate-Reference-Id,
  *   obtained once at start (`POST /v1/sessions` for CUSTOMER_KEY).
- * - `POST /v1/sessions` → `POST /v1/sessions`, the body streamed through as is.
  *
  * Environment: CORE_URL (the simulator), CUSTOMER_KEY (default C-1001),
  * CONNECTIONS (pool size, default 32 like coregate's core connector).
@@ -57,10 +57,6 @@ const server = createServer((req, res) => {
     req.resume();
     pool
       .stream({ path: '/v1/accounts', method: 'GET', headers: { 'x-delegate-reference-id': delegateReferenceId, accept: 'application/json' } }, forward(res))
-      .catch(failed(res));
-  } else if (req.method === 'POST' && req.url === '/v1/sessions') {
-    pool
-      .stream({ path: '/v1/sessions', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: req }, forward(res))
       .catch(failed(res));
   } else {
     req.resume();

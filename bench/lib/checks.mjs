@@ -1,6 +1,7 @@
 /**
- * Correctness checks run before any load: the answer must be a 200 (201 from the
- * core) with the right body, or the scenario fails without measuring.
+ * Correctness checks run before any load: the answer must be a 200 with the right
+ * body (and what a registration stores must be there), or the scenario fails
+ * without measuring.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { createLocalJWKSet, jwtVerify } from 'jose';
@@ -75,13 +76,27 @@ export async function register(url, accessToken, body, expectedCustomerKey) {
   return json;
 }
 
-/** POSTs a start-session body to a core (or the bare proxy) and checks the 201. */
-export async function checkStartSession(url, body, expectedCustomerKey) {
-  const what = `POST ${url}/v1/sessions`;
-  const response = await fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+/**
+ * Registers a customer through the registration floor (`baselines/registration-floor.mjs`)
+ * and checks that it answered 200 with the customer and stored one row for it: read back
+ * through the floor, and on PostgreSQL also from its table directly (`readRow(customerId)`
+ * resolves with the number of rows).
+ */
+export async function checkRegistrationFloor(url, body, expectedCustomerKey, readRow) {
+  const { customerId } = body.registration;
+  const what = `registration floor POST /core/sessions (${customerId})`;
+  const response = await fetch(`${url}/core/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const { json } = await readJson(response, what);
-  if (response.status !== 201) fail(what, `status ${response.status}: ${JSON.stringify(json)}`);
-  if (json.customerKey !== expectedCustomerKey || typeof json.delegateReferenceId !== 'string') fail(what, `answer ${JSON.stringify({ ...json, delegateReferenceId: '…' })}`);
+  if (response.status !== 200) fail(what, `status ${response.status}: ${JSON.stringify(json)}`);
+  const expected = { customerId, customerKey: expectedCustomerKey };
+  if (!isDeepStrictEqual(json, expected)) fail(what, `answer ${JSON.stringify(json)}, expected ${JSON.stringify(expected)}`);
+  const stored = await fetch(`${url}/_floor/registrations/${encodeURIComponent(customerId)}`);
+  const { json: row } = await readJson(stored, `${what}, its row`);
+  if (stored.status !== 200 || row.customerKey !== expectedCustomerKey || !(Date.parse(row.expiresAt) > Date.now())) fail(what, `no row stored with the customer key and a future expiry: ${JSON.stringify(row)}`);
+  if (readRow) {
+    const rows = await readRow(customerId);
+    if (rows !== 1) fail(what, `${rows} rows in its table for the customerId, expected 1`);
+  }
 }
 
 /**

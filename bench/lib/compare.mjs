@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- --compare REF`: this checkout's coregate beside the build of
- * another commit, on the token and accounts hot paths, both serving all along and
- * measured in rounds taken in turn (`measurePair`). It is how a performance commit
+ * another commit, on the token and accounts hot paths (and, asked for with `--only`,
+ * registration in Form B), both serving all along and measured in rounds taken in
+ * turn (`measurePair`). It is how a performance commit
  * states its before/after ratio: on a shared machine two runs minutes apart compare
  * the moments as much as the code, rounds taken in turn see the same drift.
  */
@@ -12,9 +13,13 @@ import { measurePair } from './measure.mjs';
 import { onInterrupt, runCommand } from './processes.mjs';
 import { ROOT, startCoregate, startSimulator } from './servers.mjs';
 import { freshStorage } from './storage.mjs';
-import { coregateWithHotCustomer } from '../scenarios/accounts.mjs';
+import { clientWithToken, coregateWithHotCustomer } from '../scenarios/accounts.mjs';
+import { checkCoregateFormB, registrationSpec } from '../scenarios/registration.mjs';
 
-export const COMPARABLE = ['token', 'accounts'];
+export const COMPARABLE = ['token', 'accounts', 'registration'];
+
+/** What `--compare` measures without `--only`: the hot paths; a change to registration names it. */
+export const COMPARED_BY_DEFAULT = ['token', 'accounts'];
 
 async function run(what, command, args, cwd) {
   const result = await runCommand({ command, args, cwd, timeoutMs: 300_000 });
@@ -63,6 +68,25 @@ async function accountsSide(ctx, root, label, simulator) {
 }
 
 /**
+ * Registration in Form B on each build (a new customerId each request), in front of one shared
+ * simulator, with the event-loop probe (`loop-probe.mjs`): how busy each one's loop was.
+ */
+async function registrationSide(ctx, root, label, simulator) {
+  const storage = await freshStorage(ctx, ctx.primaryStorage, `compare_registration_${label}`);
+  const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url, root, loopProbe: true });
+  try {
+    const { accessToken } = await clientWithToken(coregate, 'bench compare');
+    await checkCoregateFormB(coregate, accessToken);
+    return { coregate, spec: registrationSpec(coregate.url, { accessToken, tag: `compare-${label}-${ctx.runId}` }) };
+  } catch (error) {
+    await coregate.stop();
+    throw error;
+  }
+}
+
+const SIDES = { token: tokenSide, accounts: accountsSide, registration: registrationSide };
+
+/**
  * Both builds serving, measured in rounds taken in turn (`measurePair`). Whichever server
  * starts first measured 3–7% cheaper in A/A runs (the same commit on both sides), so the
  * rounds are split into two halves with the start order swapped (each half starts both
@@ -81,9 +105,9 @@ async function comparePath(ctx, path, base) {
 }
 
 async function compareOnce(ctx, path, base, baseFirst) {
-  const simulator = path === 'accounts' ? await startSimulator(ctx) : undefined;
+  const simulator = path === 'token' ? undefined : await startSimulator(ctx);
   // Each half starts on fresh storage of its own.
-  const start = (root, label) => (path === 'token' ? tokenSide(ctx, root, `${label}_${baseFirst ? 2 : 1}`) : accountsSide(ctx, root, `${label}_${baseFirst ? 2 : 1}`, simulator));
+  const start = (root, label) => SIDES[path](ctx, root, `${label}_${baseFirst ? 2 : 1}`, simulator);
   const started = {};
   try {
     for (const label of baseFirst ? ['base', 'this'] : ['this', 'base']) started[label] = await start(label === 'base' ? base.root : ROOT, label);
@@ -99,7 +123,10 @@ async function compareOnce(ctx, path, base, baseFirst) {
   }
 }
 
-/** Two halves of a comparison as one: requests, time and CPU summed; the p99 is the larger of the halves'. */
+/**
+ * Two halves of a comparison as one: requests, time and CPU summed; the p99 is the larger of the
+ * halves'; the event loop's busy share over both, when it was probed.
+ */
 function addHalves(halves) {
   const side = (name) => {
     const parts = halves.map((half) => half[name]);
@@ -114,19 +141,23 @@ function addHalves(halves) {
       cpuMicrosPerRequest: cpu,
       p99: Math.max(...parts.map((part) => part.latencyMs?.p99 ?? 0)),
       failed: parts.reduce((sum, part) => sum + part.non2xx + part.errors, 0),
+      eventLoopUtilisation: parts.every((part) => part.eventLoop)
+        ? parts.reduce((sum, part) => sum + part.eventLoop.busyMs, 0) / parts.reduce((sum, part) => sum + part.eventLoop.busyMs + part.eventLoop.idleMs, 0)
+        : undefined,
     };
   };
   return { subject: side('subject'), baseline: side('baseline'), roundRatios: halves.flatMap((half) => half.roundRatios) };
 }
 
 const fixed = (value, digits) => (value === undefined ? '—' : value.toFixed(digits));
+const percent = (share) => (share === undefined ? '—' : `${Math.round(share * 100)}%`);
 
 /** One line per path: CPU µs per request of each build, their ratio (below 1: this checkout is cheaper), req/s by round. */
 export function formatComparison(base, comparisons) {
   const lines = [`this checkout vs ${base.ref} (${base.commit.slice(0, 12)}), CPU µs per request of the server process; ratio < 1: cheaper now`];
   for (const { path, pair, error } of comparisons) {
     if (error) {
-      lines.push(`  ${path.padEnd(9)} failed: ${error}`);
+      lines.push(`  ${path.padEnd(12)} failed: ${error}`);
       continue;
     }
     const now = pair.subject.cpuMicrosPerRequest;
@@ -134,9 +165,10 @@ export function formatComparison(base, comparisons) {
     const rounds = pair.roundRatios.map((ratio) => fixed(ratio, 2)).join(' ');
     const failures = pair.subject.failed + pair.baseline.failed;
     lines.push(
-      `  ${path.padEnd(9)} ${fixed(before, 1)} -> ${fixed(now, 1)} µs (${fixed(now / before, 3)}×); ` +
+      `  ${path.padEnd(12)} ${fixed(before, 1)} -> ${fixed(now, 1)} µs (${fixed(now / before, 3)}×); ` +
         `req/s ${fixed(pair.baseline.requestsPerSecond, 0)} -> ${fixed(pair.subject.requestsPerSecond, 0)}, ratio by round ${rounds}; ` +
         `p99 ${fixed(pair.baseline.p99, 1)} -> ${fixed(pair.subject.p99, 1)} ms` +
+        (pair.subject.eventLoopUtilisation === undefined ? '' : `; event loop busy ${percent(pair.baseline.eventLoopUtilisation)} -> ${percent(pair.subject.eventLoopUtilisation)}`) +
         (failures ? `; ${failures} failed requests` : ''),
     );
   }

@@ -118,6 +118,7 @@ async function measuredRun(ctx, { server, peers = [], spec, database }, seconds)
   // The load generator's own signing stays out of the window (`load-worker.mjs`).
   if (spec.dpop) await ctx.load.prepare({ ...spec, seconds });
   const loadSide = [{ name: 'load generator', pid: ctx.load.pid }, ...peers];
+  const loopBefore = await server.eventLoop?.();
   const cpuBefore = treeCpuSnapshot(server.pid);
   const peersBefore = loadSide.map((peer) => cpuSeconds(peer.pid));
   const rss = sampleRss(server.pid);
@@ -128,6 +129,7 @@ async function measuredRun(ctx, { server, peers = [], spec, database }, seconds)
   const machineBusy = delta(machineBefore, machineBusySeconds());
   const rssMax = rss.stop();
   const serverCpu = treeCpuDelta(cpuBefore, treeCpuSnapshot(server.pid));
+  const eventLoop = loopDelta(loopBefore, await server.eventLoop?.());
   const peerCpu = loadSide.map((peer, index) => ({ name: peer.name, seconds: delta(peersBefore[index], cpuSeconds(peer.pid)) }));
   let databaseAfter;
   if (database) {
@@ -149,6 +151,7 @@ async function measuredRun(ctx, { server, peers = [], spec, database }, seconds)
     otherCpuShare: machineBusy === undefined || serverCpu === undefined || loadCpu === undefined ? undefined : Math.max(0, machineBusy - serverCpu - loadCpu) / elapsed,
     peerCpu: peerCpu.map((peer) => ({ name: peer.name, share: peer.seconds === undefined ? undefined : peer.seconds / elapsed })),
     rssBytes: rssMax,
+    ...(eventLoop ? { eventLoop } : {}),
     database: databaseCost(databaseBefore, databaseAfter, run.responses, { countTransactions }),
     /** Paced runs: the rate asked for, and how late the load generator's own timer was. */
     ...(spec.rate ? { targetRate: spec.rate, schedulerLagMs: run.schedulerLagMs, unanswered: run.unanswered } : {}),
@@ -161,6 +164,17 @@ async function measuredRun(ctx, { server, peers = [], spec, database }, seconds)
     totals: { elapsed, serverCpu, loadCpu, machineBusy },
     ...(run.accumulatedLatencyMs ? { accumulatedLatencyMs: run.accumulatedLatencyMs } : {}),
   };
+}
+
+/**
+ * What the server's event loop did between two reads of its loop probe (`loop-probe.mjs`):
+ * busy and idle ms, and the busy share (`utilisation`).
+ */
+function loopDelta(before, after) {
+  if (!before || !after) return undefined;
+  const busyMs = after.active - before.active;
+  const idleMs = after.idle - before.idle;
+  return { busyMs, idleMs, utilisation: busyMs + idleMs > 0 ? busyMs / (busyMs + idleMs) : undefined };
 }
 
 let pairs = 0;
@@ -220,6 +234,8 @@ function addRounds(rounds, warmup) {
   const statusCodes = {};
   for (const round of rounds) for (const [code, count] of Object.entries(round.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
   const last = rounds.at(-1);
+  const loops = rounds.map((round) => round.eventLoop);
+  const eventLoop = loops.includes(undefined) ? undefined : loopDelta({ active: 0, idle: 0 }, { active: loops.reduce((total, loop) => total + loop.busyMs, 0), idle: loops.reduce((total, loop) => total + loop.idleMs, 0) });
   return {
     requestsPerSecond: responses / seconds,
     responses,
@@ -234,6 +250,7 @@ function addRounds(rounds, warmup) {
       return { name: peer.name, share: shares.includes(undefined) ? undefined : shares.reduce((a, b) => a + b, 0) / shares.length };
     }),
     rssBytes: Math.max(...rounds.map((round) => round.rssBytes ?? 0)) || undefined,
+    ...(eventLoop ? { eventLoop } : {}),
     database: undefined,
     statusCodes,
     non2xx: sum((round) => round.non2xx) + warmup.non2xx,

@@ -189,6 +189,9 @@ npm run bench -- --no-profile         # skip the CPU profiles of a full run (--p
 npm run bench -- --compare HEAD~1     # this checkout beside another commit's build on token and accounts,
                                       # in rounds taken in turn (--rounds N, --only token): how a commit's ratio is measured;
                                       # on this VM an A/A run (a commit against itself) reads 0.93-1.03x: below 5%, noise
+npm run bench -- --compare HEAD~1 --only registration
+                                      # the same for registration (Form B, a new customerId each request; not in the
+                                      # default set): CPU µs per registration of each build, and how busy its event loop was
 npm run bench -- --rewrite-docs       # measures nothing: this page again from the last full run's results,
                                       # after an edit of the text around them (bench/lib/method.mjs)
 \`\`\`
@@ -227,7 +230,7 @@ Results: \`bench/results/latest.json\` (not committed) and, for full runs, this 
   back to back and then idle until the next second, so "1,000 req/s" arrives as bursts of 50 concurrent
   requests in the first half of each second (measured: no answer at all in the second half).
 - **Targets measured in turns**: the comparisons with a target in req/s against another server (token vs
-  oidc-provider; accounts and registration vs the bare proxy) keep both servers running and measure them in rounds taken in turn — each warmed
+  oidc-provider; accounts vs the bare proxy; registration vs its floor) keep both servers running and measure them in rounds taken in turn — each warmed
   up, then eight rounds of 2 s each, in the order baseline–subject, subject–baseline, and so on. On a shared
   virtual machine the speed of a CPU drifts by tens of percent within minutes as neighbours come and go (seen
   here: the same code 315–545 µs per token request in four runs in a row), and the two CPUs drift apart within
@@ -247,9 +250,10 @@ Results: \`bench/results/latest.json\` (not committed) and, for full runs, this 
   competes with the server under test, as it would on a small host.
 - **Correctness first**: before loading, every scenario checks that it gets the right answer — a token that
   verifies against the server's JWKS with the right issuer, client and scope; the simulator's exact account
-  records for the customer; the registered customerKey; a 201 from the core. A failed check fails the
-  scenario without measuring. During the load every non-2xx answer and every socket error or timeout is
-  counted; any of them marks the run failed.
+  records for the customer; the registered customerKey; a registration through the floor answering 200 and
+  leaving its row (read back from its table on PostgreSQL). A failed check fails the scenario without measuring.
+  During the load every non-2xx answer and every socket error or timeout is counted; any of them marks the run
+  failed.
 - **Figures**: req/s = answers in the measured run ÷ its duration. p50/p99 are recorded by the load
   generator per request in microseconds (autocannon's own histogram has whole milliseconds). CPU µs/request
   = user + system CPU time of the server's processes (the process and its descendants: a supervisor and
@@ -271,8 +275,23 @@ Results: \`bench/results/latest.json\` (not committed) and, for full runs, this 
   client_secret_basic, and EdDSA-signed JWT access tokens for one resource indicator (coregate signs
   with EdDSA too), in-memory client; a bare pass-through proxy (node:http + undici \`Pool.stream()\`, 32
   connections like coregate's core connector) that forwards \`GET /v1/accounts\` with a fixed
-  X-Delegate-Reference-Id obtained at start, and \`POST /v1/sessions\` bodies as they come; a raw node:http
-  server returning coregate's accounts body.
+  X-Delegate-Reference-Id obtained at start; the registration floor (\`bench/baselines/registration-floor.mjs\`),
+  the least any durable registration can do: node:http in, the body's two fields read, \`POST /v1/sessions\`
+  \`{"customerKey"}\` at the same simulator through an undici Pool (32 connections), then one \`INSERT\` of the
+  customerId, the customerKey, a SHA-256 digest of the delegate reference ID and its expiry into a table keyed by
+  the customerId, in autocommit (its own transaction, committed before the answer) — no authentication, log,
+  audit row, event or encryption. Its database is of the kind coregate uses in the same row: on PostgreSQL a
+  fresh database on the same server through a \`pg\` Pool of coregate's default size (\`COREGATE_DB_POOL_MAX\`, 10);
+  on PGlite an embedded database in the floor's own process, as coregate runs it, so that on both sides the
+  database's CPU is in the server's figure (a PostgreSQL floor would have had the other CPU for its database,
+  uncounted). A raw node:http server returning coregate's accounts body.
+- **Event loop** (gateway scenarios): coregate is started with a probe preloaded (\`node --import
+  bench/lib/loop-probe.mjs\`, a loopback port of its own answering \`performance.eventLoopUtilization()\`), read
+  before and after each measured run; a row's note says what share of its measured time coregate's event loop
+  was busy. Near 100% the server is bounded by its one thread; well below, by waiting (the database, the core,
+  a pool). Read it beside "server CPU": a loop busy nearly all the time with a server CPU well under 100% is a
+  thread that was ready to run but waited for its CPU, which other processes held. The probe does nothing
+  between its two reads.
 
 ## Scenarios
 
@@ -285,9 +304,12 @@ Results: \`bench/results/latest.json\` (not committed) and, for full runs, this 
    **accounts-dpop**: the same read with a DPoP-bound token (RFC 9449), a fresh ES256 proof per request, beside the
    bearer read on the same coregate, in rounds taken in turn, on the primary storage. Target: the DPoP read's
    CPU µs/request ≤ 1.5× the bearer read's.
-3. **Registration** — \`POST /core/sessions\` (Form A demographics) with a new customerId and a new customer of
-   the simulator's generated population (\`generatedDemographics(n)\`, n counting up from 100000) on every
-   request, vs the bare proxy forwarding the same start-session call. Target: ≥ 0.3× the proxy's req/s.
+3. **Registration** — \`POST /core/sessions\` in Form B (\`{"customer": {"customerKey"}, "registration":
+   {"customerId"}}\`) with a new customerId and a new customer of the simulator's generated population
+   (\`C-\` + n, n counting up from 100000) on every request, vs the registration floor (Baselines) registering the
+   same kind of body on the same kind of database, in rounds taken in turn. Targets: ≥ 0.5× the floor's req/s,
+   p99 ≤ 2× the floor's. On the primary storage also Form A (demographics, \`generatedDemographics(n)\`) beside
+   the same floor: reported, no target.
 4. **Renewal storm** — 200 concurrent account calls (connections opened beforehand) for one customer whose
    core session has just expired, 20 times, in two ways: the simulator invalidates every session
    (\`POST /_sim/sessions/expire\`; coregate learns it from the core's 401 and renews once), and a simulator

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientWithToken, coregateWithHotCustomer } from '../scenarios/accounts.mjs';
 import { prepareDpopRead } from '../scenarios/accounts-dpop.mjs';
-import { POPULATION } from './request-bodies.mjs';
+import { registrationSpec } from '../scenarios/registration.mjs';
 import { checkTokenEndpoint, tokenRequest } from './checks.mjs';
 import { summariseProfile } from './cpu-profile.mjs';
 import { startCoregate, startSimulator, ROOT } from './servers.mjs';
@@ -101,12 +101,7 @@ export async function profileAccountsDpop(ctx) {
   return profiledWithClient(ctx, 'accounts-dpop', async (coregate, accessToken) => (await prepareDpopRead(ctx, coregate, accessToken, `profile-${ctx.runId}`)).spec);
 }
 
+/** Registration in Form B, the form its target is measured in (`scenarios/registration.mjs`). */
 export async function profileRegistration(ctx) {
-  return profiledWithClient(ctx, 'registration', async (coregate, accessToken) => ({
-    origin: coregate.url,
-    path: '/core/sessions',
-    method: 'POST',
-    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-    generator: { kind: 'coregate-registration', first: POPULATION.first, tag: `profile-${ctx.runId}` },
-  }));
+  return profiledWithClient(ctx, 'registration', async (coregate, accessToken) => registrationSpec(coregate.url, { accessToken, tag: `profile-${ctx.runId}` }));
 }

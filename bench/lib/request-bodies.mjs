@@ -8,8 +8,8 @@ import { generatedDemographics } from '../../dist/src/adapters/core/simulator/de
 
 export const POPULATION = Object.freeze({ first: 100_000, last: 999_999 });
 
-/** The registration body coregate gets (Form A, as a platform sends it: SSN with dashes). */
-export function coregateRegistration(n, tag) {
+/** A Form A registration body (demographics, as a platform sends them: SSN with dashes). */
+export function registrationFormA(n, tag) {
   const person = generatedDemographics(n);
   return {
     demographics: { socialSecurityNumber: person.socialSecurityNumber, accountNumber: person.accountNumber, birthDay: person.birthDay },
@@ -17,24 +17,24 @@ export function coregateRegistration(n, tag) {
   };
 }
 
-/** The start-session body a core gets for the same customer (normalised as coregate sends it). */
-export function coreStartSession(n) {
-  const person = generatedDemographics(n);
-  return {
-    demographics: { socialSecurityNumber: person.socialSecurityNumber.replace(/\D/g, ''), accountNumber: person.accountNumber, birthDay: person.birthDay },
-  };
+/** A Form B registration body (the core's customer key), for coregate and the registration floor alike. */
+export function registrationFormB(n, tag) {
+  return { customer: { customerKey: generatedDemographics(n).customerKey }, registration: { customerId: `${tag}-${n}` } };
 }
 
+const BODIES = { 'registration-form-a': registrationFormA, 'registration-form-b': registrationFormB };
+
 /**
- * A function returning the next body: `spec` is `{kind: 'coregate-registration' | 'core-start-session', first, tag}`.
+ * A function returning the next body: `spec` is `{kind: 'registration-form-a' | 'registration-form-b', first, tag}`.
  * Numbers go up from `first` and wrap inside the population.
  */
 export function requestGenerator(spec) {
+  const body = BODIES[spec.kind];
+  if (!body) throw new Error(`unknown request body kind "${spec.kind}"`);
   let n = spec.first;
   return () => {
     const current = n;
     n = n >= POPULATION.last ? POPULATION.first : n + 1;
-    const body = spec.kind === 'coregate-registration' ? coregateRegistration(current, spec.tag) : coreStartSession(current);
-    return JSON.stringify(body);
+    return JSON.stringify(body(current, spec.tag));
   };
 }

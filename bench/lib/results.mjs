@@ -54,6 +54,7 @@ export function createResults() {
         otherCpuShare: round(m.otherCpuShare, 3),
         peerCpu: m.peerCpu?.map((peer) => ({ name: peer.name, share: round(peer.share, 3) })),
         rssMB: m.rssBytes === undefined ? undefined : round(m.rssBytes / MB, 1),
+        ...(m.eventLoop?.utilisation !== undefined ? { eventLoopUtilisation: round(m.eventLoop.utilisation, 3) } : {}),
         ...(settings && Object.keys(settings).length ? { settings } : {}),
         ...(m.targetRate ? { targetRate: m.targetRate, unanswered: m.unanswered, schedulerLagMs: roundAll(m.schedulerLagMs, 3) } : {}),
         ...(m.database
@@ -78,6 +79,9 @@ export function createResults() {
         // Nothing was answered within the run (a machine far too busy): there is no latency to show.
         for (const key of ['p50Ms', 'p99Ms', 'p999Ms', 'maxMs']) row[key] = undefined;
         row.notes.push('no request was answered within the measured run: no figure');
+      }
+      if (row.eventLoopUtilisation !== undefined) {
+        row.notes.push(`event loop busy ${Math.round(row.eventLoopUtilisation * 100)}% of the measured time (performance.eventLoopUtilization; see Method, "Event loop")`);
       }
       if (row.settings) row.notes.push(`settings beyond the deployed configuration: ${Object.entries(row.settings).map(([key, value]) => `${key}=${value}`).join(', ')}`);
       if (isDisturbed(m)) {

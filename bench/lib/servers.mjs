@@ -6,11 +6,13 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCommand, startProcess } from './processes.mjs';
+import { DEFAULTS } from '../../dist/src/config/schema.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = `${ROOT}bin/coregate`;
 const binOf = (root) => `${root}bin/coregate`;
 const BASELINES = `${ROOT}bench/baselines/`;
+const LOOP_PROBE = `${ROOT}bench/lib/loop-probe.mjs`;
 
 /** The suite's environment without anything that configures coregate, so only what a scenario sets applies. */
 export function cleanEnv(extra = {}) {
@@ -99,16 +101,29 @@ export async function startSimulator(ctx, { sessionTtlSeconds } = {}) {
 
 let logFiles = 0;
 
+/** `{active, idle}` ms from a server's loop probe (`loop-probe.mjs`), or undefined when it does not answer. */
+async function readLoopProbe(port) {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
+    return await response.json();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * coregate on the server CPU (on `cpus`, when given). `storage` is `{kind: 'postgres', url}` or
  * `{kind: 'pglite', dataDir}`; `coreUrl` an external core (the simulator);
  * `env` settings that differ from the defaults (recorded as `settings`); `nodeArgs` e.g. `--cpu-prof`;
- * `root` another build of coregate (a checkout with its own dist/, `--compare`).
+ * `root` another build of coregate (a checkout with its own dist/, `--compare`);
+ * `loopProbe` preloads `loop-probe.mjs`, so that `eventLoop()` reads how long its event loop
+ * has been busy and idle (a diagnostic of the suite, not a setting: it is not in `settings`).
  * Its logs (stderr, JSON lines at the default level) go to a file in the run's
  * temporary directory, deleted when it stops (see `startProcess`).
  */
-export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {}, nodeArgs = [], cpus, root = ROOT }) {
+export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {}, nodeArgs = [], cpus, root = ROOT, loopProbe = false }) {
   const port = await freePort();
+  const probePort = loopProbe ? await freePort() : undefined;
   const env = cleanEnv({
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -117,13 +132,14 @@ export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {},
     COREGATE_ENCRYPTION_KEY: ctx.encryptionKey,
     ...(coreUrl ? { CORE_URL: coreUrl } : {}),
     ...(storage.kind === 'postgres' ? { DATABASE_URL: storage.url } : { COREGATE_DATA_DIR: storage.dataDir }),
+    ...(probePort ? { BENCH_LOOP_PROBE_PORT: String(probePort) } : {}),
     ...extraEnv,
   });
   const url = `http://127.0.0.1:${port}`;
   const workers = Number(extraEnv.COREGATE_WORKERS ?? 1);
   const entry = await startProcess(`coregate (${storage.kind})`, {
     command: process.execPath,
-    args: [...nodeArgs, binOf(root), 'serve'],
+    args: [...nodeArgs, ...(probePort ? [`--import=${LOOP_PROBE}`] : []), binOf(root), 'serve'],
     cwd: root,
     env,
     cpus: cpus ?? (ctx.plan.pinned ? ctx.plan.server : undefined),
@@ -142,6 +158,8 @@ export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {},
     storage: storage.kind,
     exit: entry.exit,
     stop: () => entry.stop(),
+    /** With `loopProbe`: the event loop's busy and idle ms so far (`performance.eventLoopUtilization()`); else undefined. */
+    eventLoop: probePort ? () => readLoopProbe(probePort) : undefined,
     /** `bin/coregate clients create` with the server's environment (through the server on PGlite). */
     async createClient(name, platform) {
       const result = await runCommand({
@@ -156,7 +174,7 @@ export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {},
   };
 }
 
-async function startBaseline(ctx, name, script, { env = {}, args = [] } = {}) {
+async function startBaseline(ctx, name, script, { env = {}, args = [], timeoutMs } = {}) {
   const entry = await startProcess(name, {
     command: process.execPath,
     args: [`${BASELINES}${script}`, ...args],
@@ -164,11 +182,23 @@ async function startBaseline(ctx, name, script, { env = {}, args = [] } = {}) {
     env: cleanEnv(env),
     cpus: ctx.plan.pinned ? ctx.plan.server : undefined,
     readyLine: /listening on (http:\/\/\S+)/,
+    timeoutMs,
   });
   return { name, url: entry.match[1], pid: entry.pid, stop: () => entry.stop() };
 }
 
 export const startBareProxy = (ctx, coreUrl, customerKey) => startBaseline(ctx, 'bare proxy', 'bare-proxy.mjs', { env: { CORE_URL: coreUrl, CUSTOMER_KEY: customerKey } });
+/**
+ * The floor of registration (`baselines/registration-floor.mjs`) in front of the simulator at
+ * `coreUrl`, on `storage` as coregate gets it (`storage.mjs`): on PostgreSQL with a pool of
+ * coregate's default size (`COREGATE_DB_POOL_MAX`), on PGlite in its own process.
+ */
+export const startRegistrationFloor = (ctx, coreUrl, storage) =>
+  startBaseline(ctx, 'registration floor', 'registration-floor.mjs', {
+    env: { CORE_URL: coreUrl, ...(storage.kind === 'postgres' ? { DATABASE_URL: storage.url, POOL_SIZE: String(DEFAULTS.COREGATE_DB_POOL_MAX) } : { DATA_DIR: storage.dataDir }) },
+    // Making a PGlite cluster takes seconds, more on a busy machine (coregate is given as long).
+    timeoutMs: 90_000,
+  });
 export const startRawServer = (ctx, bodyFile) => startBaseline(ctx, 'raw node:http', 'raw-server.mjs', { args: [bodyFile] });
 export const startOidcProvider = (ctx, client) =>
   startBaseline(ctx, 'oidc-provider', 'oidc-provider-server.mjs', { env: { CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret } });

@@ -1,8 +1,10 @@
 /**
  * Scenarios 2, 3 and 5 together: one core simulator; the bare proxy in front of
- * it (the baseline of both); then, on each storage, one coregate in front of it
- * measured on the accounts hot path and then on registration. Sharing the
- * processes keeps start-ups (PGlite's takes seconds) out of the run time.
+ * it (the accounts baseline); then, on each storage, one coregate in front of it
+ * measured on the accounts hot path and then on registration (beside its floor,
+ * started on that storage by `registration.mjs`). Sharing the processes keeps
+ * start-ups (PGlite's takes seconds) out of the run time. coregate carries the
+ * event-loop probe (`lib/loop-probe.mjs`): its rows note how busy its loop was.
  */
 import * as accounts from './accounts.mjs';
 import * as accountsDpop from './accounts-dpop.mjs';
@@ -20,11 +22,12 @@ export async function run(ctx, selected) {
   const peers = [simulator];
   try {
     // The proxy serves until the end: the accounts figures take turns with it (accounts.mjs).
-    const proxy = await startBareProxy(ctx, simulator.url, HOT_CUSTOMER_KEY);
+    // The DPoP row's baseline is the bearer read on the same coregate, registration's its floor.
+    const proxied = parts.filter((candidate) => candidate.measureProxy);
+    const proxy = proxied.length ? await startBareProxy(ctx, simulator.url, HOT_CUSTOMER_KEY) : undefined;
     try {
       const baselines = new Map();
-      // The DPoP row's baseline is the bearer read on the same coregate, not the proxy.
-      for (const part of parts.filter((candidate) => candidate.measureProxy)) {
+      for (const part of proxied) {
         try {
           baselines.set(part.name, await part.measureProxy(ctx, proxy, peers));
         } catch (error) {
@@ -33,7 +36,7 @@ export async function run(ctx, selected) {
       }
       for (const kind of ctx.storages) await measureOnStorage(ctx, { kind, parts, baselines, simulator, peers });
     } finally {
-      await proxy.stop();
+      await proxy?.stop();
     }
   } finally {
     await simulator.stop();
@@ -42,12 +45,12 @@ export async function run(ctx, selected) {
 
 async function measureOnStorage(ctx, { kind, parts, baselines, simulator, peers }) {
   const storage = await freshStorage(ctx, kind, `gateway_${kind}`);
-  const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url });
+  const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url, loopProbe: true });
   try {
     const { accessToken } = await clientWithToken(coregate, 'bench gateway');
     for (const part of parts.filter((candidate) => candidate.onStorage?.(ctx, kind) ?? true)) {
       try {
-        await part.measureCoregate(ctx, { coregate, accessToken, kind, baseline: baselines.get(part.name), peers });
+        await part.measureCoregate(ctx, { coregate, accessToken, kind, baseline: baselines.get(part.name), peers, simulator });
       } catch (error) {
         ctx.results.addFailure(`${part.name} (coregate, ${kind})`, error);
       }
