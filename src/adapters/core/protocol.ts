@@ -90,7 +90,7 @@ export function retrySafe(operation: CoreOperation, reachedCore: boolean): boole
  * How long a platform is told to wait after the core answered 429: the core's own
  * `Retry-After` is not read (the connectors keep only an answer's status and body).
  */
-export const CORE_BUSY_RETRY_AFTER_SECONDS = 1;
+const CORE_BUSY_RETRY_AFTER_SECONDS = 1;
 
 /**
  * The typed failure for a non-success answer of the core. Shared by both
