@@ -155,7 +155,6 @@ export async function importRegistrations(options: ImportOptions, io: CliIo, sig
   // Loaded here: the other commands never need the client package.
   const { CoregateClient } = await import('@coregate/client');
   const client: CoregateClient = new CoregateClient({ baseUrl: options.url, clientId: credentials.clientId, clientSecret: credentials.clientSecret });
-  const sink = resultSink(io, options.results);
   const started = Date.now();
   const summary: ImportSummary = { lines: 0, registered: 0, failed: 0, reasons: {}, retried: 0, seconds: 0, perSecond: 0 };
   const count = (result: LineResult) => {
@@ -175,6 +174,8 @@ export async function importRegistrations(options: ImportOptions, io: CliIo, sig
     throw new UsageError(`--file ${options.file}: cannot read it (${error.code ?? error.message})`);
   });
   const lines = createInterface({ input, crlfDelay: Infinity });
+  // Only once the input opened: a mistyped --file leaves no empty results file behind.
+  const sink = resultSink(io, options.results);
   async function* registrations(): AsyncGenerator<BulkRegistrationItem> {
     let line = 0;
     let index = 0;

@@ -4,16 +4,26 @@
  * and exactly one core session (the simulator's statistics); the outcomes an
  * onboarding meets (idempotent repeat, 409, unknown customer, a bad body); a core that
  * answers 429, and coregate's own rate limit, slowing the batch without failing an
- * item; and stopping it.
+ * item; stopping it; and the onboarding example of docs/integrators.md, run as written.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { CoregateClient, type BulkRegistrationItem, type BulkRegistrationProgress, type BulkRegistrationResult } from '@coregate/client';
 import { generatedDemographics } from '../../src/adapters/core/simulator/demo-data.js';
 import { QUICKEST_BACKEND } from '../support/backends.js';
+import { guideSnippet, REPOSITORY_ROOT } from '../support/guide-snippet.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { associationCount } from '../http/gateway/gateway-requests.js';
+
+/** The wire body of an item in `registerCustomer`'s form. */
+function registrationBody(item: BulkRegistrationItem): unknown {
+  const { customerId, ...subject } = item as { customerId: string };
+  return { ...subject, registration: { customerId } };
+}
 
 /** Form B items for generated customers `C-<first>` … (the simulator's population starts at 100000). */
 function* formB(prefix: string, first: number, count: number): Generator<BulkRegistrationItem> {
@@ -26,22 +36,32 @@ async function collect(results: AsyncIterable<BulkRegistrationResult>): Promise<
   return all;
 }
 
-async function listening(env: Record<string, string> = {}): Promise<{ harness: Harness; cg: CoregateClient; platform: string }> {
+interface Listening {
+  readonly harness: Harness;
+  readonly cg: CoregateClient;
+  readonly platform: string;
+  readonly baseUrl: string;
+  readonly credentials: { readonly id: string; readonly secret: string };
+}
+
+async function listening(env: Record<string, string> = {}): Promise<Listening> {
   const harness = await createHarness(QUICKEST_BACKEND, { env });
   await harness.app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(harness.app.server.address() as AddressInfo).port}`;
   const credentials = await harness.client({ platform: 'bulk-platform' });
-  return { harness, cg: new CoregateClient({ baseUrl, clientId: credentials.id, clientSecret: credentials.secret }), platform: credentials.platform };
+  return { harness, baseUrl, credentials, cg: new CoregateClient({ baseUrl, clientId: credentials.id, clientSecret: credentials.secret }), platform: credentials.platform };
 }
 
 describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEND.skip, timeout: 120_000 }, () => {
   let harness: Harness;
   let cg: CoregateClient;
   let platform: string;
+  let served: Listening;
   const sessionsStarted = () => harness.services.simulator!.stats().sessionsStarted;
 
   before(async () => {
-    ({ harness, cg, platform } = await listening());
+    served = await listening();
+    ({ harness, cg, platform } = served);
   });
 
   after(() => harness?.close());
@@ -125,6 +145,26 @@ describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEN
     assert.ok(Date.now() - started >= 1000, 'the batch waited out Retry-After (1 s)');
     assert.ok(progress.some((report) => report.throttled > 0 && report.concurrency < 16), 'the batch slowed down');
     assert.equal(sessionsStarted() - sessions, 120, 'a refused registration started nothing at the core');
+  });
+
+  it('the integrator guide\'s onboarding example runs as written', async () => {
+    const customersFile = new URL(`.guide-customers-${process.pid}.jsonl`, REPOSITORY_ROOT);
+    const script = new URL(`.guide-snippet-bulk-${process.pid}.mjs`, REPOSITORY_ROOT);
+    const lines = [...formB('guide', 800_000, 30)].map((item) => JSON.stringify(registrationBody(item)));
+    lines.splice(7, 0, JSON.stringify({ customer: { customerKey: 'C-0000000' }, registration: { customerId: 'guide-unknown' } }), '');
+    writeFileSync(customersFile, `${lines.join('\n')}\n`);
+    // Written inside the repository so that `@coregate/client` resolves from node_modules.
+    writeFileSync(script, guideSnippet('bulk-registration'));
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, [script.pathname], {
+        env: { ...process.env, COREGATE_URL: served.baseUrl, CLIENT_ID: served.credentials.id, CLIENT_SECRET: served.credentials.secret, CUSTOMERS_FILE: customersFile.pathname },
+        timeout: 30_000,
+      });
+      assert.deepEqual(JSON.parse(stdout.trim()), { registered: 30, failed: [{ customerId: 'guide-unknown', status: 401, reason: 'customer_not_recognised' }] });
+    } finally {
+      rmSync(customersFile, { force: true });
+      rmSync(script, { force: true });
+    }
   });
 
   it('stopping the batch leaves only what was answered or in flight registered', async () => {
