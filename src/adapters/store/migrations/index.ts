@@ -135,7 +135,7 @@ export const MIGRATIONS: readonly Migration[] = [
       `alter table associations add column institution text not null default 'default'`,
       `alter table associations drop constraint associations_pkey`,
       `alter table associations add primary key (institution, platform, customer_id)`,
-      `drop index associations_customer_key`,
+      `drop index if exists associations_customer_key`,
       `create index associations_customer_key on associations (institution, platform, customer_key)`,
       // A constant default fills existing rows without rewriting them (no UPDATE, so the
       // append-only trigger is not involved); new rows then name their institution or none.
@@ -338,7 +338,7 @@ export const MIGRATIONS: readonly Migration[] = [
       // the platform through this index instead of reading one through the primary key
       // (7 ms instead of 0.05 at 20,000 rows), which capped registration at a few hundred a
       // second. One index fewer is also one write fewer per registration.
-      `drop index associations_customer_key`,
+      `drop index if exists associations_customer_key`,
     ],
   },
 ];
