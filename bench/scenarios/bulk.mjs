@@ -8,6 +8,7 @@
  * per customer. The SDK runs in the bench's own process, not pinned: it stands for the
  * platform, and its CPU counts in the machine's figure.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CoregateClient } from '@coregate/client';
 import { databaseCost, databaseSnapshot } from '../lib/measure.mjs';
 import { cpuSeconds, machineBusySeconds, sampleRss, treeCpuDelta, treeCpuSnapshot } from '../lib/proc-stat.mjs';
@@ -21,6 +22,21 @@ export const title = '9. Bulk registration through the SDK';
 
 /** The first customer of the simulator's generated population (`C-100000`). */
 const FIRST_CUSTOMER = 100_000;
+
+/**
+ * Index entries PostgreSQL read on `associations` so far, and whether the table has statistics:
+ * a lookup by customerId should read one entry, whatever the table's size.
+ */
+async function associationsIndexReads(ctx, url) {
+  const { rows } = await ctx.pg.with(url, (client) =>
+    client.query(
+      `select coalesce(sum(idx_tup_read), 0)::bigint as reads,
+              (select last_analyze is not null or last_autoanalyze is not null from pg_stat_user_tables where relname = 'associations') as analyzed
+       from pg_stat_user_indexes where relname = 'associations'`,
+    ),
+  );
+  return { reads: Number(rows[0].reads), analyzed: rows[0].analyzed === true };
+}
 
 function* customers(runId, count) {
   for (let index = 0; index < count; index += 1) {
@@ -40,6 +56,7 @@ export async function run(ctx) {
   try {
     const client = await coregate.createClient('bench bulk', 'bench-bulk');
     const cg = new CoregateClient({ baseUrl: coregate.url, clientId: client.client_id, clientSecret: client.client_secret });
+    await sleep(1100);
     const before = await simulator.stats();
     ctx.log(`bulk: registering ${count.toLocaleString('en')} customers by customer key through registerCustomers (concurrency 16)`);
     const cpuBefore = treeCpuSnapshot(coregate.pid);
@@ -47,6 +64,7 @@ export async function run(ctx) {
     const sdkBefore = process.cpuUsage();
     const machineBefore = machineBusySeconds();
     const databaseBefore = await databaseSnapshot(ctx, storage.url);
+    const indexBefore = await associationsIndexReads(ctx, storage.url);
     const rss = sampleRss(coregate.pid);
     let last;
     let failed = 0;
@@ -68,7 +86,11 @@ export async function run(ctx) {
     const sdk = process.cpuUsage(sdkBefore);
     const simulatorCpu = cpuSeconds(simulator.pid) - simulatorBefore;
     const machineCpu = machineBusySeconds() - machineBefore;
+    // PostgreSQL publishes a backend's statistics at most once a second.
+    await sleep(1100);
     const database = databaseCost(databaseBefore, await databaseSnapshot(ctx, storage.url), count, { countTransactions: true });
+    const indexAfter = await associationsIndexReads(ctx, storage.url);
+    const indexReads = (indexAfter.reads - indexBefore.reads) / count;
     const perRegistration = (cpuSecondsUsed) => `${Math.round((cpuSecondsUsed / count) * 1e6)} µs`;
     const peakRss = rss.stop();
     const after = await simulator.stats();
@@ -93,6 +115,7 @@ export async function run(ctx) {
         `CPU per registration: coregate ${perRegistration(coregateCpu)}, PostgreSQL ${database ? perRegistration((database.cpuMicrosPerRequest * count) / 1e6) : '?'}` +
           `${database ? ` (${database.transactionsPerRequest.toFixed(2)} transactions, ${database.connections} connections)` : ''}, simulator ${perRegistration(simulatorCpu)}, ` +
           `the SDK (bench process) ${perRegistration((sdk.user + sdk.system) / 1e6)}; the machine ${perRegistration(machineCpu)} (other work on it included)`,
+        `associations index entries read per registration: ${Math.round(indexReads).toLocaleString('en')}${indexAfter.analyzed ? '' : ' (the table has no statistics: never analyzed)'}`,
         ...(last?.throttled ? [`${last.throttled} answers 429/503 waited out`] : []),
         ...(failed ? [`failed: ${JSON.stringify(reasons)}`] : []),
       ],
