@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { CoregateClient, CoregateError, type BulkRegistrationItem, type BulkRegistrationProgress, type BulkRegistrationResult } from '@coregate/client';
+import { listenLocally } from '../support/local-server.js';
 
 interface Arrival {
   readonly at: number;
@@ -43,6 +43,19 @@ function* customers(count: number, from = 0): Generator<BulkRegistrationItem> {
   for (let index = from; index < from + count; index++) yield { customerId: `bulk-${index}`, customer: { customerKey: `C-${100000 + index}` } };
 }
 
+/** `items` behind a generator that notes whether the batch closed it (its `finally` ran). */
+function closable(items: Iterable<BulkRegistrationItem>): { items: Generator<BulkRegistrationItem>; closed: () => boolean } {
+  let closed = false;
+  function* source(): Generator<BulkRegistrationItem> {
+    try {
+      yield* items;
+    } finally {
+      closed = true;
+    }
+  }
+  return { items: source(), closed: () => closed };
+}
+
 async function collect(results: AsyncIterable<BulkRegistrationResult>): Promise<BulkRegistrationResult[]> {
   const all: BulkRegistrationResult[] = [];
   for await (const result of results) all.push(result);
@@ -52,6 +65,7 @@ async function collect(results: AsyncIterable<BulkRegistrationResult>): Promise<
 describe('registerCustomers against a local stand-in for coregate', { timeout: 60_000 }, () => {
   let server: Server;
   let baseUrl: string;
+  let stop: () => void;
   let arrivals: Arrival[] = [];
   let inFlight = 0;
   let tokenRequests = 0;
@@ -78,14 +92,10 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
         }, reply.delayMs ?? 5);
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ baseUrl, close: stop } = await listenLocally(server));
   });
 
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  after(() => stop());
 
   beforeEach(() => {
     arrivals = [];
@@ -224,25 +234,18 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
 
   it('the AbortSignal stops the batch: the iterator throws its reason and the source is closed', async () => {
     answer = (arrival) => ({ status: 200, body: success(arrival.body.registration?.customerId, arrival.body.customer?.customerKey), delayMs: 20 });
-    let closed = false;
-    function* source(): Generator<BulkRegistrationItem> {
-      try {
-        yield* customers(10_000);
-      } finally {
-        closed = true;
-      }
-    }
+    const source = closable(customers(10_000));
     const controller = new AbortController();
     const seen: BulkRegistrationResult[] = [];
     const error = await (async () => {
-      for await (const result of client().registerCustomers(source(), { concurrency: 4, signal: controller.signal })) {
+      for await (const result of client().registerCustomers(source.items, { concurrency: 4, signal: controller.signal })) {
         seen.push(result);
         if (seen.length === 10) controller.abort(new Error('operator stopped the import'));
       }
     })().catch((caught: unknown) => caught);
     assert.equal((error as Error).message, 'operator stopped the import');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.ok(closed, 'the source generator was closed');
+    assert.ok(source.closed(), 'the source generator was closed');
     const sent = arrivals.length;
     assert.ok(sent < 30, `nothing new was sent after the abort (${sent} sent)`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -256,21 +259,14 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
   });
 
   it('break stops the batch and closes the source', async () => {
-    let closed = false;
-    function* source(): Generator<BulkRegistrationItem> {
-      try {
-        yield* customers(10_000);
-      } finally {
-        closed = true;
-      }
-    }
+    const source = closable(customers(10_000));
     let read = 0;
-    for await (const result of client().registerCustomers(source(), { concurrency: 4 })) {
+    for await (const result of client().registerCustomers(source.items, { concurrency: 4 })) {
       assert.ok(result.ok);
       if (++read === 5) break;
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.ok(closed);
+    assert.ok(source.closed());
     assert.ok(arrivals.length < 20, `${arrivals.length} sent`);
   });
 
