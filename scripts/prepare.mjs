@@ -2,7 +2,8 @@
 // `prepare`, which npm runs after `npm install` and `npm ci`: compiles what `bin/coregate` runs.
 // A development install compiles everything `npm run build` does (the client package, the server
 // and the tests). A production install (`npm ci --omit=dev`, or NODE_ENV=production) has no
-// devDependencies, which the tests import: it compiles the server alone (tsconfig.server.json).
+// devDependencies, which the tests import: it compiles the server alone (tsconfig.server.json), and
+// the client package the CLI's import command uses.
 // The compiler and the types the server needs are dependencies for that reason.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,6 +20,8 @@ if (development) {
   compile('packages/client/tsconfig.json');
   compile('tsconfig.json');
 } else {
+  // `coregate sessions import` is a client of the public API through @coregate/client (a workspace).
+  compile('packages/client/tsconfig.json');
   compile('tsconfig.server.json');
   console.error('coregate: devDependencies are not installed: compiled the server only (bin/coregate); `npm ci` installs and compiles the tests too');
 }

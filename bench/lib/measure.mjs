@@ -60,7 +60,7 @@ const STATS_FLUSH_MS = 1100;
  * back; every statement outside a transaction is one). `undefined` when the
  * statistics cannot be read.
  */
-async function databaseSnapshot(ctx, url) {
+export async function databaseSnapshot(ctx, url) {
   try {
     const { rows } = await ctx.pg.with(url, (client) =>
       client.query(
@@ -79,7 +79,7 @@ async function databaseSnapshot(ctx, url) {
   }
 }
 
-function databaseCost(before, after, responses, { countTransactions }) {
+export function databaseCost(before, after, responses, { countTransactions }) {
   if (!before || !after || responses === 0) return undefined;
   let cpu = 0;
   // Backends that closed meanwhile are lost; new ones count from zero.

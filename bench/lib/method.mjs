@@ -183,7 +183,7 @@ loop, and that saves more than the audit's own cost (about 8 % in the profile, m
 \`\`\`sh
 npm run bench                         # full run (about 15 minutes on an idle machine); regenerates this page
 npm run bench -- --quick              # smoke run, 1–2 minutes; does not touch this page
-npm run bench -- --only token,storm   # some scenarios: token, accounts, accounts-dpop, registration, storm, scale, ceiling, cores
+npm run bench -- --only token,storm   # some scenarios: token, accounts, accounts-dpop, registration, storm, scale, ceiling, cores, bulk
 npm run bench -- --storage pglite     # only one storage (postgres, pglite)
 npm run bench -- --no-profile         # skip the CPU profiles of a full run (--profile adds them to any run)
 npm run bench -- --compare HEAD~1     # this checkout beside another commit's build on token and accounts,
@@ -331,6 +331,12 @@ Results: \`bench/results/latest.json\` (not committed) and, for full runs, this 
    generator and the simulator stay on CPU 1), paced at 1,500 req/s on the accounts hot path and on token
    issuance: CPU µs per request of all coregate processes, and PostgreSQL's CPU and transactions per request
    (see "Scaling with cores and instances"). Reported; no target.
+9. **Bulk registration** — a platform onboarding its customer base: 100,000 customers of the generated
+   population (10,000 with \`--quick\`) registered by customer key through \`@coregate/client\`'s
+   \`registerCustomers\` at its default concurrency (16), against coregate on PostgreSQL at the deployed
+   configuration. The SDK runs in the bench's own process (unpinned). Reported: wall time, registrations a
+   second, coregate's CPU µs per registration and the machine's; target: exactly one core session per customer
+   (\`/_sim/stats\`).
 
 Also a target: coregate's peak RSS under load < 200 MB on PostgreSQL (largest over its runs at the deployed
 configuration); on PGlite, where the database lives in coregate's process, the peak is reported.

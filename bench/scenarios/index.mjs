@@ -5,5 +5,6 @@ import * as storm from './storm.mjs';
 import * as scale from './scale.mjs';
 import * as ceiling from './ceiling.mjs';
 import * as cores from './cores.mjs';
+import * as bulk from './bulk.mjs';
 
-export const SCENARIOS = [token, gateway, storm, scale, ceiling, cores];
+export const SCENARIOS = [token, gateway, storm, scale, ceiling, cores, bulk];

@@ -7,7 +7,20 @@
 import { Command } from 'commander';
 import { MAX_ASSOCIATIONS_LIMIT } from '../app/association-admin.js';
 import type { AssociationView } from '../server/admin-operations.js';
+import { loadConfig, type Config } from '../config/config.js';
+import { UsageError } from './io.js';
 import { examples, printData, required, table, wholeNumber, withJson, type AdminContext } from './program.js';
+import { importRegistrations, summaryText } from './sessions-import.js';
+
+/** Registrations in flight at once by default: the SDK's own default. */
+const IMPORT_CONCURRENCY = 16;
+
+/** Where the server this environment describes is reached: its issuer, else its listening address. */
+function gatewayUrl(config: Config): string {
+  if (config.issuer !== undefined) return config.issuer;
+  const host = ['0.0.0.0', '::', '[::]'].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `${config.tlsCertFile === undefined ? 'http' : 'https'}://${host}:${config.port}`;
+}
 
 /** One association in the CLI's JSON: an explicit allow-list of fields. */
 function associationJson(association: AssociationView) {
@@ -25,7 +38,7 @@ function associationJson(association: AssociationView) {
 export function sessionsCommand(context: AdminContext): Command {
   const { io } = context;
   const sessions = new Command('sessions')
-    .summary("a platform's registered customers: list, revoke")
+    .summary("a platform's registered customers: list, revoke, import")
     .description("A platform's registered customers (associations). Never shows a delegate reference ID.")
     .usage('<command> [options]');
 
@@ -79,6 +92,51 @@ export function sessionsCommand(context: AdminContext): Command {
         ...(options.institution !== undefined ? { institution: options.institution } : {}),
       });
       printData(io, options.json, result, () => `revoked: customer "${customerId}" of platform "${platform}" must be registered again`);
+    });
+  withJson(
+    sessions
+      .command('import')
+      .summary("register a platform's existing customers from a JSON Lines file")
+      .description(
+        "Registers customers from a JSON Lines file, one POST /core/sessions body a line, as the platform whose client credentials are in --credentials (a JSON file with client_id and client_secret, as `clients create --json` prints them). Writes one JSON line per input line (line, customerId, ok, customerKey or the error's status, reason and message; never the personal data sent) and a summary. 429/503 answers slow the import down, never fail a line. Exit status 1 when a line was not registered.",
+      )
+      .usage('--file FILE --credentials FILE [--url URL] [--concurrency N] [--results FILE] [--json]')
+      .option('--file <FILE>', 'the registrations, JSON Lines (required; - reads stdin)')
+      .option('--credentials <FILE>', "the platform client's credentials file (required)")
+      .option('--url <URL>', "coregate's URL (default: COREGATE_ISSUER, else http://HOST:PORT)")
+      .option('--concurrency <N>', `registrations in flight at once (default: ${IMPORT_CONCURRENCY})`, wholeNumber(1, 256))
+      .option('--results <FILE>', 'write the per-line results there (default: stdout)'),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        'coregate sessions import --file customers.jsonl --credentials acme-client.json > results.jsonl',
+        'coregate sessions import --file customers.jsonl --credentials acme-client.json --url https://gw.bank.example --results results.jsonl --json',
+      ),
+    )
+    .action(async (options: { file?: string; credentials?: string; url?: string; concurrency?: number; results?: string; json?: boolean }) => {
+      const file = required(options.file, 'file');
+      const credentials = required(options.credentials, 'credentials');
+      if (options.json && options.results === undefined) throw new UsageError('--json prints the summary on stdout: give --results FILE for the per-line results');
+      const url = options.url ?? gatewayUrl(loadConfig());
+      const stop = new AbortController();
+      const interrupt = () => stop.abort(new Error('interrupted'));
+      process.once('SIGINT', interrupt);
+      process.once('SIGTERM', interrupt);
+      try {
+        const summary = await importRegistrations(
+          { file, credentials, url, concurrency: options.concurrency ?? IMPORT_CONCURRENCY, results: options.results },
+          io,
+          stop.signal,
+        );
+        // Results on stdout keep it JSON Lines: the summary then goes to stderr.
+        if (options.json === true || options.results !== undefined) printData(io, options.json, summary, () => summaryText(summary));
+        else io.err(summaryText(summary));
+        if (summary.failed > 0 || summary.stopped !== undefined) context.exitCode = 1;
+      } finally {
+        process.off('SIGINT', interrupt);
+        process.off('SIGTERM', interrupt);
+      }
     });
   return sessions;
 }

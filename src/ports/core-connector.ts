@@ -86,6 +86,18 @@ export class CoreUnavailable extends CoreError {
   }
 }
 
+/**
+ * The core refused the call for now (429, RFC 6585 §4): it did nothing, so the call is
+ * safe to repeat, later. The platform is told to come back after
+ * `retryAfterSeconds` (503 with `Retry-After`, docs/behaviour.md#upstream-failures).
+ */
+export class CoreBusy extends CoreError {
+  readonly retrySafe = true;
+  constructor(readonly retryAfterSeconds: number) {
+    super(`the core asked to slow down (429): calls refused for ${retryAfterSeconds} s`);
+  }
+}
+
 /** The core answered something that does not follow the protocol. */
 export class CoreProtocolError extends CoreError {
   constructor(

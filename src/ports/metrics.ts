@@ -10,6 +10,7 @@ export type CoreCallOutcome =
   | 'customer_not_recognised'
   | 'session_rejected'
   | 'unavailable'
+  | 'busy'
   | 'protocol_error'
   | 'error';
 

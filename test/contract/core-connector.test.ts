@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { NO_DATE } from '../../src/domain/account.js';
 import {
+  CoreBusy,
   CoreUnavailable,
   CustomerNotRecognised,
   SessionRejected,
@@ -179,6 +180,20 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
       assert.equal(starting.retrySafe, false, 'the core may have started a session');
       await s.setFaults({});
       assert.equal((await s.connector.listAccounts(session.delegateReferenceId, ctx())).length, 3);
+    });
+
+    it('throws CoreBusy, safe to repeat, when the core answers 429 (it sheds load)', async () => {
+      const session = await s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx());
+      const started = (await s.stats()).sessionsStarted;
+      await s.setFaults({ errorRate: 1, errorStatus: 429 });
+      for (const call of [() => s.connector.listAccounts(session.delegateReferenceId, ctx()), () => s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx())]) {
+        const error = await call().catch((caught: unknown) => caught);
+        assert.ok(error instanceof CoreBusy, String(error));
+        assert.equal(error.retrySafe, true, 'the core did nothing');
+        assert.ok(error.retryAfterSeconds >= 1);
+      }
+      await s.setFaults({});
+      assert.equal((await s.stats()).sessionsStarted, started, 'no session was started');
     });
 
     it('throws CoreUnavailable within about the timeout when the core is slower', async () => {

@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { CoregateClient, CoregateError, type CoregateClientOptions, type CustomerStatus } from '@coregate/client';
+import { listenLocally } from '../support/local-server.js';
 
 interface Seen {
   readonly method: string;
@@ -32,6 +32,7 @@ const notFound = { name: 'NotFound', className: 'not-found', message: 'no such c
 describe('@coregate/client against a local stand-in for coregate', () => {
   let server: Server;
   let baseUrl: string;
+  let stop: () => void;
   let seen: Seen[] = [];
   let tokens = 0;
   let core: Handler;
@@ -45,14 +46,10 @@ describe('@coregate/client against a local stand-in for coregate', () => {
       request.resume();
       request.on('end', () => (url.pathname === '/oauth2/token' ? token : core)(request, response, entry));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ baseUrl, close: stop } = await listenLocally(server));
   });
 
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  after(() => stop());
 
   beforeEach(() => {
     seen = [];

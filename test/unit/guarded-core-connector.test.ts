@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GuardedCoreConnector, type CoreRetryOptions } from '../../src/adapters/core/guarded-core-connector.js';
 import type { AccountRecord } from '../../src/domain/account.js';
-import { CoreCircuitOpen, CoreUnavailable, SessionRejected, type CoreConnector, type CoreSession } from '../../src/ports/core-connector.js';
+import { CoreBusy, CoreCircuitOpen, CoreUnavailable, SessionRejected, type CoreConnector, type CoreSession } from '../../src/ports/core-connector.js';
 
 class FailingCore implements CoreConnector {
   sessions = 0;
@@ -99,6 +99,20 @@ describe('guarded core: retries inside the breaker, metrics', () => {
     assert.equal(guarded.breaker!.state, 'open');
     await assert.rejects(guarded.listAccounts('d', context), CoreCircuitOpen);
     assert.equal(inner.accounts, 6, 'refused without reaching the core');
+  });
+
+  it('passes a 429 of the core on at once: neither retried nor a failure for the breaker', async () => {
+    const inner = new FailingCore(100, () => new CoreBusy(1));
+    const outcomes: string[] = [];
+    const guarded = new GuardedCoreConnector(inner, {
+      metrics: { coreCall: (_operation, outcome) => outcomes.push(outcome) },
+      retry: { budgetMs: 5000, initialDelayMs: 1 },
+      breaker: { minimumCalls: 2, cooldownSeconds: 10 },
+    });
+    for (let call = 0; call < 5; call++) await assert.rejects(guarded.listAccounts('d', context), CoreBusy);
+    assert.equal(inner.accounts, 5, 'one attempt per call: the core asked for fewer calls, not more');
+    assert.equal(guarded.breaker!.state, 'closed', 'the core answered: it is not down');
+    assert.deepEqual([...new Set(outcomes)], ['busy']);
   });
 
   it('counts and times every attempt that reaches the core, under its institution, and not the refused calls', async () => {

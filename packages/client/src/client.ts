@@ -2,6 +2,7 @@
  * `CoregateClient` (CONTRACT §10): the gateway's operations with the token,
  * retry and error handling every platform would otherwise write itself.
  */
+import { BulkRegistration, registrationBody, type BulkRegistrationItem, type BulkRegistrationResult, type RegisterCustomersOptions } from './bulk-registration.js';
 import { callSignal, pause } from './call-signal.js';
 import { CoregateError, namesForStatus } from './errors.js';
 import { readJson } from './read-json.js';
@@ -119,8 +120,37 @@ export class CoregateClient {
    * same customerId is a 409 Conflict.
    */
   registerCustomer(input: RegisterCustomerInput, options: CallOptions = {}): Promise<Registration> {
-    const { customerId, ...subject } = input;
-    return this.#call<Registration>('POST', 'core/sessions', { ...subject, registration: { customerId } }, options);
+    return this.#call<Registration>('POST', 'core/sessions', registrationBody(input).body, options);
+  }
+
+  /**
+   * Registers many customers, `concurrency` at a time (16 unless set), for onboarding an
+   * existing customer base. `registrations` is any iterable or async iterable of
+   * `registerCustomer` inputs or wire bodies (`{customer | demographics, registration: {customerId}}`),
+   * read one item at a time as the batch goes. Iterate the result for one
+   * `BulkRegistrationResult` per item, in the order they settle:
+   *
+   * ```ts
+   * for await (const result of cg.registerCustomers(customers, { concurrency: 16 })) {
+   *   if (!result.ok) console.error(result.index, result.customerId, result.error.data['reason']);
+   * }
+   * ```
+   *
+   * 429 and 503 with `Retry-After` are waited out and sent again, the whole batch slowing
+   * down (never an item's failure); errors about the client (its credentials, token or
+   * permissions) end the batch by throwing; every other error is the item's result.
+   * Nothing is sent until the iteration starts; `break` or `options.signal` stops it.
+   */
+  registerCustomers(
+    registrations: Iterable<BulkRegistrationItem> | AsyncIterable<BulkRegistrationItem>,
+    options: RegisterCustomersOptions = {},
+  ): AsyncIterableIterator<BulkRegistrationResult, undefined> {
+    // Each attempt is sent once: the batch waits out 429/503 itself, for all its registrations together.
+    const once: RetryLimits = { maxRetries: 0, maxRetryWaitMs: this.#limits.maxRetryWaitMs };
+    const timeoutMs = options.timeoutMs;
+    return new BulkRegistration(registrations, options, (body, signal) =>
+      this.#call<Registration>('POST', 'core/sessions', body, { signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) }, once),
+    );
   }
 
   /** The accounts of a registered customer (`GET /core/accounts`); `[]` when there are none. */
@@ -138,7 +168,7 @@ export class CoregateClient {
     return this.#call<Deregistration>('DELETE', `core/sessions?${new URLSearchParams({ customerId }).toString()}`, undefined, options);
   }
 
-  async #call<T>(method: Method, path: string, body: unknown, options: CallOptions): Promise<T> {
+  async #call<T>(method: Method, path: string, body: unknown, options: CallOptions, limits: RetryLimits = this.#limits): Promise<T> {
     const url = endpoint(this.#baseUrl, path);
     const call = callSignal(options.timeoutMs ?? this.#timeoutMs, options.signal);
     try {
@@ -162,7 +192,7 @@ export class CoregateClient {
           });
         } catch (error) {
           if (call.signal.aborted) throw call.failure();
-          const delay = retryDelay(0, method, undefined, retry, this.#limits);
+          const delay = retryDelay(0, method, undefined, retry, limits);
           if (delay === undefined) {
             throw new CoregateError({ status: 0, name: 'NetworkError', className: 'network-error', message: `could not reach coregate: ${(error as Error).message}` });
           }
@@ -194,7 +224,7 @@ export class CoregateClient {
           return parsed['data'] as T;
         }
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
-        const delay = retryDelay(response.status, method, retryAfterMs, retry, this.#limits);
+        const delay = retryDelay(response.status, method, retryAfterMs, retry, limits);
         // A wait that would outlast the call's timeout ends it now, with the answer that asked for it.
         if (delay === undefined || delay >= call.remainingMs()) throw envelopeError(response.status, parsed, retryAfterMs);
         await pause(delay, call.signal, call.failure);

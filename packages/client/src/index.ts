@@ -5,12 +5,15 @@
  * const cg = new CoregateClient({ baseUrl, clientId, clientSecret });
  * await cg.registerCustomer({ customerId: 'c-1', customer: { customerKey: 'C-1001' } });
  * const accounts = await cg.listAccounts('c-1');
+ * // Onboarding an existing customer base: 16 at a time, 429/503 waited out, one result per customer.
+ * for await (const result of cg.registerCustomers(customers)) if (!result.ok) console.error(result.customerId, result.error.data['reason']);
  * // A bank's client: private_key_jwt and DPoP-bound tokens, no shared secret.
  * const bank = new CoregateClient({ baseUrl, clientId, privateKey, privateKeyId: 'k-2026', dpop: true });
  * ```
  */
 export { CoregateClient, type CallOptions, type CoregateClientOptions } from './client.js';
 export { CoregateError, type CoregateErrorInit } from './errors.js';
+export type { BulkRegistrationItem, BulkRegistrationProgress, BulkRegistrationResult, RegisterCustomersOptions } from './bulk-registration.js';
 export type { PrivateKeyInput } from './proofs.js';
 export {
   ACCOUNT_RECORD_FIELDS,

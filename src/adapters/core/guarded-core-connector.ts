@@ -30,8 +30,9 @@
  * one probe (half-open; the others are refused, told to come back in a second): its
  * success closes the circuit with an empty window, its failure opens it for another
  * cool-down. Answers that are not failures (a customer the core does not know, a
- * rejected session) prove the core works and count as successes; errors that are not
- * the core's (a bug on our side) neither count nor forgive.
+ * rejected session, a 429 asking to slow down) prove the core works and count as
+ * successes; errors that are not the core's (a bug on our side) neither count nor
+ * forgive. A 429 is not retried either: the platform is told to come back later.
  *
  * Time: cockatiel reads `Date.now()` (it takes no clock), so the breaker and the retry
  * window run on wall time, not on the injected Clock; tests move it with node:test's
@@ -57,6 +58,7 @@ import type { AccountRecord } from '../../domain/account.js';
 import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
 import type { RegistrationSubject } from '../../domain/registration.js';
 import {
+  CoreBusy,
   CoreCircuitOpen,
   CoreError,
   CoreProtocolError,
@@ -129,6 +131,7 @@ function outcomeOf(error: unknown): CoreCallOutcome {
   if (error instanceof CustomerNotRecognised) return 'customer_not_recognised';
   if (error instanceof SessionRejected) return 'session_rejected';
   if (error instanceof CoreUnavailable) return 'unavailable';
+  if (error instanceof CoreBusy) return 'busy';
   if (error instanceof CoreProtocolError) return 'protocol_error';
   return 'error';
 }

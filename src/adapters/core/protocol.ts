@@ -4,7 +4,7 @@
  * the in-process connector so the three cannot drift apart.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { CoreProtocolError, CoreUnavailable, CustomerNotRecognised, SessionRejected, type CoreError } from '../../ports/core-connector.js';
+import { CoreBusy, CoreProtocolError, CoreUnavailable, CustomerNotRecognised, SessionRejected, type CoreError } from '../../ports/core-connector.js';
 import type { AccountRecord } from '../../domain/account.js';
 
 export const PROTOCOL_PATHS = {
@@ -87,12 +87,20 @@ export function retrySafe(operation: CoreOperation, reachedCore: boolean): boole
 }
 
 /**
+ * How long a platform is told to wait after the core answered 429: the core's own
+ * `Retry-After` is not read (the connectors keep only an answer's status and body).
+ */
+const CORE_BUSY_RETRY_AFTER_SECONDS = 1;
+
+/**
  * The typed failure for a non-success answer of the core. Shared by both
  * connectors so an injected fault looks the same in process and over HTTP.
  */
 export function errorForAnswer(operation: CoreOperation, status: number, code: string | undefined): CoreError {
   if (operation === 'startSession' && status === 404 && code === 'customer_not_found') return new CustomerNotRecognised();
   if (operation === 'listAccounts' && status === 401 && code === 'session_invalid') return new SessionRejected();
+  // A core shedding load did nothing: the platform is asked to come back (docs/core-protocol.md#4-errors).
+  if (status === 429) return new CoreBusy(CORE_BUSY_RETRY_AFTER_SECONDS);
   if (status >= 500 && status <= 599) return new CoreUnavailable(`the core answered ${status}`, retrySafe(operation, true));
   if (code === 'api_key_invalid') {
     return new CoreProtocolError(`the core refused coregate's API key (${status} api_key_invalid); check COREGATE_CORE_API_KEY`, retrySafe(operation, true));

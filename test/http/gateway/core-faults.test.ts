@@ -1,7 +1,8 @@
 /**
  * A core that is slow, failing or answering off-protocol (docs/behaviour.md#upstream-failures):
  * latency beyond COREGATE_CORE_TIMEOUT_MS → 502 BadGateway within about the
- * timeout; 5xx answers → 502; anything else unexpected → 502 and never a
+ * timeout; 5xx answers → 502; a 429 (the core sheds load) → 503 with
+ * `Retry-After`; anything else unexpected → 502 and never a
  * renewal loop. Nothing is stored on a failed registration, a failed renewal
  * leaves the association usable, and once the faults are reset the same
  * requests succeed.
@@ -18,6 +19,7 @@ import {
   associationRow,
   BAD_GATEWAY,
   BOB,
+  UNAVAILABLE,
   formA,
   formB,
   getAccounts,
@@ -112,6 +114,27 @@ for (const backend of BACKENDS) {
         assert.equal(await associationCount(h), rows, 'nothing stored');
         assert.equal(h.services.simulator!.stats().sessionsStarted, sessions);
       }
+      await assertHealthy();
+    });
+
+    it('answers 503 with Retry-After when the core answers 429: nothing stored, nothing started, no renewal', async () => {
+      h.services.simulator!.setFaults({ errorRate: 1, errorStatus: 429 });
+      const rows = await associationCount(h);
+      const row = await associationRow(h, platform, registered);
+      const sessions = h.services.simulator!.stats().sessionsStarted;
+      for (const [what, response] of [
+        ['registration', await postSession(h, { token }, formA(uniqueId('busy'), BOB))],
+        ['registration by key', await postSession(h, { token }, formB(uniqueId('busy'), BOB.customerKey))],
+        ['accounts', await getAccounts(h, { token }, registered)],
+      ] as const) {
+        const body = assertError(response, UNAVAILABLE, what);
+        assert.equal(body.data.reason, 'unavailable', what);
+        assert.equal(response.headers['retry-after'], '1', `${what}: the platform is told when to come back`);
+        assert.doesNotMatch(response.body, /core_failure|fault injected|429/, `${what}: the cause is logged, not sent`);
+      }
+      assert.equal(await associationCount(h), rows, 'nothing stored');
+      assert.equal(h.services.simulator!.stats().sessionsStarted, sessions, 'no session started, none renewed');
+      assert.deepEqual(await associationRow(h, platform, registered), row, 'the association is untouched');
       await assertHealthy();
     });
 

@@ -120,6 +120,7 @@ export const NOT_FOUND: ErrorKind = { status: 404, name: 'NotFound', className: 
 export const CONFLICT: ErrorKind = { status: 409, name: 'Conflict', className: 'conflict' };
 export const PAYLOAD_TOO_LARGE: ErrorKind = { status: 413, name: 'PayloadTooLarge', className: 'payload-too-large' };
 export const BAD_GATEWAY: ErrorKind = { status: 502, name: 'BadGateway', className: 'bad-gateway' };
+export const UNAVAILABLE: ErrorKind = { status: 503, name: 'Unavailable', className: 'unavailable' };
 
 export interface ErrorEnvelope {
   readonly name: string;

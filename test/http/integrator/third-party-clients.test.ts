@@ -7,16 +7,16 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import * as oauth4webapi from 'oauth4webapi';
 import { ClientCredentials } from 'simple-oauth2';
 import { pgliteBackend } from '../../support/backends.js';
+import { guideSnippet, REPOSITORY_ROOT } from '../../support/guide-snippet.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 
-const ROOT = new URL('../../../../', import.meta.url);
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -24,14 +24,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-/** The code between the integrator guide's snippet markers. */
-function guideSnippet(name: string): string {
-  const guide = readFileSync(new URL('docs/integrators.md', ROOT), 'utf8');
-  const match = new RegExp(`<!-- snippet:${name}:start -->\\n\`\`\`js\\n([\\s\\S]*?)\`\`\`\\n<!-- snippet:${name}:end -->`).exec(guide);
-  assert.ok(match, `docs/integrators.md has the ${name} snippet`);
-  return match[1]!;
 }
 
 describe('third-party OAuth clients against a running coregate', () => {
@@ -76,7 +68,7 @@ describe('third-party OAuth clients against a running coregate', () => {
     it(`${library}: the integrator guide's snippet runs as written`, async () => {
       const client = await h.client();
       // Written inside the repository so that the library's import resolves from node_modules.
-      const file = new URL(`.guide-snippet-${library}-${process.pid}.mjs`, ROOT);
+      const file = new URL(`.guide-snippet-${library}-${process.pid}.mjs`, REPOSITORY_ROOT);
       writeFileSync(file, guideSnippet(library));
       try {
         const { stdout } = await promisify(execFile)(process.execPath, [file.pathname], {
