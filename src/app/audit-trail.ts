@@ -5,12 +5,16 @@
  * that got an answer can rely on the row being committed — but an audit write
  * never changes the answer. A failed write is logged at error level with the
  * whole event (which holds no personal data), so the log is the fallback record;
- * a write slower than `waitMs` lets the request go on and finishes behind it.
+ * a write slower than `waitMs` lets the request go on and finishes behind it. The wait is
+ * one of the request's waits for the database (`ports/database-deadline.ts`): it gets only
+ * what the request's deadline has left, and none at all once a database that does not answer
+ * has used it up — the row is then written behind the answer, or logged, never waited for.
  */
 import type { Association, AssociationKey } from '../domain/association.js';
 import type { AuditEvent, AuditLog } from '../ports/audit-log.js';
 import type { Clock } from '../ports/clock.js';
 import type { CoreCallContext } from '../ports/core-connector.js';
+import type { DatabaseDeadline } from '../ports/database-deadline.js';
 import type { RenewalEvents } from './core-session-keeper.js';
 import { RefusalAggregator, type Refusal } from './refusal-aggregator.js';
 
@@ -47,9 +51,12 @@ export class AuditTrail {
     }, options.maxRefusalKeys === undefined ? {} : { maxKeys: options.maxRefusalKeys });
   }
 
-  /** Appends the event; never throws, and never keeps the caller longer than `waitMs`. */
-  async record(entry: AuditEntry): Promise<void> {
-    await this.append(stamped(entry, this.clock.now()));
+  /**
+   * Appends the event; never throws, and never keeps the caller longer than `waitMs`, nor longer
+   * than `deadline` (the request's time for the database) has left.
+   */
+  async record(entry: AuditEntry, deadline?: DatabaseDeadline): Promise<void> {
+    await this.append(stamped(entry, this.clock.now()), deadline);
   }
 
   /**
@@ -67,7 +74,7 @@ export class AuditTrail {
     this.refusals.closeDue();
   }
 
-  private async append(event: AuditEvent): Promise<void> {
+  private async append(event: AuditEvent, deadline?: DatabaseDeadline): Promise<void> {
     let write: Promise<void>;
     try {
       write = this.log.record(event).catch((error: unknown) => this.options.onFailure(error, event));
@@ -77,10 +84,12 @@ export class AuditTrail {
     }
     this.pending.add(write);
     void write.then(() => this.pending.delete(write));
+    const waitMs = Math.min(this.options.waitMs ?? DEFAULT_AUDIT_WAIT_MS, deadline?.remainingMs ?? Number.POSITIVE_INFINITY);
+    if (waitMs <= 0) return;
     let timer: NodeJS.Timeout | undefined;
     // Not unref'd: it is cleared as soon as the write ends, and must not let the loop exit meanwhile.
     const patience = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.options.waitMs ?? DEFAULT_AUDIT_WAIT_MS);
+      timer = setTimeout(resolve, waitMs);
     });
     await Promise.race([write, patience]);
     clearTimeout(timer);
@@ -147,8 +156,8 @@ export function auditedRenewals(trail: AuditTrail): Required<Pick<RenewalEvents,
     requestId: context.requestId,
   });
   return {
-    onRenewal: (association, context) => trail.record({ type: 'session.renewed', outcome: 'success', reason: null, ...entry(association, context) }),
+    onRenewal: (association, context) => trail.record({ type: 'session.renewed', outcome: 'success', reason: null, ...entry(association, context) }, context.deadline),
     onReregistrationRequired: (association, context) =>
-      trail.record({ type: 'session.reregistration_required', outcome: 'failure', reason: 'customer_not_recognised', ...entry(association, context) }),
+      trail.record({ type: 'session.reregistration_required', outcome: 'failure', reason: 'customer_not_recognised', ...entry(association, context) }, context.deadline),
   };
 }

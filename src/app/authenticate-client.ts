@@ -5,6 +5,7 @@ import { InvalidProof, type ClientAssertionVerifier } from '../ports/client-proo
 import type { ClientStore } from '../ports/client-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { CredentialHasher } from '../ports/credential-hasher.js';
+import type { DatabaseDeadline } from '../ports/database-deadline.js';
 import type { ReplayGuard } from '../ports/replay-guard.js';
 
 export interface ClientCredentials {
@@ -61,6 +62,7 @@ export function proofReplayKey(kind: 'client_assertion' | 'dpop', scope: string,
  * Authenticates a client by the method it is registered with: id and secret
  * (client_secret_basic) or a signed assertion (private_key_jwt, RFC 7523). Every
  * failure is the same `invalid_client`; the real cause goes only to the log.
+ * `deadline` on a method: the request's time for the database (`ports/database-deadline.ts`).
  */
 export class ClientAuthenticator {
   /** Compared against when the client does not exist, so both paths cost one HMAC. */
@@ -71,7 +73,7 @@ export class ClientAuthenticator {
     private readonly clients: Pick<ClientStore, 'findById'>,
     private readonly hasher: CredentialHasher,
     /** A client of a disabled institution cannot get tokens (docs/behaviour.md#disabled-institutions); without it every institution counts as enabled. */
-    private readonly institutions?: { isEnabled(id: string): Promise<boolean> },
+    private readonly institutions?: { isEnabled(id: string, deadline?: DatabaseDeadline): Promise<boolean> },
     /** For the grace period of a rotated secret; without it a previous secret never counts. */
     private readonly clock?: Clock,
     /** Without it no assertion is accepted. */
@@ -80,26 +82,26 @@ export class ClientAuthenticator {
     this.decoyDigest = hasher.digest(hasher.generate('decoy_'));
   }
 
-  async authenticate(credentials: ClientCredentials): Promise<ClientRecord> {
-    const client = await this.clients.findById(credentials.clientId);
+  async authenticate(credentials: ClientCredentials, deadline?: DatabaseDeadline): Promise<ClientRecord> {
+    const client = await this.clients.findById(credentials.clientId, deadline);
     const secretMatches = this.hasher.matches(credentials.clientSecret, client?.secretDigest ?? this.decoyDigest);
     if (!client) throw invalidClient('unknown client_id');
     const known = { id: client.id, platform: client.platform, institution: client.institution };
     if (client.authMethod !== 'client_secret_basic') throw invalidClient(`client ${client.id} authenticates with ${client.authMethod}, not a secret`, { knownClient: known });
     if (!secretMatches && !this.previousSecretMatches(client, credentials.clientSecret)) throw invalidClient(`wrong secret for ${client.id}`, { knownClient: known });
-    return this.admitted(client);
+    return this.admitted(client, deadline);
   }
 
   /**
    * `private_key_jwt` (RFC 7523 §2.2): the assertion names its client, is signed by one of
    * that client's registered keys, and is used once, in any process.
    */
-  async authenticateWithAssertion(assertion: string): Promise<ClientRecord> {
+  async authenticateWithAssertion(assertion: string, deadline?: DatabaseDeadline): Promise<ClientRecord> {
     if (!this.assertions || !this.clock) throw invalidClient('client assertions are not accepted here');
     const { verifier, replays, audiences } = this.assertions;
     const clientId = verifier.claimedClient(assertion);
     if (clientId === undefined) throw invalidClient('client assertion unreadable, or its iss and sub differ');
-    const client = await this.clients.findById(clientId);
+    const client = await this.clients.findById(clientId, deadline);
     if (!client) throw invalidClient('unknown client_id in the client assertion');
     const known = { id: client.id, platform: client.platform, institution: client.institution };
     if (client.authMethod !== 'private_key_jwt' || !client.jwks) throw invalidClient(`client ${client.id} does not authenticate with private_key_jwt`, { knownClient: known });
@@ -112,10 +114,10 @@ export class ClientAuthenticator {
       throw error;
     }
     // Single use is checked last: a refused assertion does not use up its jti.
-    if (!(await replays.firstUse(proofReplayKey('client_assertion', client.id, verified.jti), new Date(verified.exp * 1000), now))) {
+    if (!(await replays.firstUse(proofReplayKey('client_assertion', client.id, verified.jti), new Date(verified.exp * 1000), now, deadline))) {
       throw invalidClient(`client assertion of ${client.id} replayed`, { knownClient: known });
     }
-    return this.admitted(client);
+    return this.admitted(client, deadline);
   }
 
   /**
@@ -123,8 +125,8 @@ export class ClientAuthenticator {
    * with the registered subject DN; `self_signed_tls_client_auth` — the very certificate
    * registered in the client's JWKS (`x5c`), matched by its SHA-256 thumbprint.
    */
-  async authenticateWithCertificate(clientId: string, certificate: PresentedCertificate): Promise<ClientRecord> {
-    const client = await this.clients.findById(clientId);
+  async authenticateWithCertificate(clientId: string, certificate: PresentedCertificate, deadline?: DatabaseDeadline): Promise<ClientRecord> {
+    const client = await this.clients.findById(clientId, deadline);
     if (!client) throw invalidClient('unknown client_id with a client certificate');
     const known = { id: client.id, platform: client.platform, institution: client.institution };
     if (client.authMethod === 'tls_client_auth') {
@@ -137,13 +139,13 @@ export class ClientAuthenticator {
     } else {
       throw invalidClient(`client ${client.id} does not authenticate with a certificate`, { knownClient: known });
     }
-    return this.admitted(client);
+    return this.admitted(client, deadline);
   }
 
-  private async admitted(client: ClientRecord): Promise<ClientRecord> {
+  private async admitted(client: ClientRecord, deadline: DatabaseDeadline | undefined): Promise<ClientRecord> {
     const known = { id: client.id, platform: client.platform, institution: client.institution };
     if (!client.enabled) throw invalidClient(`client ${client.id} is disabled`, { knownClient: known });
-    if (this.institutions && !(await this.institutions.isEnabled(client.institution))) {
+    if (this.institutions && !(await this.institutions.isEnabled(client.institution, deadline))) {
       throw invalidClient(`institution ${client.institution} of client ${client.id} is disabled`, { knownClient: known });
     }
     return client;

@@ -15,6 +15,7 @@ import { IpAllowList } from '../domain/ip-allow-list.js';
 import type { FeedLiveness } from '../ports/change-feed.js';
 import type { ClientStore } from '../ports/client-store.js';
 import type { Clock } from '../ports/clock.js';
+import type { DatabaseDeadline } from '../ports/database-deadline.js';
 import { LoadingCache } from '../ports/loading-cache.js';
 
 export interface ClientAccess {
@@ -32,7 +33,8 @@ interface CachedClient {
 }
 
 export class ClientDirectory implements Pick<ClientStore, 'findById'> {
-  private readonly entries: LoadingCache<CachedClient>;
+  /** Loaded with the deadline of the request that missed (callers joining its read wait with it). */
+  private readonly entries: LoadingCache<CachedClient, DatabaseDeadline | undefined>;
 
   constructor(
     private readonly clients: Pick<ClientStore, 'findById'>,
@@ -43,17 +45,20 @@ export class ClientDirectory implements Pick<ClientStore, 'findById'> {
     /** The change feed whose changes {@link forget} entries; without it only the lifetime bounds them. */
     feed?: FeedLiveness,
   ) {
-    this.entries = new LoadingCache((clientId) => this.load(clientId), { clock, ttlSeconds: cacheSeconds, maxEntries, feed, whenFeedDown: 'cache' });
+    this.entries = new LoadingCache((clientId, deadline) => this.load(clientId, deadline), { clock, ttlSeconds: cacheSeconds, maxEntries, feed, whenFeedDown: 'cache' });
   }
 
-  /** The client's record, for client authentication; `undefined` for an unknown client. */
-  async findById(clientId: string): Promise<ClientRecord | undefined> {
-    return (await this.entries.get(clientId, { whenFeedDown: 'bypass' }))?.record;
+  /**
+   * The client's record, for client authentication; `undefined` for an unknown client.
+   * `deadline`, here and in {@link get}: the calling request's time for the database (`ports/database-deadline.ts`).
+   */
+  async findById(clientId: string, deadline?: DatabaseDeadline): Promise<ClientRecord | undefined> {
+    return (await this.entries.get(clientId, { whenFeedDown: 'bypass', context: deadline }))?.record;
   }
 
   /** The client's access rules, for the bearer check; `undefined` for a client that no longer exists. */
-  async get(clientId: string): Promise<ClientAccess | undefined> {
-    return (await this.entries.get(clientId))?.access;
+  async get(clientId: string, deadline?: DatabaseDeadline): Promise<ClientAccess | undefined> {
+    return (await this.entries.get(clientId, deadline && { context: deadline }))?.access;
   }
 
   /** The client changed: read it again on its next request. */
@@ -66,8 +71,8 @@ export class ClientDirectory implements Pick<ClientStore, 'findById'> {
     this.entries.forgetAll();
   }
 
-  private async load(clientId: string): Promise<CachedClient | undefined> {
-    const record = await this.clients.findById(clientId);
+  private async load(clientId: string, deadline: DatabaseDeadline | undefined): Promise<CachedClient | undefined> {
+    const record = await this.clients.findById(clientId, deadline);
     return (
       record && {
         record,

@@ -6,5 +6,5 @@ import type { CoreCallContext } from '../ports/core-connector.js';
  * field; the same pattern in the audit trail cost 7% of a token request's CPU).
  */
 export function atInstitution(context: CoreCallContext, institution: string): CoreCallContext {
-  return { requestId: context.requestId, clientId: context.clientId, institution };
+  return { requestId: context.requestId, clientId: context.clientId, institution, deadline: context.deadline };
 }

@@ -82,7 +82,7 @@ export class CoreSessionKeeper {
     let waiting = false;
     for (;;) {
       const now = this.clock.now();
-      const claim = await this.store.claimRenewal(key, association.version, this.owner, now, new Date(now.getTime() + this.leaseSeconds * 1000));
+      const claim = await this.store.claimRenewal(key, association.version, this.owner, now, new Date(now.getTime() + this.leaseSeconds * 1000), context.deadline);
       if (claim.outcome === 'claimed') return this.startNewSession(claim.association, context);
       const current = claim.association;
       if (!current) throw customerNotRegistered();
@@ -100,7 +100,7 @@ export class CoreSessionKeeper {
     const key = associationKeyOf(association);
     let session;
     try {
-      const core = await this.cores.coreFor(association.institution);
+      const core = await this.cores.coreFor(association.institution, context.deadline);
       session = await core.startSession({ kind: 'customerKey', customerKey: association.customerKey }, context);
       if (session.customerKey !== association.customerKey) {
         throw new CoreProtocolError('the core answered for another customer key', false);
@@ -108,17 +108,17 @@ export class CoreSessionKeeper {
     } catch (error) {
       if (error instanceof CustomerNotRecognised) {
         // The platform's webhook receivers learn it with the mark, in its transaction.
-        await this.store.markNeedsReregistration(key, association.version, this.clock.now(), [lifecycleEvent('customer.reregistration_required', association)]);
+        await this.store.markNeedsReregistration(key, association.version, this.clock.now(), [lifecycleEvent('customer.reregistration_required', association)], context.deadline);
         await this.events.onReregistrationRequired?.(association, context);
         throw reregistrationRequired();
       }
-      await this.store.releaseRenewal(key, this.owner);
+      await this.store.releaseRenewal(key, this.owner, context.deadline);
       throw fromCoreFailure(error);
     }
-    const renewed = await this.store.completeRenewal(key, association.version, this.owner, session, this.clock.now());
+    const renewed = await this.store.completeRenewal(key, association.version, this.owner, session, this.clock.now(), context.deadline);
     if (!renewed) {
       // The lease ran out and someone else moved the association on: use theirs.
-      const current = await this.store.find(key);
+      const current = await this.store.find(key, context.deadline);
       if (!current) throw customerNotRegistered();
       return current;
     }

@@ -4,6 +4,7 @@
  * any process (the same single-use store as client assertions).
  */
 import { InvalidProof, type DpopProofExpectation, type DpopProofVerifier, type VerifiedDpopProof } from '../ports/client-proofs.js';
+import type { DatabaseDeadline } from '../ports/database-deadline.js';
 import type { ReplayGuard } from '../ports/replay-guard.js';
 import { proofReplayKey } from './authenticate-client.js';
 
@@ -21,11 +22,11 @@ export class DpopProofs {
     return this.verifier.algorithms;
   }
 
-  /** The verified proof; throws {@link InvalidProof} for a bad or replayed one. */
-  async check(proof: string, expected: DpopProofExpectation): Promise<VerifiedDpopProof> {
+  /** The verified proof; throws {@link InvalidProof} for a bad or replayed one. `deadline`: the request's time for the database (`ports/database-deadline.ts`). */
+  async check(proof: string, expected: DpopProofExpectation, deadline?: DatabaseDeadline): Promise<VerifiedDpopProof> {
     const verified = await this.verifier.verify(proof, expected);
     const until = new Date((verified.iat + REMEMBER_SECONDS) * 1000);
-    if (!(await this.replays.firstUse(proofReplayKey('dpop', verified.jkt, verified.jti), until, expected.now))) throw new InvalidProof('jti replayed');
+    if (!(await this.replays.firstUse(proofReplayKey('dpop', verified.jkt, verified.jti), until, expected.now, deadline))) throw new InvalidProof('jti replayed');
     return verified;
   }
 }

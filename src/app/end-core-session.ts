@@ -15,7 +15,7 @@ export type CoreSessionEndFailure = (error: unknown, association: Pick<Associati
 export async function endCoreSession(cores: InstitutionCores, association: Association, context: CoreCallContext, onFailure: CoreSessionEndFailure | undefined): Promise<void> {
   try {
     // The core called is always the association's institution's, whoever asked.
-    const core = await cores.coreFor(association.institution);
+    const core = await cores.coreFor(association.institution, context.deadline);
     await core.endSession?.(association.delegateReferenceId, { ...context, institution: association.institution });
   } catch (error) {
     onFailure?.(error, { platform: association.platform, customerId: association.customerId }, context);

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { InstitutionRecord } from '../domain/institution.js';
 import type { Clock } from '../ports/clock.js';
+import type { DatabaseDeadline } from '../ports/database-deadline.js';
 import { CoreUnavailable, InstitutionUnavailable, type CoreConnector } from '../ports/core-connector.js';
 import type { InstitutionCoreFactory } from '../ports/institution-core-factory.js';
 import type { InstitutionStore } from '../ports/institution-store.js';
@@ -49,7 +50,8 @@ const INSTITUTIONS = 'institutions';
 export class InstitutionRegistry {
   /** The institutions with their cores, as last read: the cached list, and what a failed read falls back on. */
   private entries: ReadonlyMap<string, Entry> = new Map();
-  private readonly list: LoadingCache<ReadonlyMap<string, Entry>>;
+  /** Read with the deadline of the request that found it expired (callers joining the read wait with it). */
+  private readonly list: LoadingCache<ReadonlyMap<string, Entry>, DatabaseDeadline | undefined>;
   /** Numbers the reads: one that finishes after a newer one was applied is older, and not applied. */
   private readsStarted = 0;
   private lastReadApplied = 0;
@@ -61,7 +63,7 @@ export class InstitutionRegistry {
     clock: Clock,
     private readonly options: InstitutionRegistryOptions,
   ) {
-    this.list = new LoadingCache(() => this.reload(), { clock, ttlSeconds: options.cacheSeconds, maxEntries: 1 });
+    this.list = new LoadingCache((_key, deadline) => this.reload(deadline), { clock, ttlSeconds: options.cacheSeconds, maxEntries: 1 });
   }
 
   /** The institution as last read (at most `cacheSeconds` ago); `undefined` when unknown. */
@@ -69,13 +71,14 @@ export class InstitutionRegistry {
     return (await this.current()).get(id)?.record;
   }
 
-  async isEnabled(id: string): Promise<boolean> {
-    return (await this.current()).get(id)?.record.enabled ?? false;
+  /** `deadline`, here and in {@link coreFor}: the calling request's time for the database, should the list be read again. */
+  async isEnabled(id: string, deadline?: DatabaseDeadline): Promise<boolean> {
+    return (await this.current(deadline)).get(id)?.record.enabled ?? false;
   }
 
   /** The institution's core; throws {@link InstitutionUnavailable} when it is disabled or unknown. */
-  async coreFor(id: string): Promise<CoreConnector> {
-    const entry = (await this.current()).get(id);
+  async coreFor(id: string, deadline?: DatabaseDeadline): Promise<CoreConnector> {
+    const entry = (await this.current(deadline)).get(id);
     if (!entry || !entry.record.enabled) throw new InstitutionUnavailable(id);
     return entry.core;
   }
@@ -103,12 +106,13 @@ export class InstitutionRegistry {
     await Promise.all(cores.map((core) => core.close().catch((error: unknown) => this.options.onError?.(error, undefined))));
   }
 
-  private async current(): Promise<ReadonlyMap<string, Entry>> {
+  private async current(deadline?: DatabaseDeadline): Promise<ReadonlyMap<string, Entry>> {
     try {
-      return (await this.list.get(INSTITUTIONS))!;
+      return (await this.list.get(INSTITUTIONS, deadline && { context: deadline }))!;
     } catch (error) {
       // Never read: nothing to fall back on. Read before: go on with what was read,
       // and try again after another `cacheSeconds` (not on every call while the database is down).
+      // The failed read's wait counted against the request's deadline: what follows waits only for what is left.
       if (this.entries.size === 0) throw error;
       this.options.onError?.(error, undefined);
       this.list.set(INSTITUTIONS, this.entries);
@@ -117,10 +121,10 @@ export class InstitutionRegistry {
   }
 
   /** Reads the list and keeps each connector whose core settings stayed the same. */
-  private async reload(): Promise<ReadonlyMap<string, Entry>> {
+  private async reload(deadline: DatabaseDeadline | undefined): Promise<ReadonlyMap<string, Entry>> {
     if (this.closed) return this.entries;
     const read = (this.readsStarted += 1);
-    const records = await this.store.list();
+    const records = await this.store.list(deadline);
     // A read begun before a change and finished after the read that followed it: not applied
     // over the newer list (nor kept by the cache, which dropped it when the change came).
     if (this.closed || read < this.lastReadApplied) return this.entries;

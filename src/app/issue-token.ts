@@ -9,6 +9,7 @@ import { isKnownScope, type ClientRecord } from '../domain/client.js';
 import { invalidGrant, invalidRequest, unauthorizedClient, unsupportedGrantType } from '../domain/errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { CredentialHasher } from '../ports/credential-hasher.js';
+import type { DatabaseDeadline } from '../ports/database-deadline.js';
 import type { RefreshTokenStore } from '../ports/refresh-token-store.js';
 import type { Confirmation, TokenSigner } from '../ports/token-signer.js';
 
@@ -50,18 +51,19 @@ export class TokenIssuer {
   /**
    * `binding`: what the caller proved it holds (a DPoP key's thumbprint, a client certificate's):
    * the access token is bound to it (`cnf`). A client with `requireBoundTokens` gets no token without.
+   * `deadline`: the request's time for the database (`ports/database-deadline.ts`).
    */
-  async issue(client: ClientRecord, request: TokenRequest, binding?: Confirmation): Promise<TokenResponse> {
+  async issue(client: ClientRecord, request: TokenRequest, binding?: Confirmation, deadline?: DatabaseDeadline): Promise<TokenResponse> {
     switch (request.grant_type) {
       case undefined:
         throw invalidRequest('grant_type is required');
       case 'client_credentials':
         requireBindingIfDemanded(client, binding);
-        return this.respond(client, this.scopeFor(client, request.scope), randomUUID(), binding);
+        return this.respond(client, this.scopeFor(client, request.scope), randomUUID(), binding, deadline);
       case 'refresh_token':
         if (!client.grants.includes('refresh_token')) throw unauthorizedClient('this client may not use refresh tokens');
         requireBindingIfDemanded(client, binding);
-        return this.refresh(client, request, binding);
+        return this.refresh(client, request, binding, deadline);
       case 'authorization_code':
         throw unauthorizedClient('this client may not use the authorization code grant');
       default:
@@ -80,11 +82,11 @@ export class TokenIssuer {
     return scope;
   }
 
-  private async refresh(client: ClientRecord, request: TokenRequest, binding: Confirmation | undefined): Promise<TokenResponse> {
+  private async refresh(client: ClientRecord, request: TokenRequest, binding: Confirmation | undefined, deadline: DatabaseDeadline | undefined): Promise<TokenResponse> {
     if (request.refresh_token === undefined) throw invalidRequest('refresh_token is required');
     // Scope syntax is checked before the token is spent, so a malformed request costs nothing.
     const requestedScope = request.scope === undefined ? undefined : this.scopeFor(client, request.scope);
-    const result = await this.refreshTokens.consume(this.hasher.digest(request.refresh_token), client.id, this.clock.now());
+    const result = await this.refreshTokens.consume(this.hasher.digest(request.refresh_token), client.id, this.clock.now(), deadline);
     switch (result.outcome) {
       case 'unknown':
         throw invalidGrant('refresh token is invalid', 'unknown refresh token');
@@ -101,10 +103,10 @@ export class TokenIssuer {
     if (requestedScope !== undefined && requestedScope !== token.scope) {
       throw invalidGrant('a refreshed token keeps the scope of the original grant');
     }
-    return this.respond(client, token.scope, token.chainId, binding);
+    return this.respond(client, token.scope, token.chainId, binding, deadline);
   }
 
-  private async respond(client: ClientRecord, scope: string, chainId: string, binding: Confirmation | undefined): Promise<TokenResponse> {
+  private async respond(client: ClientRecord, scope: string, chainId: string, binding: Confirmation | undefined, deadline: DatabaseDeadline | undefined): Promise<TokenResponse> {
     const now = this.clock.now();
     const iat = Math.floor(now.getTime() / 1000);
     const accessToken = await this.signer.sign({
@@ -119,7 +121,7 @@ export class TokenIssuer {
       exp: iat + this.options.accessTokenTtlSeconds,
       jti: randomUUID(),
       ...(binding ? { cnf: binding } : {}),
-    });
+    }, deadline);
     const response: TokenResponse = {
       access_token: accessToken,
       token_type: binding?.jkt !== undefined ? 'DPoP' : 'Bearer',
@@ -135,7 +137,7 @@ export class TokenIssuer {
       scope,
       issuedAt: now,
       expiresAt: new Date(now.getTime() + this.options.refreshTokenTtlSeconds * 1000),
-    });
+    }, deadline);
     return { ...response, refresh_token: refreshToken };
   }
 }

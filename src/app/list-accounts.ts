@@ -23,13 +23,13 @@ export class AccountReader {
   /** `key` names the caller's institution and platform (from its token) and the customerId asked for. */
   async list(key: AssociationKey, callContext: CoreCallContext): Promise<AccountRecord[]> {
     const context = atInstitution(callContext, key.institution);
-    const stored = await this.store.find(key);
+    const stored = await this.store.find(key, context.deadline);
     // Another platform's (or institution's) customer gets the very same answer as an unknown one.
     if (!stored) throw customerNotRegistered();
     let association = await this.keeper.fresh(stored, context);
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const core = await this.cores.coreFor(key.institution);
+        const core = await this.cores.coreFor(key.institution, context.deadline);
         return await core.listAccounts(association.delegateReferenceId, context);
       } catch (error) {
         if (error instanceof SessionRejected && attempt === 0) {

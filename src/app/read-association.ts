@@ -6,6 +6,7 @@
 import type { AssociationKey } from '../domain/association.js';
 import { customerNotRegistered } from '../domain/errors.js';
 import type { AssociationStore } from '../ports/association-store.js';
+import type { DatabaseDeadline } from '../ports/database-deadline.js';
 
 type CustomerStatus = 'active' | 'reregistration_required';
 
@@ -20,8 +21,9 @@ export interface CustomerState {
 export class AssociationReader {
   constructor(private readonly store: AssociationStore) {}
 
-  async read(key: AssociationKey): Promise<CustomerState> {
-    const association = await this.store.find(key);
+  /** `deadline`: the request's time for the database (`ports/database-deadline.ts`). */
+  async read(key: AssociationKey, deadline?: DatabaseDeadline): Promise<CustomerState> {
+    const association = await this.store.find(key, deadline);
     if (!association) throw customerNotRegistered();
     return {
       customerId: association.customerId,

@@ -34,12 +34,12 @@ export class AssociationRegistrar {
     // Form B names the core customer up front: a customerId bound to another one is a
     // 409 decided from the database, before a core session is started for nothing.
     if (registration.subject.kind === 'customerKey') {
-      const existing = await this.store.find(key);
+      const existing = await this.store.find(key, context.deadline);
       if (existing && existing.customerKey !== registration.subject.customerKey) throw customerIdTaken(registration.customerId);
     }
     let session;
     try {
-      const core = await this.cores.coreFor(owner.institution);
+      const core = await this.cores.coreFor(owner.institution, context.deadline);
       session = await core.startSession(registration.subject, context);
     } catch (error) {
       if (error instanceof CustomerNotRecognised) {
@@ -52,7 +52,7 @@ export class AssociationRegistrar {
     // `customer.registered` is recorded with the association, only if this call created it;
     // the audit row whenever it is stored, by the same statement.
     const now = this.clock.now();
-    const result = await this.store.register(key, session, now, [lifecycleEvent('customer.registered', key)], changeAuditEvent('session.registered', key, context, now));
+    const result = await this.store.register(key, session, now, [lifecycleEvent('customer.registered', key)], changeAuditEvent('session.registered', key, context, now), context.deadline);
     if (result.outcome === 'conflict') {
       // Form A: only the core could say who the demographics name, so its session was started.
       await this.endOrphanSession(owner.institution, session.delegateReferenceId, context);
@@ -68,7 +68,7 @@ export class AssociationRegistrar {
    */
   private async endOrphanSession(institution: string, delegateReferenceId: string, context: CoreCallContext): Promise<void> {
     try {
-      const core = await this.cores.coreFor(institution);
+      const core = await this.cores.coreFor(institution, context.deadline);
       await core.endSession?.(delegateReferenceId, context);
     } catch {
       // Best effort, as said above.

@@ -221,7 +221,7 @@ export const ConfigSchema = Type.Object({
     maximum: 120_000,
     default: 3000,
     description:
-      'the longest a request waits for the database: connecting, waiting for a pooled connection, or one statement (`statement_timeout` on the server, `query_timeout` in the client); past it the request is answered 503 with `Retry-After`',
+      'the longest a request waits for the database, all of its waits together (connecting, a pooled connection, its statements, its audit row); past it the request is answered 503 with `Retry-After`. Each statement is also bounded by it on the server (`statement_timeout`) and in the client (`query_timeout`)',
   }),
   COREGATE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: Type.Integer({
     minimum: 0,

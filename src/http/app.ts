@@ -14,6 +14,7 @@ import { DEFAULT_SCOPE } from '../domain/client.js';
 import type { TokenRevoker } from '../app/revoke-token.js';
 import type { DpopProofs } from '../app/dpop-proofs.js';
 import type { Clock } from '../ports/clock.js';
+import { DatabaseDeadline } from '../ports/database-deadline.js';
 import type { TokenSigner, TokenVerifier } from '../ports/token-signer.js';
 import { requireBearer } from './plugins/bearer-auth.js';
 import { installErrorHandling } from './plugins/error-handler.js';
@@ -40,6 +41,16 @@ import type { AuditTrail } from '../app/audit-trail.js';
 import { installAuditing } from './plugins/audit.js';
 import { installRequestLog } from './plugins/request-log.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The request's time for the database, one for all of its waits (docs/operations.md#one-database-deadline-per-request);
+     * the hooks and use cases that read or write pass it on. Undefined when the app has no `databaseTimeoutMs`.
+     */
+    databaseDeadline: DatabaseDeadline | undefined;
+  }
+}
+
 export interface AppDeps {
   readonly logger: FastifyBaseLogger;
   readonly clock: Clock;
@@ -58,7 +69,7 @@ export interface AppDeps {
   /** Access tokens revoked by their client (RFC 7009): refused at the gateway. */
   readonly revokedAccessTokens?: { isRevoked(jti: string): boolean };
   /** Whether an institution is enabled: a disabled one's clients get 503 on `/core/*` (docs/behaviour.md#disabled-institutions). */
-  readonly institutions?: { isEnabled(id: string): Promise<boolean> };
+  readonly institutions?: { isEnabled(id: string, deadline?: DatabaseDeadline): Promise<boolean> };
   /** Believe `X-Forwarded-For` (and later `X-Forwarded-Proto`) from a proxy in front. */
   /** `true`: the immediate peer is the proxy; a list: the proxies' addresses/CIDRs. */
   readonly trustProxy: boolean | readonly string[];
@@ -83,6 +94,11 @@ export interface AppDeps {
   readonly audit?: AuditTrail;
   /** A request, headers and body, must arrive within this (COREGATE_REQUEST_TIMEOUT_MS); else 408. 30000 unless set. */
   readonly requestTimeoutMs?: number;
+  /**
+   * All of a request's waits for the database together (COREGATE_DB_TIMEOUT_MS): each request
+   * gets one {@link DatabaseDeadline} of this. Without it each wait has the database's own timeout.
+   */
+  readonly databaseTimeoutMs?: number;
   /** The package version, for `GET /` and the API document (`config/package-info.ts`). */
   readonly version?: string;
 }
@@ -137,8 +153,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('oauthClient', null);
   app.decorateRequest('clientCertificate', undefined);
   app.decorateRequest('auditRecorded', false);
+  app.decorateRequest('databaseDeadline', undefined);
+  const databaseTimeoutMs = deps.databaseTimeoutMs;
   // Hooks on the hot path take a callback rather than return a promise: one promise less per hook and request.
   app.addHook('onRequest', (request, reply, done) => {
+    // Before any hook that may read the database (client authentication, the bearer check).
+    if (databaseTimeoutMs !== undefined) request.databaseDeadline = new DatabaseDeadline(databaseTimeoutMs);
     reply.header('x-request-id', request.id);
     // Here rather than as a second listener of Node's 'request' event, which made every
     // request's event go through a copied array of listeners.

@@ -6,6 +6,7 @@
 import type { Association, AssociationKey } from '../domain/association.js';
 import type { LifecycleEvent } from '../domain/lifecycle-event.js';
 import type { AuditEvent } from './audit-log.js';
+import type { DatabaseDeadline } from './database-deadline.js';
 
 /** Webhook events (and the audit row) a deletion records in its own transaction, if it deletes something. */
 export interface EventsToRecord {
@@ -40,8 +41,12 @@ export interface AssociationSummary extends AssociationKey {
   readonly updatedAt: Date;
 }
 
+/**
+ * `deadline` on a method: the calling request's time for the database
+ * (`database-deadline.ts`); every wait of the call counts against it.
+ */
 export interface AssociationStore {
-  find(key: AssociationKey): Promise<Association | undefined>;
+  find(key: AssociationKey, deadline?: DatabaseDeadline): Promise<Association | undefined>;
   /**
    * Creates the association, or refreshes it with a new session when it already
    * names the same core customer (idempotent registration; clears re-registration).
@@ -50,19 +55,19 @@ export interface AssociationStore {
    * registration's audit row, is written by the same statement whenever it stores the
    * association (created or refreshed), and not at all on a conflict.
    */
-  register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[], audit?: AuditEvent): Promise<RegisterResult>;
+  register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[], audit?: AuditEvent, deadline?: DatabaseDeadline): Promise<RegisterResult>;
   /**
    * Takes the renewal lease of the association at `version` until `leaseUntil`, so
    * that across processes one caller renews while the others wait (compare-and-swap).
    */
-  claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date): Promise<ClaimResult>;
+  claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date, deadline?: DatabaseDeadline): Promise<ClaimResult>;
   /** Stores the new session of a claimed renewal; `undefined` if the lease was lost meanwhile. */
-  completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date): Promise<Association | undefined>;
+  completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date, deadline?: DatabaseDeadline): Promise<Association | undefined>;
   /** Gives the lease back after a failed renewal. */
-  releaseRenewal(key: AssociationKey, owner: string): Promise<void>;
+  releaseRenewal(key: AssociationKey, owner: string, deadline?: DatabaseDeadline): Promise<void>;
   /** Marks that only a new registration can help: the core no longer knows the customer key. */
   /** `events` are recorded in the same transaction, only by the call that turns the mark on. */
-  markNeedsReregistration(key: AssociationKey, version: number, now: Date, events?: readonly LifecycleEvent[]): Promise<void>;
+  markNeedsReregistration(key: AssociationKey, version: number, now: Date, events?: readonly LifecycleEvent[], deadline?: DatabaseDeadline): Promise<void>;
 
   // Operator administration (`coregate sessions …`).
   /**
@@ -71,5 +76,5 @@ export interface AssociationStore {
    */
   listByPlatform(platform: string, limit: number, institution?: string): Promise<AssociationSummary[]>;
   /** Deletes the association, so that the customerId must be registered again; true when there was one. */
-  delete(key: AssociationKey, record?: EventsToRecord): Promise<boolean>;
+  delete(key: AssociationKey, record?: EventsToRecord, deadline?: DatabaseDeadline): Promise<boolean>;
 }

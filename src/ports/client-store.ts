@@ -1,4 +1,5 @@
 import type { Client, ClientChanges, ClientRecord } from '../domain/client.js';
+import type { DatabaseDeadline } from './database-deadline.js';
 
 /** A client as first stored: enabled, its secret set when it was created. */
 export type NewClient = Pick<Client, 'id' | 'name' | 'platform' | 'institution' | 'scopes' | 'grants' | 'allowedIps' | 'createdAt'> &
@@ -10,7 +11,8 @@ export type NewClient = Pick<Client, 'id' | 'name' | 'platform' | 'institution' 
 /** Persistence of registered clients. */
 export interface ClientStore {
   create(client: NewClient): Promise<ClientRecord>;
-  findById(id: string): Promise<ClientRecord | undefined>;
+  /** `deadline`: that of the request that reads it (`database-deadline.ts`). */
+  findById(id: string, deadline?: DatabaseDeadline): Promise<ClientRecord | undefined>;
   /** Every client, oldest first. */
   list(): Promise<ClientRecord[]>;
   setEnabled(id: string, enabled: boolean, at: Date): Promise<ClientRecord | undefined>;

@@ -7,6 +7,7 @@
  */
 import type { AccountRecord } from '../domain/account.js';
 import type { RegistrationSubject } from '../domain/registration.js';
+import type { DatabaseDeadline } from './database-deadline.js';
 
 export interface CoreSession {
   readonly customerKey: string;
@@ -21,6 +22,11 @@ export interface CoreCallContext {
   readonly clientId?: string;
   /** The institution whose core is called (docs/behaviour.md#default-institution); `default` when absent. */
   readonly institution?: string;
+  /**
+   * The request's time for the database, for the use case's own reads and writes around the
+   * core call (`database-deadline.ts`); the core never sees it, and time at the core does not count.
+   */
+  readonly deadline?: DatabaseDeadline;
 }
 
 export interface CoreConnector {
@@ -51,7 +57,8 @@ export interface CoreConnector {
  * institution is disabled or unknown.
  */
 export interface InstitutionCores {
-  coreFor(institution: string): Promise<CoreConnector>;
+  /** `deadline`: the calling request's, should the institutions have to be read again. */
+  coreFor(institution: string, deadline?: DatabaseDeadline): Promise<CoreConnector>;
 }
 
 /** A failure reported by, or on the way to, the core. */

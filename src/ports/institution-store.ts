@@ -4,6 +4,7 @@
  * only ever see it in clear, in memory.
  */
 import type { InstitutionRecord } from '../domain/institution.js';
+import type { DatabaseDeadline } from './database-deadline.js';
 
 export interface NewInstitution {
   readonly id: string;
@@ -28,6 +29,6 @@ export interface InstitutionStore {
   update(id: string, changes: InstitutionChanges, at: Date): Promise<InstitutionRecord | undefined>;
   setEnabled(id: string, enabled: boolean, at: Date): Promise<InstitutionRecord | undefined>;
   find(id: string): Promise<InstitutionRecord | undefined>;
-  /** Every institution by id. */
-  list(): Promise<InstitutionRecord[]>;
+  /** Every institution by id; `deadline`: that of the request that reads them (`database-deadline.ts`). */
+  list(deadline?: DatabaseDeadline): Promise<InstitutionRecord[]>;
 }

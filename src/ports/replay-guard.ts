@@ -1,3 +1,5 @@
+import type { DatabaseDeadline } from './database-deadline.js';
+
 /**
  * Single use of proof identifiers (the `jti` of client assertions and DPoP proofs) across
  * every process sharing the installation: never one process's memory alone.
@@ -5,8 +7,9 @@
 export interface ReplayGuard {
   /**
    * Records `key` as used until `until`. `true` the first time; `false` when it was
-   * used before and has not expired since, in this process or any other.
+   * used before and has not expired since, in this process or any other. `deadline`: the
+   * checking request's time for the database, where the database decides (`database-deadline.ts`).
    */
-  firstUse(key: string, until: Date, now: Date): Promise<boolean>;
+  firstUse(key: string, until: Date, now: Date, deadline?: DatabaseDeadline): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,4 +1,6 @@
 /** Persistence of the JWT signing keys; private parts arrive here already sealed. */
+import type { DatabaseDeadline } from './database-deadline.js';
+
 export interface StoredSigningKey {
   readonly kid: string;
   readonly alg: string;
@@ -19,8 +21,8 @@ export class ActiveKeyConflict extends Error {
 }
 
 export interface SigningKeyStore {
-  /** The active key and the retired keys still to be published at `now`, newest first. */
-  listPublished(now: Date): Promise<StoredSigningKey[]>;
+  /** The active key and the retired keys still to be published at `now`, newest first; `deadline`: the reading request's (`database-deadline.ts`). */
+  listPublished(now: Date, deadline?: DatabaseDeadline): Promise<StoredSigningKey[]>;
   /**
    * Makes `key` the active key. With `retireActive` the current active key is retired
    * (published until `publishUntil`); without it, the insert fails with

@@ -1,3 +1,5 @@
+import type { DatabaseDeadline } from './database-deadline.js';
+
 /**
  * What binds a token to its holder (RFC 7800 `cnf`): the thumbprint of a DPoP key
  * (RFC 9449 §6.1) or of a client certificate (RFC 8705 §3.1).
@@ -31,7 +33,8 @@ export interface PublicJwks {
 
 /** Signs access tokens with the active key and publishes the public keys. */
 export interface TokenSigner {
-  sign(claims: AccessTokenClaims): Promise<string>;
+  /** `deadline`: the issuing request's time for the database, should the keys have to be read again (`database-deadline.ts`). */
+  sign(claims: AccessTokenClaims, deadline?: DatabaseDeadline): Promise<string>;
   /** Public keys a verifier needs: the active key and retired keys whose tokens may still be alive. */
   jwks(): Promise<PublicJwks>;
 }
@@ -44,6 +47,9 @@ export class InvalidAccessToken extends Error {
 }
 
 export interface TokenVerifier {
-  /** Verifies signature, issuer, type and lifetime at `now`; throws {@link InvalidAccessToken}. */
-  verify(token: string, now: Date): Promise<AccessTokenClaims>;
+  /**
+   * Verifies signature, issuer, type and lifetime at `now`; throws {@link InvalidAccessToken}.
+   * `deadline`: the request's time for the database, should the keys have to be read again.
+   */
+  verify(token: string, now: Date, deadline?: DatabaseDeadline): Promise<AccessTokenClaims>;
 }

@@ -34,6 +34,7 @@ export function appDepsFrom(services: Services): AppDeps {
     audit: services.audit,
     throttle: services.throttle,
     requestTimeoutMs: config.requestTimeoutMs,
+    databaseTimeoutMs: config.database.timeoutMs,
     version: PACKAGE_INFO.version,
     ...(config.adminPort === undefined ? { ops: opsDeps(services) } : {}),
   };

@@ -11,6 +11,7 @@ import { createPrivateKey, randomUUID, sign as cryptoSign, type JsonWebKey, type
 import { exportJWK, generateKeyPair, importJWK, jwtVerify, errors as joseErrors, type CryptoKey, type JWK, type JWTHeaderParameters } from 'jose';
 import { isWellFormedClientId } from '../../domain/client.js';
 import type { Clock } from '../../ports/clock.js';
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { LoadingCache } from '../../ports/loading-cache.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import { ActiveKeyConflict, type SigningKeyStore, type StoredSigningKey } from '../../ports/signing-key-store.js';
@@ -64,6 +65,12 @@ const VERIFIED_CACHE_ENTRIES = 10_000;
 /** The one key of the key cache: all published keys are loaded together. */
 const KEYS = 'keys';
 
+/** What a verification is made with: the time, and the deadline of the request that asked (should the keys be read). */
+interface Verification {
+  readonly now: Date;
+  readonly deadline: DatabaseDeadline | undefined;
+}
+
 /** A token whose signature was verified, and the key that verified it (a revoked key takes its tokens with it). */
 interface Verified {
   readonly claims: AccessTokenClaims;
@@ -76,12 +83,12 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
    * re-read after `cacheSeconds` (0: on every call, still one load for concurrent callers).
    * A reload that fails leaves the keys held as they were, for the rest of their lifetime.
    */
-  private readonly loaded: LoadingCache<LoadedKeys>;
+  private readonly loaded: LoadingCache<LoadedKeys, DatabaseDeadline | undefined>;
   /**
    * Verified tokens by their text, without TTL: each carries its own `exp`, checked
    * on every use. Concurrent requests with the same new token share one verification.
    */
-  private readonly verified: LoadingCache<Verified, Date>;
+  private readonly verified: LoadingCache<Verified, Verification>;
   private readonly minReloadIntervalMs: number;
   /** Moved on by every announced change of the keys ({@link forgetAll}). */
   private generation = 0;
@@ -98,8 +105,8 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     this.unaudiencedIssuedBy = Math.floor(clock.now().getTime() / 1000) + UNAUDIENCED_TOKENS_GRACE_SECONDS;
     // A rotation drops the keys while a load may be under way: that load answers its
     // callers, but the next call loads again and sees the rotation.
-    this.loaded = new LoadingCache(() => this.load(), { clock, ttlSeconds: options.cacheSeconds ?? 30, maxEntries: 1 });
-    this.verified = new LoadingCache((token, now) => this.verifySignedToken(token, now), { clock, maxEntries: VERIFIED_CACHE_ENTRIES });
+    this.loaded = new LoadingCache((_key, deadline) => this.load(deadline), { clock, ttlSeconds: options.cacheSeconds ?? 30, maxEntries: 1 });
+    this.verified = new LoadingCache((token, verification) => this.verifySignedToken(token, verification), { clock, maxEntries: VERIFIED_CACHE_ENTRIES });
   }
 
   /** Creates the first signing key if the database has none (safe when processes race). */
@@ -164,8 +171,8 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
    * here; the figures are in docs/benchmarks.md (the token target). The tokens are the
    * same bytes; verification stays with jose.
    */
-  async sign(claims: AccessTokenClaims): Promise<string> {
-    const keys = await this.keys();
+  async sign(claims: AccessTokenClaims, deadline?: DatabaseDeadline): Promise<string> {
+    const keys = await this.keys(false, deadline);
     const signingInput = `${keys.encodedHeader}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
     return `${signingInput}.${cryptoSign(null, Buffer.from(signingInput), keys.signingKey).toString('base64url')}`;
   }
@@ -179,32 +186,32 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     return (await this.keys()).activeKid;
   }
 
-  async verify(token: string, now: Date): Promise<AccessTokenClaims> {
+  async verify(token: string, now: Date, deadline?: DatabaseDeadline): Promise<AccessTokenClaims> {
     // A signature verifies the same way every time: a token verified once needs only
     // its lifetime checked again. An Ed25519 verification costs more than a whole
     // proxied request, and platforms send the same token for up to an hour.
     // A token that fails verification is not cached (the rejection reaches every caller sharing it).
-    const { claims, kid } = (await this.verified.get(token, { context: now }))!;
+    const { claims, kid } = (await this.verified.get(token, { context: { now, deadline } }))!;
     if (claims.exp <= Math.floor(now.getTime() / 1000)) {
       this.verified.forget(token);
       throw new InvalidAccessToken('ERR_JWT_EXPIRED');
     }
     // Its key revoked since (in this process or another): the token goes with it.
-    if (!(await this.keys()).verificationKeys.has(kid)) {
+    if (!(await this.keys(false, deadline)).verificationKeys.has(kid)) {
       this.verified.forget(token);
       throw new InvalidAccessToken('unknown kid');
     }
     return claims;
   }
 
-  private async verifySignedToken(token: string, now: Date): Promise<Verified> {
+  private async verifySignedToken(token: string, { now, deadline }: Verification): Promise<Verified> {
     let kid = '';
     const resolveKey = async (header: JWTHeaderParameters): Promise<CryptoKey> => {
       if (!header.kid) throw new InvalidAccessToken('no kid in header');
       kid = header.kid;
-      let keys = await this.keys();
+      let keys = await this.keys(false, deadline);
       if (!keys.verificationKeys.has(header.kid) && this.clock.now().getTime() - keys.loadedAt >= this.minReloadIntervalMs) {
-        keys = await this.keys(true);
+        keys = await this.keys(true, deadline);
       }
       const key = keys.verificationKeys.get(header.kid);
       if (!key) throw new InvalidAccessToken('unknown kid');
@@ -260,20 +267,21 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     return audiences.includes(this.options.audience()) ? undefined : 'aud is not this gateway';
   }
 
-  private async keys(forceReload = false): Promise<LoadedKeys> {
-    const keys = (await this.loaded.get(KEYS, { reload: forceReload }))!;
+  /** `deadline`: the calling request's time for the database, should the keys be read (a failed read's wait counts too). */
+  private async keys(forceReload = false, deadline?: DatabaseDeadline): Promise<LoadedKeys> {
+    const keys = (await this.loaded.get(KEYS, { reload: forceReload, context: deadline }))!;
     if (keys.generation === this.generation) return keys;
     // Read before the last announced change: read again. While the database cannot answer,
     // the keys held serve out their lifetime, as they would without the change feed.
-    return (await this.loaded.get(KEYS, { reload: true }).catch(() => undefined)) ?? keys;
+    return (await this.loaded.get(KEYS, { reload: true, context: deadline }).catch(() => undefined)) ?? keys;
   }
 
-  private async load(): Promise<LoadedKeys> {
+  private async load(deadline: DatabaseDeadline | undefined): Promise<LoadedKeys> {
     const generation = this.generation;
-    let published = await this.store.listPublished(this.clock.now());
+    let published = await this.store.listPublished(this.clock.now(), deadline);
     if (!published.some((key) => key.retiredAt === null)) {
       await this.createFirstKey();
-      published = await this.store.listPublished(this.clock.now());
+      published = await this.store.listPublished(this.clock.now(), deadline);
     }
     const active = published.find((key) => key.retiredAt === null);
     if (!active) throw new Error('no active signing key');

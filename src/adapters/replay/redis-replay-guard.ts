@@ -6,6 +6,7 @@
  * proofs' own lifetimes, which the fallback's log line reports.
  */
 import type { Redis } from 'ioredis';
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import type { ReplayGuard } from '../../ports/replay-guard.js';
 import { openRedis } from '../redis/redis-connection.js';
 
@@ -30,14 +31,14 @@ export class RedisReplayGuard implements ReplayGuard {
     this.redis.on('error', () => {});
   }
 
-  async firstUse(key: string, until: Date, now: Date): Promise<boolean> {
+  async firstUse(key: string, until: Date, now: Date, deadline?: DatabaseDeadline): Promise<boolean> {
     try {
       if (this.redis.status === 'wait') await this.redis.connect();
       const answer = await this.redis.set(key, '1', 'PXAT', Math.max(until.getTime(), now.getTime() + 1), 'NX');
       return answer === 'OK';
     } catch (error) {
       this.options.onFallback(error);
-      return this.options.fallback.firstUse(key, until, now);
+      return this.options.fallback.firstUse(key, until, now, deadline);
     }
   }
 

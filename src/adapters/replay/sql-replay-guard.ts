@@ -3,6 +3,7 @@
  * second insert of one key fail in whichever process tries it, at once.
  */
 import type { Queryable } from '../store/database.js';
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import type { ReplayGuard } from '../../ports/replay-guard.js';
 
 /** Expired rows are deleted at most this often per process (they are harmless until then). */
@@ -13,10 +14,10 @@ export class SqlReplayGuard implements ReplayGuard {
 
   constructor(private readonly db: Queryable) {}
 
-  async firstUse(key: string, until: Date, now: Date): Promise<boolean> {
+  async firstUse(key: string, until: Date, now: Date, deadline?: DatabaseDeadline): Promise<boolean> {
     if (now.getTime() - this.lastPruneMs >= PRUNE_EVERY_MS) {
       this.lastPruneMs = now.getTime();
-      await this.db.query('delete from used_proof_ids where expires_at <= $1', [now]);
+      await this.db.query('delete from used_proof_ids where expires_at <= $1', [now], deadline);
     }
     // An expired row (not pruned yet) no longer counts: it is taken over.
     const rows = await this.db.query<{ key: string }>(
@@ -24,6 +25,7 @@ export class SqlReplayGuard implements ReplayGuard {
        on conflict (key) do update set expires_at = excluded.expires_at where used_proof_ids.expires_at <= $3
        returning key`,
       [key, until, now],
+      deadline,
     );
     return rows.length === 1;
   }

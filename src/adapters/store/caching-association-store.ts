@@ -18,14 +18,22 @@ import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
 import type { AuditEvent } from '../../ports/audit-log.js';
 import type { AssociationStore, AssociationSummary, ClaimResult, EventsToRecord, NewSession, RegisterResult } from '../../ports/association-store.js';
 import type { Clock } from '../../ports/clock.js';
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { LoadingCache } from '../../ports/loading-cache.js';
+
+/** What a miss loads with: the key, and the deadline of the request that missed (callers joining its load wait with it). */
+interface Load {
+  readonly key: AssociationKey;
+  readonly deadline: DatabaseDeadline | undefined;
+}
 
 function cacheKey(key: AssociationKey): string {
   return `${key.institution}\u0000${key.platform}\u0000${key.customerId}`;
 }
 
 export class CachingAssociationStore implements AssociationStore {
-  private readonly entries: LoadingCache<Association, AssociationKey>;
+  /** Loaded with the key and the deadline of the request that missed. */
+  private readonly entries: LoadingCache<Association, Load>;
 
   constructor(
     private readonly inner: AssociationStore,
@@ -33,39 +41,39 @@ export class CachingAssociationStore implements AssociationStore {
     ttlSeconds: number,
     maxEntries = 100_000,
   ) {
-    this.entries = new LoadingCache((_id, key) => this.inner.find(key), { clock, ttlSeconds, maxEntries, keepMisses: false });
+    this.entries = new LoadingCache((_id, load) => this.inner.find(load.key, load.deadline), { clock, ttlSeconds, maxEntries, keepMisses: false });
   }
 
-  find(key: AssociationKey): Promise<Association | undefined> {
-    return this.entries.get(cacheKey(key), { context: key });
+  find(key: AssociationKey, deadline?: DatabaseDeadline): Promise<Association | undefined> {
+    return this.entries.get(cacheKey(key), { context: { key, deadline } });
   }
 
-  async register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[], audit?: AuditEvent): Promise<RegisterResult> {
-    const result = await this.inner.register(key, session, now, events, audit);
+  async register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[], audit?: AuditEvent, deadline?: DatabaseDeadline): Promise<RegisterResult> {
+    const result = await this.inner.register(key, session, now, events, audit, deadline);
     this.forget(key);
     return result;
   }
 
-  async claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date): Promise<ClaimResult> {
-    const result = await this.inner.claimRenewal(key, version, owner, now, leaseUntil);
+  async claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date, deadline?: DatabaseDeadline): Promise<ClaimResult> {
+    const result = await this.inner.claimRenewal(key, version, owner, now, leaseUntil, deadline);
     if (result.outcome !== 'claimed') this.forget(key);
     return result;
   }
 
-  async completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date): Promise<Association | undefined> {
-    const renewed = await this.inner.completeRenewal(key, version, owner, session, now);
+  async completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date, deadline?: DatabaseDeadline): Promise<Association | undefined> {
+    const renewed = await this.inner.completeRenewal(key, version, owner, session, now, deadline);
     if (renewed) this.entries.set(cacheKey(key), renewed);
     else this.forget(key);
     return renewed;
   }
 
-  async releaseRenewal(key: AssociationKey, owner: string): Promise<void> {
-    await this.inner.releaseRenewal(key, owner);
+  async releaseRenewal(key: AssociationKey, owner: string, deadline?: DatabaseDeadline): Promise<void> {
+    await this.inner.releaseRenewal(key, owner, deadline);
   }
 
-  async markNeedsReregistration(key: AssociationKey, version: number, now: Date, events?: readonly LifecycleEvent[]): Promise<void> {
+  async markNeedsReregistration(key: AssociationKey, version: number, now: Date, events?: readonly LifecycleEvent[], deadline?: DatabaseDeadline): Promise<void> {
     this.forget(key);
-    await this.inner.markNeedsReregistration(key, version, now, events);
+    await this.inner.markNeedsReregistration(key, version, now, events, deadline);
     this.forget(key);
   }
 
@@ -73,9 +81,9 @@ export class CachingAssociationStore implements AssociationStore {
     return this.inner.listByPlatform(platform, limit, institution);
   }
 
-  async delete(key: AssociationKey, record?: EventsToRecord): Promise<boolean> {
+  async delete(key: AssociationKey, record?: EventsToRecord, deadline?: DatabaseDeadline): Promise<boolean> {
     this.forget(key);
-    const deleted = await this.inner.delete(key, record);
+    const deleted = await this.inner.delete(key, record, deadline);
     this.forget(key);
     return deleted;
   }

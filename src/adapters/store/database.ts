@@ -3,11 +3,18 @@
  * through `pg`, or embedded PGlite). Stores write plain PostgreSQL with `$n`
  * parameters and run unchanged on both.
  */
-export interface Queryable {
-  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
-}
-
+import { unavailable, type ApiError } from '../../domain/errors.js';
 import type { ChangeFeed } from '../../ports/change-feed.js';
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
+
+export interface Queryable {
+  /**
+   * `deadline`: the request's time for the database (`ports/database-deadline.ts`); without
+   * one the statement may take `COREGATE_DB_TIMEOUT_MS`. Inside a transaction the
+   * transaction's deadline applies.
+   */
+  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[], deadline?: DatabaseDeadline): Promise<Row[]>;
+}
 
 type DatabaseKind = 'postgres' | 'embedded';
 
@@ -23,8 +30,8 @@ export interface PoolStats {
 
 export interface Database extends Queryable {
   readonly kind: DatabaseKind;
-  /** Runs `work` in one transaction; rolls back if it throws. */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs `work` in one transaction; rolls back if it throws. Every wait of it counts against `deadline`. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>, deadline?: DatabaseDeadline): Promise<T>;
   /** A cheap round trip, for readiness checks. */
   ping(): Promise<void>;
   /** The connection pool's occupancy, for metrics; absent when there is no pool (PGlite). */
@@ -53,6 +60,27 @@ export function isConnectionFailure(error: unknown): boolean {
   const code = typeof rawCode === 'string' || typeof rawCode === 'number' ? String(rawCode) : '';
   if (CONNECTION_ERROR_CODES.has(code) || code.startsWith('08')) return true;
   return typeof message === 'string' && CONNECTION_ERROR_MESSAGES.test(message);
+}
+
+/** How long callers are asked to wait when the database cannot serve them. */
+const RETRY_AFTER_SECONDS = 5;
+
+/** The database cannot serve this request (down, hung, busy): 503 with Retry-After (docs/behaviour.md#upstream-failures). */
+export function databaseUnavailable(detail: string): ApiError {
+  return unavailable('the service is temporarily unavailable', detail, RETRY_AFTER_SECONDS);
+}
+
+/** What a request that has used up its time for the database gets instead of another wait. */
+function deadlineSpent(): ApiError {
+  return databaseUnavailable('the request used up its time for the database (COREGATE_DB_TIMEOUT_MS)');
+}
+
+/**
+ * `wait(ms)` with the time `deadline` leaves, counted against it; without a deadline, `fullMs`
+ * (COREGATE_DB_TIMEOUT_MS), as for work that no request waits for.
+ */
+export function waitWithin<T>(deadline: DatabaseDeadline | undefined, fullMs: number, wait: (ms: number) => Promise<T>): Promise<T> {
+  return deadline === undefined ? wait(fullMs) : deadline.wait(wait, deadlineSpent, fullMs);
 }
 
 /**

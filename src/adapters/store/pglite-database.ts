@@ -1,8 +1,13 @@
 import { PGlite } from '@electric-sql/pglite';
-import { unavailable } from '../../domain/errors.js';
 import type { ChangeFeed } from '../../ports/change-feed.js';
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { PgliteChangeFeed } from './pglite-change-feed.js';
-import { withDeadline, type Database, type Queryable } from './database.js';
+import { databaseUnavailable, waitWithin, withDeadline, type Database, type Queryable } from './database.js';
+
+/** A caller that waited its time for the single connection. */
+function busy(ms: number): Error {
+  return databaseUnavailable(`embedded database busy: no answer within ${ms} ms`);
+}
 
 export interface PgliteOptions {
   /**
@@ -47,21 +52,34 @@ export class PgliteDatabase implements Database {
     return this.db.dumpDataDir('none');
   }
 
-  async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
-    const ms = this.timeoutMs;
-    const result = await withDeadline(this.db.query<Row>(text, params as unknown[]), ms, () =>
-      unavailable('the service is temporarily unavailable', `embedded database busy: no answer within ${ms} ms`, 5),
-    );
+  async query<Row>(text: string, params: readonly unknown[] = [], deadline?: DatabaseDeadline): Promise<Row[]> {
+    const result = await waitWithin(deadline, this.timeoutMs, (ms) => withDeadline(this.db.query<Row>(text, params as unknown[]), ms, () => busy(ms)));
     return result.rows;
   }
 
-  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.db.transaction(async (inner) =>
-      work({
-        query: async <Row>(text: string, params: readonly unknown[] = []) =>
-          (await inner.query<Row>(text, params as unknown[])).rows,
-      }),
-    );
+  /**
+   * The wait for the connection is bounded (another transaction may hold it); once the
+   * transaction has begun it runs to its end, which WebAssembly would not let a timer cut anyway.
+   * A transaction whose turn comes after its caller gave up rolls back without doing anything.
+   */
+  async transaction<T>(work: (tx: Queryable) => Promise<T>, deadline?: DatabaseDeadline): Promise<T> {
+    let gaveUp = false;
+    let begun!: () => void;
+    const started = new Promise<void>((resolve) => (begun = resolve));
+    const run = this.db.transaction(async (inner) => {
+      if (gaveUp) throw new Error('transaction not run: its caller stopped waiting for it');
+      begun();
+      return work({
+        query: async <Row>(text: string, params: readonly unknown[] = []) => (await inner.query<Row>(text, params as unknown[])).rows,
+      });
+    });
+    return waitWithin(deadline, this.timeoutMs, async (ms) => {
+      await withDeadline(Promise.race([started, run]), ms, () => {
+        gaveUp = true;
+        return busy(ms);
+      });
+      return run;
+    });
   }
 
   async ping(): Promise<void> {

@@ -1,18 +1,19 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { unavailable } from '../../domain/errors.js';
+import { ApiError } from '../../domain/errors.js';
 import type { ChangeFeed } from '../../ports/change-feed.js';
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
-import { isConnectionFailure, withDeadline, type Database, type PoolStats, type Queryable } from './database.js';
-
-/** How long callers are asked to wait when the database is unreachable. */
-const RETRY_AFTER_SECONDS = 5;
+import { databaseUnavailable, isConnectionFailure, waitWithin, withDeadline, type Database, type PoolStats, type Queryable } from './database.js';
 
 /** An unreachable database is a 503 with Retry-After (docs/behaviour.md#upstream-failures), not a 500. */
 function unavailableIfUnreachable(error: unknown): unknown {
-  if (!isConnectionFailure(error)) return error;
-  return unavailable('the service is temporarily unavailable', `database unreachable: ${(error as Error).message}`, RETRY_AFTER_SECONDS);
+  if (error instanceof ApiError || !isConnectionFailure(error)) return error;
+  return databaseUnavailable(`database unreachable: ${(error as Error).message}`);
 }
+
+/** pg reports a broken connection on the client too, and a checked-out client has no other listener. */
+function ignore(): void {}
 
 /**
  * PostgreSQL could not be reached when coregate opened it: the message names the address
@@ -142,38 +143,77 @@ export class PostgresDatabase implements Database {
     this.pool.on('error', () => {});
   }
 
-  async query<Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> {
+  async query<Row>(text: string, params: readonly unknown[] = [], deadline?: DatabaseDeadline): Promise<Row[]> {
+    const name = this.statementNames.of(text);
+    const config: pg.QueryConfig = name === undefined ? { text, values: params as unknown[] } : { name, text, values: params as unknown[] };
     try {
-      // One deadline over waiting for a connection and running the statement.
-      const name = this.statementNames.of(text);
-      const query = this.pool.query(name === undefined ? { text, values: params as unknown[] } : { name, text, values: params as unknown[] });
-      const result = await withDeadline(query, this.timeoutMs, () => timedOut(this.timeoutMs));
+      // One bound over waiting for a connection and running the statement.
+      const result = await waitWithin(deadline, this.timeoutMs, (ms) =>
+        this.withConnection(ms, async (client) => {
+          client.on('error', ignore);
+          try {
+            const answer = await client.query(config);
+            client.release();
+            return answer;
+          } catch (error) {
+            // As pg's own pool.query: a connection that failed a statement is not reused.
+            client.release(error as Error);
+            throw error;
+          } finally {
+            client.off('error', ignore);
+          }
+        }),
+      );
       return result.rows as Row[];
     } catch (error) {
       throw unavailableIfUnreachable(error);
     }
   }
 
-  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect().catch((error: unknown) => {
-      throw unavailableIfUnreachable(error);
-    });
-    const tx: Queryable = {
-      query: async <Row>(text: string, params: readonly unknown[] = []) =>
-        (await client.query(text, params as unknown[])).rows as Row[],
-    };
+  async transaction<T>(work: (tx: Queryable) => Promise<T>, deadline?: DatabaseDeadline): Promise<T> {
+    const within = <R>(wait: (ms: number) => Promise<R>): Promise<R> => waitWithin(deadline, this.timeoutMs, wait);
+    let client: pg.PoolClient;
     try {
-      await client.query('BEGIN');
-      const result = await work(tx);
-      await client.query('COMMIT');
+      client = await within((ms) => this.withConnection(ms, (checkedOut) => checkedOut));
+    } catch (error) {
+      throw unavailableIfUnreachable(error);
+    }
+    client.on('error', ignore);
+    const statement = <Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> =>
+      within(async (ms) => (await withDeadline(client.query(text, params as unknown[]), ms, () => timedOut(ms))).rows as Row[]);
+    try {
+      await statement('BEGIN');
+      const result = await work({ query: statement });
+      await statement('COMMIT');
+      client.off('error', ignore);
       client.release();
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      // A connection in an unknown state is discarded rather than returned to the pool.
+      // Not waited for: the connection is discarded rather than returned to the pool (its state
+      // is unknown), and that ends its transaction on the server whether or not ROLLBACK arrives.
+      // A hung connection would otherwise hold the caller a whole timeout more.
+      void client.query('ROLLBACK').catch(() => {});
       client.release(true);
       throw unavailableIfUnreachable(error);
     }
+  }
+
+  /**
+   * `use` on a pooled connection, its caller waiting at most `ms` for both. A connection that
+   * comes after the caller gave up goes back to the pool unused: nothing is sent for a request
+   * that has had its answer (a write must not land after the 503 that said it failed).
+   */
+  private withConnection<R>(ms: number, use: (client: pg.PoolClient) => R | Promise<R>): Promise<R> {
+    let gaveUp = false;
+    const work = this.pool.connect().then((client) => {
+      if (!gaveUp) return use(client);
+      client.release();
+      throw timedOut(ms);
+    });
+    return withDeadline(work, ms, () => {
+      gaveUp = true;
+      return timedOut(ms);
+    });
   }
 
   /**

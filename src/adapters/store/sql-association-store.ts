@@ -3,6 +3,7 @@ import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
 import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
 import type { AuditEvent } from '../../ports/audit-log.js';
 import type { AssociationStore, AssociationSummary, ClaimResult, EventsToRecord, NewSession, RegisterResult } from '../../ports/association-store.js';
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import type { Database, Queryable } from './database.js';
 import { auditEventCte, insertAuditEvents } from './sql-audit-log.js';
@@ -59,15 +60,20 @@ export class SqlAssociationStore implements AssociationStore {
    */
   private async withEvents<T>(
     events: readonly LifecycleEvent[] | undefined,
+    deadline: DatabaseDeadline | undefined,
     work: (tx: Queryable, record: (now: Date) => Promise<void>) => Promise<T>,
     transactional = false,
   ): Promise<T> {
-    if ((!events || events.length === 0) && !transactional) return work(this.db, async () => {});
+    if ((!events || events.length === 0) && !transactional) {
+      return work({ query: (text, params) => this.db.query(text, params, deadline) }, async () => {});
+    }
     let queued = 0;
-    const result = await this.db.transaction((tx) =>
-      work(tx, async (now) => {
-        if (events) queued += await recordLifecycleEvents(tx, events, now);
-      }),
+    const result = await this.db.transaction(
+      (tx) =>
+        work(tx, async (now) => {
+          if (events) queued += await recordLifecycleEvents(tx, events, now);
+        }),
+      deadline,
     );
     if (queued > 0) this.options.onEventsQueued?.();
     return result;
@@ -87,16 +93,16 @@ export class SqlAssociationStore implements AssociationStore {
     };
   }
 
-  async find(key: AssociationKey): Promise<Association | undefined> {
-    const rows = await this.db.query<AssociationRow>(`select ${COLUMNS} from associations where institution = $1 and platform = $2 and customer_id = $3`, [
-      key.institution,
-      key.platform,
-      key.customerId,
-    ]);
+  async find(key: AssociationKey, deadline?: DatabaseDeadline): Promise<Association | undefined> {
+    const rows = await this.db.query<AssociationRow>(
+      `select ${COLUMNS} from associations where institution = $1 and platform = $2 and customer_id = $3`,
+      [key.institution, key.platform, key.customerId],
+      deadline,
+    );
     return rows[0] && this.toAssociation(rows[0]);
   }
 
-  async register(key: AssociationKey, session: NewSession, now: Date, events: readonly LifecycleEvent[] = [], audit?: AuditEvent): Promise<RegisterResult> {
+  async register(key: AssociationKey, session: NewSession, now: Date, events: readonly LifecycleEvent[] = [], audit?: AuditEvent, deadline?: DatabaseDeadline): Promise<RegisterResult> {
     const sealed = this.sealer.seal(session.delegateReferenceId, sealContext(key));
     const params: unknown[] = [key.institution, key.platform, key.customerId, session.customerKey, sealed, keyIdOf(sealed), session.expiresAt, now];
     // One statement (the hot path of registration): insert, or refresh the row only if it
@@ -126,6 +132,7 @@ export class SqlAssociationStore implements AssociationStore {
        )${outbox.ctes.map((cte) => `, ${cte}`).join('')}
        select registered.*, ${outbox.queued} as queued from registered`,
       params,
+      deadline,
     );
     const row = rows[0];
     if (!row) return { outcome: 'conflict' };
@@ -133,7 +140,7 @@ export class SqlAssociationStore implements AssociationStore {
     return { outcome: 'registered', association: this.toAssociation(row) };
   }
 
-  async claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date): Promise<ClaimResult> {
+  async claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date, deadline?: DatabaseDeadline): Promise<ClaimResult> {
     // Never a lease on an association marked for re-registration: marking keeps the
     // version and clears the lease, so a caller that read the row before the mark
     // would otherwise claim it and ask the core again for a key it no longer knows.
@@ -143,13 +150,14 @@ export class SqlAssociationStore implements AssociationStore {
          and (renewal_lease_until is null or renewal_lease_until <= $6)
        returning ${COLUMNS}`,
       [key.institution, key.platform, key.customerId, version, owner, now, leaseUntil],
+      deadline,
     );
     if (claimed[0]) return { outcome: 'claimed', association: this.toAssociation(claimed[0]) };
-    const current = await this.find(key);
+    const current = await this.find(key, deadline);
     return { outcome: current && current.version === version ? 'busy' : 'stale', association: current };
   }
 
-  async completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date): Promise<Association | undefined> {
+  async completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date, deadline?: DatabaseDeadline): Promise<Association | undefined> {
     const sealed = this.sealer.seal(session.delegateReferenceId, sealContext(key));
     const rows = await this.db.query<AssociationRow>(
       `update associations set
@@ -158,20 +166,22 @@ export class SqlAssociationStore implements AssociationStore {
        where institution = $1 and platform = $2 and customer_id = $3 and version = $4 and renewal_owner = $5
        returning ${COLUMNS}`,
       [key.institution, key.platform, key.customerId, version, owner, sealed, keyIdOf(sealed), session.expiresAt, now],
+      deadline,
     );
     return rows[0] && this.toAssociation(rows[0]);
   }
 
-  async releaseRenewal(key: AssociationKey, owner: string): Promise<void> {
+  async releaseRenewal(key: AssociationKey, owner: string, deadline?: DatabaseDeadline): Promise<void> {
     await this.db.query(
       `update associations set renewal_owner = null, renewal_lease_until = null
        where institution = $1 and platform = $2 and customer_id = $3 and renewal_owner = $4`,
       [key.institution, key.platform, key.customerId, owner],
+      deadline,
     );
   }
 
-  async markNeedsReregistration(key: AssociationKey, version: number, now: Date, events?: readonly LifecycleEvent[]): Promise<void> {
-    await this.withEvents(events, async (db, record) => {
+  async markNeedsReregistration(key: AssociationKey, version: number, now: Date, events?: readonly LifecycleEvent[], deadline?: DatabaseDeadline): Promise<void> {
+    await this.withEvents(events, deadline, async (db, record) => {
       // The row's state before the mark, locked: the events are recorded only by the call that marks it.
       const before = events?.length
         ? await db.query<{ needs_reregistration: boolean }>(
@@ -208,8 +218,8 @@ export class SqlAssociationStore implements AssociationStore {
     }));
   }
 
-  async delete(key: AssociationKey, record?: EventsToRecord): Promise<boolean> {
-    return this.withEvents(record?.events, async (db, write) => {
+  async delete(key: AssociationKey, record?: EventsToRecord, deadline?: DatabaseDeadline): Promise<boolean> {
+    return this.withEvents(record?.events, deadline, async (db, write) => {
       const rows = await db.query(`delete from associations where institution = $1 and platform = $2 and customer_id = $3 returning platform`, [
         key.institution,
         key.platform,

@@ -1,5 +1,6 @@
 import type { ClientChanges, ClientGrant, ClientJwks, ClientRecord, Scope, TokenEndpointAuthMethod } from '../../domain/client.js';
 import type { ClientStore, NewClient } from '../../ports/client-store.js';
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import type { Queryable } from './database.js';
 
 interface ClientRow {
@@ -67,8 +68,8 @@ export class SqlClientStore implements ClientStore {
     return toRecord(rows[0]!);
   }
 
-  async findById(id: string): Promise<ClientRecord | undefined> {
-    const rows = await this.db.query<ClientRow>(`select ${COLUMNS} from clients where id = $1`, [id]);
+  async findById(id: string, deadline?: DatabaseDeadline): Promise<ClientRecord | undefined> {
+    const rows = await this.db.query<ClientRow>(`select ${COLUMNS} from clients where id = $1`, [id], deadline);
     return rows[0] && toRecord(rows[0]);
   }
 

@@ -1,5 +1,6 @@
 import type { InstitutionRecord } from '../../domain/institution.js';
 import type { InstitutionChanges, InstitutionStore, NewInstitution } from '../../ports/institution-store.js';
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import type { Queryable } from './database.js';
 
@@ -126,8 +127,8 @@ export class SqlInstitutionStore implements InstitutionStore {
     return rows[0] && this.toRecord(rows[0]);
   }
 
-  async list(): Promise<InstitutionRecord[]> {
-    const rows = await this.db.query<InstitutionRow>(`select ${COLUMNS} from institutions order by id`);
+  async list(deadline?: DatabaseDeadline): Promise<InstitutionRecord[]> {
+    const rows = await this.db.query<InstitutionRow>(`select ${COLUMNS} from institutions order by id`, [], deadline);
     return rows.map((row) => this.toRecord(row));
   }
 }

@@ -1,3 +1,4 @@
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import type { ConsumeResult, RefreshTokenRecord, RefreshTokenStore } from '../../ports/refresh-token-store.js';
 import type { Database } from './database.js';
 
@@ -28,14 +29,15 @@ function toRecord(row: RefreshTokenRow): RefreshTokenRecord {
 export class SqlRefreshTokenStore implements RefreshTokenStore {
   constructor(private readonly db: Database) {}
 
-  async insert(token: RefreshTokenRecord): Promise<void> {
+  async insert(token: RefreshTokenRecord, deadline?: DatabaseDeadline): Promise<void> {
     await this.db.query(
       `insert into refresh_tokens (digest, client_id, chain_id, scope, issued_at, expires_at) values ($1, $2, $3, $4, $5, $6)`,
       [token.digest, token.clientId, token.chainId, token.scope, token.issuedAt, token.expiresAt],
+      deadline,
     );
   }
 
-  async consume(digest: string, clientId: string, now: Date): Promise<ConsumeResult> {
+  async consume(digest: string, clientId: string, now: Date, deadline?: DatabaseDeadline): Promise<ConsumeResult> {
     return this.db.transaction(async (tx) => {
       // The conditional update is the compare-and-swap: of concurrent callers only
       // one sees the row still unused. A chain with any revoked token is revoked as a
@@ -61,15 +63,16 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
         return { outcome: 'replayed', token: toRecord(row) };
       }
       return { outcome: 'dead', token: toRecord(row) };
-    });
+    }, deadline);
   }
 
-  async revokeChainOf(digest: string, clientId: string, at: Date): Promise<boolean> {
+  async revokeChainOf(digest: string, clientId: string, at: Date, deadline?: DatabaseDeadline): Promise<boolean> {
     const rows = await this.db.query<{ chain_id: string }>(
       `update refresh_tokens set revoked_at = $3
        where chain_id = (select chain_id from refresh_tokens where digest = $1 and client_id = $2) and revoked_at is null
        returning chain_id`,
       [digest, clientId, at],
+      deadline,
     );
     return rows.length > 0;
   }

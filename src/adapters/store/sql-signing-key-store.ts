@@ -1,3 +1,4 @@
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { ActiveKeyConflict, type SigningKeyStore, type StoredSigningKey } from '../../ports/signing-key-store.js';
 import { isUniqueViolation, type Database } from './database.js';
 
@@ -26,12 +27,13 @@ function toRecord(row: SigningKeyRow): StoredSigningKey {
 export class SqlSigningKeyStore implements SigningKeyStore {
   constructor(private readonly db: Database) {}
 
-  async listPublished(now: Date): Promise<StoredSigningKey[]> {
+  async listPublished(now: Date, deadline?: DatabaseDeadline): Promise<StoredSigningKey[]> {
     const rows = await this.db.query<SigningKeyRow>(
       `select kid, alg, public_jwk, private_sealed, created_at, retired_at, publish_until
        from signing_keys where retired_at is null or publish_until > $1
        order by created_at desc, kid`,
       [now],
+      deadline,
     );
     return rows.map(toRecord);
   }

@@ -51,8 +51,9 @@ export function installAuditing(app: FastifyInstance, trail: AuditTrail): void {
       trail.refused({ type: entry.type, reason: entry.reason, sourceIp: request.ip });
       return payload;
     }
-    // Never throws and never holds the answer longer than the trail's patience.
-    await trail.record(entry);
+    // Never throws and never holds the answer longer than the trail's patience, nor than the
+    // request's database deadline has left (none once the database failed the request).
+    await trail.record(entry, request.databaseDeadline);
     return payload;
   });
 }

@@ -14,6 +14,7 @@ import type { DpopProofs } from '../../app/dpop-proofs.js';
 import { InvalidProof } from '../../ports/client-proofs.js';
 import { presentedCertificate, type ClientCertificateSource } from '../client-certificate.js';
 import type { Clock } from '../../ports/clock.js';
+import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { InvalidAccessToken, type TokenVerifier } from '../../ports/token-signer.js';
 
 /** Who is calling, established from a verified access token. */
@@ -56,7 +57,7 @@ export interface BearerAuthDeps {
   readonly clients: ClientDirectory;
   readonly clock: Clock;
   /** Whether an institution is enabled: a disabled one's clients get 503 (docs/behaviour.md#disabled-institutions). Without it, every one is. */
-  readonly institutions?: { isEnabled(id: string): Promise<boolean> };
+  readonly institutions?: { isEnabled(id: string, deadline?: DatabaseDeadline): Promise<boolean> };
   /** Access tokens revoked by their client (RFC 7009), held in memory; without it none is. */
   readonly revokedTokens?: { isRevoked(jti: string): boolean };
   /** DPoP-bound tokens; without it the `DPoP` scheme is not taken. */
@@ -92,9 +93,11 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
       throw denied(request, missingToken());
     }
     const token = match[1]!;
+    // Every read below (keys, client, DPoP jti, institutions) shares the request's one deadline.
+    const deadline = request.databaseDeadline;
     let claims;
     try {
-      claims = await deps.verifier.verify(token, deps.clock.now());
+      claims = await deps.verifier.verify(token, deps.clock.now(), deadline);
     } catch (error) {
       if (error instanceof InvalidAccessToken) throw denied(request, invalidToken(error.reason, scheme));
       throw error;
@@ -105,7 +108,7 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     if (boundCertificate !== undefined && presentedCertificate(request, deps.certificates, deps.clock.now())?.thumbprint !== boundCertificate) {
       throw denied(request, invalidToken('a certificate-bound token without that certificate', scheme));
     }
-    const client = await deps.clients.get(claims.client_id);
+    const client = await deps.clients.get(claims.client_id, deadline);
     if (!client) throw denied(request, invalidToken('client no longer exists'));
     if (!client.enabled) throw denied(request, clientDisabled(client.clientId), known(client));
     // A token issued for another institution than the client's now (tokens from before institutions existed were `default`'s).
@@ -119,7 +122,7 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     if (!scopes.includes(requiredScope)) {
       throw denied(request, insufficientScope(requiredScope), known(client));
     }
-    if (deps.institutions && !(await deps.institutions.isEnabled(client.institution))) {
+    if (deps.institutions && !(await deps.institutions.isEnabled(client.institution, deadline))) {
       throw denied(request, institutionDisabled(client.institution), known(client));
     }
     // The request's later lines (its access line, a core failure's) name the institution from here
@@ -141,7 +144,7 @@ async function requireDpopProof(request: FastifyRequest, deps: BearerAuthDeps, t
   const path = request.url.split('?', 1)[0]!;
   let verified;
   try {
-    verified = await deps.dpop!.proofs.check(proof, { method: request.method, url: `${deps.dpop!.issuer()}${path}`, now: deps.clock.now(), accessToken: token });
+    verified = await deps.dpop!.proofs.check(proof, { method: request.method, url: `${deps.dpop!.issuer()}${path}`, now: deps.clock.now(), accessToken: token }, request.databaseDeadline);
   } catch (error) {
     if (error instanceof InvalidProof) throw denied(request, invalidDpopProof(error.reason, DPOP_PROOF_CHALLENGE));
     throw error;

@@ -43,6 +43,7 @@ export async function accountsRoute(app: FastifyInstance, deps: AccountsRouteDep
         requestId: request.id,
         // Names the client in the audit row of a renewal this call may cause.
         clientId: request.principal!.clientId,
+        deadline: request.databaseDeadline,
       });
       return success(accounts);
     },

@@ -127,7 +127,7 @@ export async function sessionsRoutes(app: FastifyInstance, deps: SessionsRouteDe
       const parsed = parseRegistration(request.body, deps.clock.now());
       if (!parsed.ok) throw invalidRequest('invalid registration', { problems: parsed.problems });
       const { institution, platform, clientId } = request.principal!;
-      const registered = await deps.registrar.register({ institution, platform }, parsed.registration, { requestId: request.id, clientId });
+      const registered = await deps.registrar.register({ institution, platform }, parsed.registration, { requestId: request.id, clientId, deadline: request.databaseDeadline });
       request.auditRecorded = registered.auditRecorded;
       request.log.info({ platform, customerId: registered.customerId }, 'customer registered');
       return success({ customerId: registered.customerId, customerKey: registered.customerKey });
@@ -151,7 +151,7 @@ export async function sessionsRoutes(app: FastifyInstance, deps: SessionsRouteDe
     },
     handler: async (request) => {
       const { institution, platform } = request.principal!;
-      const state = await deps.reader.read({ institution, platform, customerId: request.query.customerId });
+      const state = await deps.reader.read({ institution, platform, customerId: request.query.customerId }, request.databaseDeadline);
       return success({ ...state, registeredAt: state.registeredAt.toISOString(), updatedAt: state.updatedAt.toISOString() });
     },
   });
@@ -173,7 +173,7 @@ export async function sessionsRoutes(app: FastifyInstance, deps: SessionsRouteDe
     handler: async (request) => {
       const { institution, platform } = request.principal!;
       const key = { institution, platform, customerId: request.query.customerId };
-      const result = await deps.deregistrar.deregister(key, { requestId: request.id, clientId: request.principal!.clientId });
+      const result = await deps.deregistrar.deregister(key, { requestId: request.id, clientId: request.principal!.clientId, deadline: request.databaseDeadline });
       request.auditRecorded = result.auditRecorded;
       request.log.info({ platform, customerId: result.customerId }, 'customer deregistered');
       return success({ customerId: result.customerId });

@@ -67,7 +67,7 @@ export function authenticateClient(authenticator: ClientAuthenticator) {
   return async function clientAuthentication(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const authorization = request.headers.authorization;
     if (authorization === undefined && mayCarryProofInBody(request)) return;
-    admit(request, await authenticator.authenticate(parseBasicCredentials(authorization)));
+    admit(request, await authenticator.authenticate(parseBasicCredentials(authorization), request.databaseDeadline));
   };
 }
 
@@ -94,7 +94,7 @@ export function authenticateClientByBody(authenticator: ClientAuthenticator, cer
       const clientIds = form.getAll('client_id');
       const certificate = certificates && presentedCertificate(request, certificates.source, certificates.clock.now());
       if (certificate && clientIds.length === 1 && clientIds[0]) {
-        admit(request, await authenticator.authenticateWithCertificate(clientIds[0], certificate));
+        admit(request, await authenticator.authenticateWithCertificate(clientIds[0], certificate, request.databaseDeadline));
         return;
       }
       throw invalidClient('no Authorization header and no client assertion', { description: USE_CLIENT_SECRET_BASIC });
@@ -105,7 +105,7 @@ export function authenticateClientByBody(authenticator: ClientAuthenticator, cer
       });
     }
     if (assertions.length !== 1 || !assertions[0]) throw invalidClient('client_assertion missing or repeated');
-    admit(request, await authenticator.authenticateWithAssertion(assertions[0]));
+    admit(request, await authenticator.authenticateWithAssertion(assertions[0], request.databaseDeadline));
   };
 }
 

@@ -56,7 +56,7 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
       const token = readOAuthForm(request, client.id).get('token');
       if (token === undefined) throw invalidRequest('token is required');
       // RFC 7009 §2.2: 200 for tokens it ignores as well.
-      await deps.revoker.revoke(client, token);
+      await deps.revoker.revoke(client, token, request.databaseDeadline);
       noStore(reply).code(200).type('application/json;charset=UTF-8');
       return {};
     },

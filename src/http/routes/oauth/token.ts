@@ -117,7 +117,8 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
       const tokens = await deps.issuer.issue(
         client,
         { grant_type: form.get('grant_type'), scope: form.get('scope'), refresh_token: form.get('refresh_token') },
-        (await dpopBinding(request.headers['dpop'], deps.dpop)) ?? certificateBinding(request, client, deps.certificates),
+        (await dpopBinding(request, deps.dpop)) ?? certificateBinding(request, client, deps.certificates),
+        request.databaseDeadline,
       );
       request.log.debug({ clientId: client.id, scope: tokens.scope }, 'token issued');
       noStore(reply).type('application/json;charset=UTF-8');
@@ -128,12 +129,13 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
   });
 }
 
-/** The key a `DPoP` header proves possession of (RFC 9449 §5), or `undefined` without one. */
-async function dpopBinding(header: string | string[] | undefined, dpop: TokenRouteDeps['dpop']): Promise<Confirmation | undefined> {
+/** The key the request's `DPoP` header proves possession of (RFC 9449 §5), or `undefined` without one. */
+async function dpopBinding(request: FastifyRequest, dpop: TokenRouteDeps['dpop']): Promise<Confirmation | undefined> {
+  const header = request.headers['dpop'];
   if (header === undefined || !dpop) return undefined;
   if (typeof header !== 'string') throw invalidDpopProof('no DPoP header, or several', {}, 'send one DPoP header');
   try {
-    const proof = await dpop.proofs.check(header, { method: 'POST', url: dpop.tokenEndpointUrl(), now: dpop.clock.now() });
+    const proof = await dpop.proofs.check(header, { method: 'POST', url: dpop.tokenEndpointUrl(), now: dpop.clock.now() }, request.databaseDeadline);
     return { jkt: proof.jkt };
   } catch (error) {
     if (error instanceof InvalidProof) throw invalidDpopProof(error.reason);

@@ -1,0 +1,118 @@
+/**
+ * The database under one request's deadline (docs/operations.md#one-database-deadline-per-request),
+ * on both engines: a statement waits only what the deadline has left, a later one of the same
+ * request none at all once it is used up, and a transaction its caller gave up on writes nothing.
+ * On PostgreSQL a statement whose caller gave up waiting for a pooled connection is never sent.
+ */
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import type { Database } from '../../src/adapters/store/database.js';
+import { PostgresDatabase } from '../../src/adapters/store/postgres-database.js';
+import { ApiError } from '../../src/domain/errors.js';
+import { DatabaseDeadline } from '../../src/ports/database-deadline.js';
+import { BACKENDS, type OpenBackend } from '../support/backends.js';
+import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
+
+const BUDGET_MS = 300;
+/** Scheduling slack on a shared machine. */
+const SLACK_MS = 400;
+
+function isUnavailable(error: unknown): boolean {
+  return error instanceof ApiError && error.code === 'unavailable' && error.headers['retry-after'] === '5';
+}
+
+/** Holds `table` locked in a transaction until `release()`: every statement on it waits. */
+function holdLock(database: Database, table: string): { release: () => void; done: Promise<void> } {
+  let release!: () => void;
+  let locked!: () => void;
+  const held = new Promise<void>((resolve) => (locked = resolve));
+  const done = database.transaction(async (tx) => {
+    await tx.query(`lock table ${table} in access exclusive mode`);
+    locked();
+    await new Promise<void>((resolve) => (release = resolve));
+  });
+  return { release: () => release(), done: held.then(() => done) };
+}
+
+async function rows(database: Database, table: string): Promise<string[]> {
+  return (await database.query<{ k: string }>(`select k from ${table} order by k`)).map((row) => row.k);
+}
+
+for (const backend of BACKENDS) {
+  describe(`one deadline for a request's database waits (${backend.name})`, { skip: backend.skip }, () => {
+    let opened: OpenBackend;
+    let database: Database;
+
+    before(async () => {
+      opened = await backend.open();
+      database = opened.database;
+      await database.query('create table deadline_probe (k text primary key)');
+    });
+    after(async () => {
+      await opened?.close();
+    });
+
+    it('bounds a wait by what the deadline leaves, and a later one of the request fails at once', async () => {
+      const hold = holdLock(database, 'deadline_probe');
+      // The lock is taken before the request starts.
+      await sleep(50);
+      const deadline = new DatabaseDeadline(BUDGET_MS);
+      let started = performance.now();
+      await assert.rejects(database.query('select k from deadline_probe', [], deadline), isUnavailable);
+      const first = performance.now() - started;
+      assert.ok(first >= BUDGET_MS - 20 && first < BUDGET_MS + SLACK_MS, `first wait ${Math.round(first)} ms`);
+      started = performance.now();
+      await assert.rejects(database.query('select 1', [], deadline), isUnavailable);
+      assert.ok(performance.now() - started < 50, 'no second wait');
+      hold.release();
+      await hold.done;
+    });
+
+    it('writes nothing for a transaction whose caller gave up', async () => {
+      const hold = holdLock(database, 'deadline_probe');
+      await sleep(50);
+      const started = performance.now();
+      await assert.rejects(
+        database.transaction((tx) => tx.query("insert into deadline_probe (k) values ('abandoned')"), new DatabaseDeadline(BUDGET_MS)),
+        isUnavailable,
+      );
+      assert.ok(performance.now() - started < BUDGET_MS + SLACK_MS, 'bounded by the deadline');
+      hold.release();
+      await hold.done;
+      await sleep(200);
+      assert.deepEqual(await rows(database, 'deadline_probe'), []);
+      // The database serves the next request as usual.
+      await database.transaction((tx) => tx.query("insert into deadline_probe (k) values ('later')"), new DatabaseDeadline(BUDGET_MS));
+      assert.deepEqual(await rows(database, 'deadline_probe'), ['later']);
+      await database.query('delete from deadline_probe');
+    });
+  });
+}
+
+describe('PostgreSQL: a statement that gave up waiting for a connection is never sent (postgres)', { skip: postgresSkip }, () => {
+  let fresh: FreshDatabase;
+  let database: PostgresDatabase;
+
+  before(async () => {
+    fresh = await createFreshDatabase();
+    database = new PostgresDatabase({ connectionString: fresh.url, poolMax: 1 });
+    await database.query('create table deadline_probe (k text primary key)');
+  });
+  after(async () => {
+    await database?.close();
+    await fresh?.drop();
+  });
+
+  it('leaves the row unwritten after the one pooled connection frees up', async () => {
+    let release!: () => void;
+    const holding = database.transaction(() => new Promise<void>((resolve) => (release = resolve)));
+    await sleep(50);
+    await assert.rejects(database.query("insert into deadline_probe (k) values ('abandoned')", [], new DatabaseDeadline(BUDGET_MS)), isUnavailable);
+    release();
+    await holding;
+    await sleep(200);
+    assert.deepEqual(await rows(database, 'deadline_probe'), []);
+  });
+});
