@@ -6,7 +6,7 @@
  * states its before/after ratio: on a shared machine two runs minutes apart compare
  * the moments as much as the code, rounds taken in turn see the same drift.
  */
-import { symlinkSync } from 'node:fs';
+import { existsSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkTokenEndpoint, tokenRequest } from './checks.mjs';
 import { measurePair } from './measure.mjs';
@@ -42,8 +42,10 @@ export async function buildOf(ctx, ref) {
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   ctx.log(`compare: building ${ref} (${commit.slice(0, 12)})`);
-  await run(`building ${ref}`, process.execPath, [tsc, '-p', 'packages/client/tsconfig.json'], dir);
-  await run(`building ${ref}`, process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
+  // Each project the tree of `ref` has: older trees have no SDK package.
+  for (const project of ['packages/client/tsconfig.json', 'tsconfig.json'].filter((path) => existsSync(join(dir, path)))) {
+    await run(`building ${ref}`, process.execPath, [tsc, '-p', project], dir);
+  }
   return { root: `${dir}/`, ref, commit, remove };
 }
 
