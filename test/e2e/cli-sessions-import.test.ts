@@ -78,7 +78,7 @@ describe('coregate sessions import', { skip: postgresSkip, timeout: 180_000 }, (
     ];
     const file = join(data.dir, 'customers.jsonl');
     writeFileSync(file, `${lines.join('\n')}\n`);
-    const sessions = (await sim.stats()).sessionsStarted;
+    const sessions = await sim.stats();
     const run = await runCli(['sessions', 'import', '--file', file, '--credentials', credentialsFile, '--url', server.url, '--concurrency', '4'], env);
     assert.equal(run.code, 1, `some lines were not registered:\n${run.stderr}`);
     const results = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as LineResult);
@@ -105,7 +105,9 @@ describe('coregate sessions import', { skip: postgresSkip, timeout: 180_000 }, (
     assert.match(run.stderr, /^registered: 4$/m);
     assert.match(run.stderr, /^failed: 5 \(/m);
     assert.match(run.stderr, /invalid_line 2/);
-    assert.equal((await sim.stats()).sessionsStarted - sessions, 4, 'one core session per registered line (the repeat starts a fresh one); none for the refused ones');
+    const after = await sim.stats();
+    assert.equal(after.sessionsStarted - sessions.sessionsStarted, 5, 'one core session per registered line (the repeat starts a fresh one), one for the 409; none for the other refused lines');
+    assert.equal(after.activeSessions - sessions.activeSessions, 4, 'the 409 ended the session it started');
   });
 
   it('with --results and --json: the results in the file, one JSON summary on stdout, exit 0 when every line was registered', async () => {

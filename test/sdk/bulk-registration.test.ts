@@ -58,6 +58,7 @@ describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEN
   let platform: string;
   let served: Listening;
   const sessionsStarted = () => harness.services.simulator!.stats().sessionsStarted;
+  const activeSessions = () => harness.services.simulator!.stats().activeSessions;
 
   before(async () => {
     served = await listening();
@@ -101,6 +102,7 @@ describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEN
       { demographics: { socialSecurityNumber: ada.socialSecurityNumber, accountNumber: ada.accountNumber, birthDay: ada.birthDay }, registration: { customerId: 'by-demographics' } },
     ];
     const sessions = sessionsStarted();
+    const active = activeSessions();
     const results = await collect(cg.registerCustomers(items, { concurrency: 2 }));
     const byIndex = new Map(results.map((result) => [result.index, result]));
     const outcome = (index: number) => {
@@ -114,8 +116,10 @@ describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEN
     const invalid = byIndex.get(3)!;
     assert.ok(!invalid.ok && Array.isArray(invalid.error.data['errors']));
     assert.deepEqual(outcome(4), ['ok', 'by-demographics', 'C-300002']);
-    // The repeat starts a fresh session (docs/behaviour.md#registration-outcomes); the 409 by key, the unknown customer and the bad body start none.
-    assert.equal(sessionsStarted() - sessions, 2);
+    // The repeat starts a fresh session (docs/behaviour.md#registration-outcomes); the 409 starts one that is
+    // ended again; the unknown customer and the bad body start none.
+    assert.equal(sessionsStarted() - sessions, 3);
+    assert.equal(activeSessions() - active, 2, 'the refused registration left no session at the core');
     assert.doesNotMatch(JSON.stringify(results), new RegExp(`${ada.accountNumber}|${ada.socialSecurityNumber}|${ada.birthDay}`), 'no personal data in the results');
   });
 

@@ -144,12 +144,14 @@ for (const backend of BACKENDS) {
       assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(customerId, ADA.customerKey))), { customerId, customerKey: ADA.customerKey });
     });
 
-    it('decides a Form B conflict from the database, without starting a core session', async () => {
+    it('ends the core session a refused Form B registration started: no orphan session at the core', async () => {
       const customerId = uniqueId('taken-b');
       assertSuccess(await postSession(h, { token }, formA(customerId, ADA)));
-      const started = h.services.simulator!.stats().sessionsStarted;
+      const before = h.services.simulator!.stats();
       assertError(await postSession(h, { token }, formB(customerId, BOB.customerKey)), CONFLICT, 'Form B for another core customer');
-      assert.equal(h.services.simulator!.stats().sessionsStarted, started, 'no orphan session at the core');
+      const after = h.services.simulator!.stats();
+      assert.equal(after.sessionsStarted, before.sessionsStarted + 1, 'the conflict is found by the statement that stores the association, after the core call');
+      assert.equal(after.activeSessions, before.activeSessions, 'the session it started is ended again');
     });
 
     it('lets exactly one of two core customers win a customerId registered for both at once', async () => {
