@@ -85,6 +85,16 @@ loop, and that saves more than the audit's own cost (about 8 % in the profile, m
     - the audit batch sent as one JSON parameter (\`json_to_recordset\`) instead of twelve arrays that \`pg\`
       encodes element by element: 1.6 against 1.4 µs an event in a micro-benchmark, so the encoding is ~1 % of
       a request, not the ~6 % its inclusive profile time suggested.
+  - The three steps named above as what was left to try were then each built and measured with \`--compare\`
+    against the code without them (an A/A run reads 0.93–1.03×); none is kept, because none won beyond the noise:
+    - the core's account records and dates checked by a written-out function instead of TypeBox's compiled
+      checker: 0.50 against 0.23 µs a record in a micro-benchmark, but 0.995×, 0.923× and 0.992× of a whole
+      request in three \`--compare\` runs — the check is too small a part of the request to show;
+    - undici's \`request()\` with \`maxResponseSize\` and \`body.text()\`: 1.089× (above), more CPU, not less;
+    - the answer built around the core's own bytes once they were parsed and checked (a regular expression per
+      record proved the core's text byte for byte what coregate would send, and any other writing fell back to the
+      serializer): 0.961× and 0.971× in six rounds, then 0.993× and 1.033× in ten; without the proof, 0.973×.
+      A second way of producing the answer's bytes, for a gain inside the noise, is not worth its risk.
   - At a realistic rate (1,000 req/s, open loop) every request costs three to four times its closed-loop CPU (408
     against 129 µs in this run, 512 against 134 in the session's other; the proxy 165 against 52): nothing is batched — each request wakes the event loop for its own
     socket reads and writes, and each audit row is a transaction of its own (PostgreSQL's CPU per request rises
@@ -95,6 +105,30 @@ loop, and that saves more than the audit's own cost (about 8 % in the profile, m
     about six young-generation collections a second of 1.5 ms each, and a full one about every 10 s (7–11 ms), when
     the event loop is held up to 17–25 ms; outside those the loop's delay is about 1 ms at p99. The full
     collections come that often because the heap is kept small (\`--heap-growing-percent=50\`, for the RSS target).
+- **Registration ≥ 0.5× its floor** (Form B, a new customerId each request; the floor starts a core session and
+  inserts one row, \`bench/baselines/registration-floor.mjs\`). An outside measurement read 0.10–0.15×, with
+  PostgreSQL's connections idle while each request waited 80–190 ms. Two causes, found by hand:
+  - **A wait in the database, not in the process.** The index \`associations_customer_key (institution, platform,
+    customer_key)\`, which no statement used, shares the primary key's leading columns; on a table without
+    statistics (PGlite always, PostgreSQL with autovacuum off as on this machine, and any table in the first minute
+    of a bulk onboarding) the planner took it for the lookup by customerId and read every row of the platform:
+    7 ms at 20,000 rows, and a pool of 10 connections queued behind it (a bulk run of that code fell from about
+    280 to 45 registrations a second by 90,000 rows). Migration 14 drops the index;
+    \`test/contract/association-lookups.test.ts\` checks the plan on both engines.
+  - **A read before the core call.** Form B used to look the customerId up before starting a core session, so
+    that a conflict cost the core nothing. That read was a second database round trip on every registration.
+    The conflict is now found by the statement that stores the association, as for Form A, and the core session
+    the refused call started is ended again. \`--compare\` against the code with the read, 6 rounds: 483.7 against
+    356.5 µs a registration (0.737×), 1,638 against 2,086 req/s.
+  - A row just written no longer decrypts the delegate reference ID it was given a moment before (AES-GCM open was
+    about 3 % of a registration in the profile).
+
+  The same code against \`0e31641\`, the end of the first release, measured with \`npm run bench -- --compare 0e31641
+  --only registration --rounds 6\` (both builds on fresh databases, in rounds taken in turn): 342.1 against 420.4 µs
+  of CPU a registration (0.814×), 2,184 against 1,972 req/s (rounds 1.01× to 1.24×), p99 58.1 against 67.1 ms.
+  What is left above the floor is the work the floor does not do: authentication of the bearer token and its
+  rate-limit budget, validation of the body, sealing the delegate reference ID, the access log line and the
+  "customer registered" line, and the event and audit rows joined to the one statement.
 - **Token ≥ 1.5× oidc-provider**: this run 1.72× (eight rounds: 1.58× to 1.98×), 144 against 254 µs a request, p99
   0.46×: pass; the session's other full run read 1.53×, the fourth session's 1.60×, 1.70× and 1.54×, the third's 1.48×. Two pieces of the token
   path are coregate's own rather than its libraries' way, because the library's way measured more than 2 % of a token request:
