@@ -70,5 +70,21 @@ for (const backend of BACKENDS) {
       assert.equal(scans[0]!['Index Name'], 'associations_pkey', JSON.stringify(plan));
       assert.match(scans[0]!['Index Cond'] ?? '', /customer_id/, JSON.stringify(plan));
     });
+
+    it('answers a registration with the association as stored, created or refreshed, without reading it back', async () => {
+      const store = new SqlAssociationStore(open.database, new AesGcmSealer([encryptionKey(randomBytes(32))]));
+      const key = { institution: 'default', platform: 'bulk', customerId: 'customer-answered' };
+      const first = new Date('2026-01-02T03:04:05.678Z');
+      const session = (id: string, at: Date) => ({ customerKey: 'C-answered', delegateReferenceId: id, expiresAt: new Date(at.getTime() + 900_000) });
+      const created = await store.register(key, session('delegate-1', first), first);
+      assert.equal(created.outcome, 'registered');
+      assert.deepEqual(created.association, await store.find(key));
+      const later = new Date(first.getTime() + 60_000);
+      const refreshed = await store.register(key, session('delegate-2', later), later);
+      assert.equal(refreshed.outcome, 'registered');
+      const stored = await store.find(key);
+      assert.deepEqual(refreshed.association, stored);
+      assert.deepEqual([stored!.version, stored!.createdAt, stored!.updatedAt, stored!.delegateReferenceId], [2, first, later, 'delegate-2']);
+    });
   });
 }

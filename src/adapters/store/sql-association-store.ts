@@ -118,7 +118,7 @@ export class SqlAssociationStore implements AssociationStore {
     // The audit row too, for a created or a refreshed association: a process killed after the
     // commit leaves the change, its event and its audit row, or none of them.
     if (audit) outbox.ctes.push(auditEventCte(audit, params, 'registered'));
-    const rows = await this.db.query<AssociationRow & { inserted: boolean; queued: string | number }>(
+    const rows = await this.db.query<{ version: number; created_at: Date; queued: string | number }>(
       `with registered as (
          insert into associations (institution, platform, customer_id, customer_key, delegate_sealed, delegate_key_id, expires_at, created_at, updated_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $8)
@@ -132,16 +132,28 @@ export class SqlAssociationStore implements AssociationStore {
            renewal_lease_until = null,
            updated_at = excluded.updated_at
          where associations.customer_key = excluded.customer_key
-         returning ${COLUMNS}, (xmax = 0) as inserted
+         returning version, created_at, (xmax = 0) as inserted
        )${outbox.ctes.map((cte) => `, ${cte}`).join('')}
-       select registered.*, ${outbox.queued} as queued from registered`,
+       select registered.version, registered.created_at, ${outbox.queued} as queued from registered`,
       params,
       deadline,
     );
     const row = rows[0];
     if (!row) return { outcome: 'conflict' };
     if (Number(row.queued) > 0) this.options.onEventsQueued?.();
-    return { outcome: 'registered', association: this.toAssociation(row, session) };
+    // The row holds what this statement wrote: only what it chose (its version, and its creation time
+    // for a refreshed row) is read back; every column read back cost a registration parsing time.
+    const association: Association = {
+      ...key,
+      customerKey: session.customerKey,
+      delegateReferenceId: session.delegateReferenceId,
+      expiresAt: session.expiresAt,
+      needsReregistration: false,
+      version: Number(row.version),
+      createdAt: new Date(row.created_at),
+      updatedAt: now,
+    };
+    return { outcome: 'registered', association };
   }
 
   async claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date, deadline?: DatabaseDeadline): Promise<ClaimResult> {
