@@ -105,6 +105,17 @@ loop, and that saves more than the audit's own cost (about 8 % in the profile, m
     about six young-generation collections a second of 1.5 ms each, and a full one about every 10 s (7–11 ms), when
     the event loop is held up to 17–25 ms; outside those the loop's delay is about 1 ms at p99. The full
     collections come that often because the heap is kept small (\`--heap-growing-percent=50\`, for the RSS target).
+    Two ways at that tail were then built and measured with the accounts scenario (open loop, 1,000 req/s, 16 s), and
+    neither is kept:
+    - audit inserts side by side (up to four while each carries one event, the first event of a turn sent at once
+      without waiting for the turn's end, batches as before once inserts carry several): closed loop \`--compare\`
+      0.992× (no cost), but the added p99 read +2.3 to +3.6 ms over seven runs of its versions against +2.8 and +4.3
+      for the code without it, and in one pair taken in turn +4.49 against +2.81 ms. No gain the machine can show,
+      for a writer twice as intricate. Four runs of it and two of the others had stalls of 33–53 ms at p99, which
+      lined up with PostgreSQL checkpoints requested by other work on the same server (\`DROP DATABASE\` forces one).
+    - the heap left to V8's own growth instead of \`--heap-growing-percent=50\`: p99 5.04 ms (no better), and peak
+      RSS 187 MB open loop and 193 MB closed loop, against 144–155 MB: it would give up the RSS target's margin for
+      no gain in the tail.
 - **Registration ≥ 0.5× its floor** (Form B, a new customerId each request; the floor starts a core session and
   inserts one row, \`bench/baselines/registration-floor.mjs\`). An outside measurement read 0.10–0.15×, with
   PostgreSQL's connections idle while each request waited 80–190 ms. Two causes, found by hand:
