@@ -43,7 +43,8 @@ module.exports = {
     {
       name: 'adapters-never-call-use-cases',
       severity: 'error',
-      comment: 'Adapters implement ports (and may read their configuration); they never call use cases or the layers above.',
+      comment:
+        'Adapters implement ports (and may read their configuration); they never call use cases or the layers above.',
       from: { path: '^src/adapters/' },
       to: { path: '^src/(app|http|server|cli)/' },
     },

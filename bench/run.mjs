@@ -31,12 +31,28 @@ import { DEFAULTS } from '../dist/src/config/schema.js';
  */
 function addRssTargets(results, storages) {
   for (const kind of storages) {
-    const runs = results.rows.filter((row) => row.subject === 'coregate' && row.rssMB !== undefined && !row.settings && row.variant?.startsWith(kind));
+    const runs = results.rows.filter(
+      (row) => row.subject === 'coregate' && row.rssMB !== undefined && !row.settings && row.variant?.startsWith(kind),
+    );
     if (runs.length === 0) continue;
     const largest = runs.reduce((max, row) => (row.rssMB > max.rssMB ? row : max));
     const measured = `${largest.rssMB} MB (${largest.scenario}, ${largest.variant})`;
-    if (kind === 'postgres') results.addTarget({ scenario: 'all', name: 'coregate peak RSS under load (postgres)', required: '< 200 MB', measured, pass: largest.rssMB < 200 });
-    else results.addTarget({ scenario: 'all', name: `coregate peak RSS under load (${kind}, database in process)`, required: 'reported (no target)', measured, pass: undefined });
+    if (kind === 'postgres')
+      results.addTarget({
+        scenario: 'all',
+        name: 'coregate peak RSS under load (postgres)',
+        required: '< 200 MB',
+        measured,
+        pass: largest.rssMB < 200,
+      });
+    else
+      results.addTarget({
+        scenario: 'all',
+        name: `coregate peak RSS under load (${kind}, database in process)`,
+        required: 'reported (no target)',
+        measured,
+        pass: undefined,
+      });
   }
 }
 
@@ -91,7 +107,9 @@ if (values['rewrite-docs']) {
   try {
     last = JSON.parse(readFileSync(fullJsonFile, 'utf8'));
   } catch (error) {
-    process.stderr.write(`bench: no full run to write from (${error.message}); docs/benchmarks.md is written from full runs only\n`);
+    process.stderr.write(
+      `bench: no full run to write from (${error.message}); docs/benchmarks.md is written from full runs only\n`,
+    );
     process.exit(2);
   }
   writeMarkdown(docsFile, last, METHOD, { dbPoolMax: DEFAULTS.COREGATE_DB_POOL_MAX });
@@ -100,7 +118,10 @@ if (values['rewrite-docs']) {
 }
 
 const known = new Set(SCENARIOS.flatMap((scenario) => scenario.names));
-const only = values.only?.split(',').map((name) => name.trim()).filter(Boolean);
+const only = values.only
+  ?.split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 for (const name of only ?? []) {
   if (!known.has(name)) {
     process.stderr.write(`bench: unknown scenario "${name}"\n\n${USAGE}\n`);
@@ -131,7 +152,8 @@ const quick = values.quick;
 const full = !quick && !only && !values.storage && !compareRef;
 const profile = values['no-profile'] ? false : (values.profile ?? full);
 const started = Date.now();
-const log = (message) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
+const log = (message) =>
+  process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
 
 const runId = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 const tmpDir = mkdtempSync(join(tmpdir(), 'coregate-bench-'));
@@ -161,10 +183,10 @@ const ctx = {
     ? { warmup: quick ? 2 : 10, measured: (quick ? 1 : 4) * compareRounds, rounds: compareRounds }
     : quick
       ? { warmup: 0.5, measured: 1.5, rounds: 3 }
-      // Eight short rounds rather than three long ones: the two CPUs' speeds drift apart within
-      // seconds here (one round's ratio read 0.63× between two of 0.35× and 0.38×), and more
-      // turns average that out; the sum over rounds is the same estimate, with less spread.
-      : { warmup: 10, measured: 16, rounds: 8 },
+      : // Eight short rounds rather than three long ones: the two CPUs' speeds drift apart within
+        // seconds here (one round's ratio read 0.63× between two of 0.35× and 0.38×), and more
+        // turns average that out; the sum over rounds is the same estimate, with less spread.
+        { warmup: 10, measured: 16, rounds: 8 },
   stormRepeats: quick ? 2 : 20,
   // On a shared machine, wait (this long at most) for other work to calm down before each measurement.
   quietWaitMs: quick ? 0 : 20_000,
@@ -179,7 +201,11 @@ const ctx = {
   log,
   load: undefined,
 };
-log(plan.pinned ? `server under test on CPU ${plan.server}, load side on CPU ${plan.load}` : `not pinning (${plan.reason})`);
+log(
+  plan.pinned
+    ? `server under test on CPU ${plan.server}, load side on CPU ${plan.load}`
+    : `not pinning (${plan.reason})`,
+);
 log(CONFIGURATION.summary);
 
 if (compareRef) {
@@ -217,7 +243,12 @@ try {
   addRssTargets(results, storages);
   if (profile) {
     profiles = {};
-    const profilers = [['token', profileToken], ['accounts', profileAccounts], ['accounts-dpop', profileAccountsDpop], ['registration', profileRegistration]];
+    const profilers = [
+      ['token', profileToken],
+      ['accounts', profileAccounts],
+      ['accounts-dpop', profileAccountsDpop],
+      ['registration', profileRegistration],
+    ];
     // `--only registration --profile` profiles registration alone.
     for (const [name, run] of profilers.filter(([name]) => selectedNames.includes(name))) {
       log(`== CPU profile of coregate: ${name}`);
@@ -260,7 +291,8 @@ if (profiles) {
       continue;
     }
     process.stdout.write(`CPU profile ${name} (${summary.file}), top self time:\n`);
-    for (const entry of summary.selfTop.slice(0, 12)) process.stdout.write(`  ${entry.share.toFixed(1).padStart(5)}%  ${entry.key}\n`);
+    for (const entry of summary.selfTop.slice(0, 12))
+      process.stdout.write(`  ${entry.share.toFixed(1).padStart(5)}%  ${entry.key}\n`);
   }
 }
 writeJson(jsonFile, report);

@@ -5,7 +5,13 @@
 // docs/operations.md's settings by concern) and writes .env.example; `--check` writes nothing
 // and exits 1 if one of the tables differs from the schema.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { configTable, envExample, OPERATIONS_SETTINGS_TABLE, README_CONFIG_TABLE, withGeneratedBlock } from '../dist/src/config/settings-table.js';
+import {
+  configTable,
+  envExample,
+  OPERATIONS_SETTINGS_TABLE,
+  README_CONFIG_TABLE,
+  withGeneratedBlock,
+} from '../dist/src/config/settings-table.js';
 
 const pages = [
   ['README.md', README_CONFIG_TABLE],

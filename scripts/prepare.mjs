@@ -15,7 +15,9 @@ const { devDependencies = {} } = JSON.parse(readFileSync(join(root, 'package.jso
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const compile = (project) => execFileSync(process.execPath, [tsc, '-p', project], { cwd: root, stdio: 'inherit' });
 
-const development = Object.keys(devDependencies).every((name) => existsSync(join(root, 'node_modules', name, 'package.json')));
+const development = Object.keys(devDependencies).every((name) =>
+  existsSync(join(root, 'node_modules', name, 'package.json')),
+);
 if (development) {
   compile('packages/client/tsconfig.json');
   compile('tsconfig.json');
@@ -23,5 +25,7 @@ if (development) {
   // `coregate sessions import` is a client of the public API through @coregate/client (a workspace).
   compile('packages/client/tsconfig.json');
   compile('tsconfig.server.json');
-  console.error('coregate: devDependencies are not installed: compiled the server only (bin/coregate); `npm ci` installs and compiles the tests too');
+  console.error(
+    'coregate: devDependencies are not installed: compiled the server only (bin/coregate); `npm ci` installs and compiles the tests too',
+  );
 }

@@ -75,13 +75,19 @@ const templateDir = join(tmpdir(), `coregate-test-${runId}-cluster`);
 // process that short tests never repay (the suite is CPU-bound on 2 cores). The test runner
 // passes its own flags on to every test file's process; servers the end-to-end tests spawn
 // run as deployed.
-const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env, cwd: root });
+const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-concurrency=2', ...files], {
+  stdio: 'inherit',
+  env,
+  cwd: root,
+});
 const code = await new Promise((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
 
 if (!env.COREGATE_TEST_PG_SKIP) {
   try {
     const client = await adminClient();
-    const { rows } = await client.query('select datname from pg_database where datname like $1', [`coregate_test_${runId}_%`]);
+    const { rows } = await client.query('select datname from pg_database where datname like $1', [
+      `coregate_test_${runId}_%`,
+    ]);
     for (const { datname } of rows) await client.query(`drop database if exists "${datname}" with (force)`);
     await client.end();
   } catch (error) {

@@ -56,7 +56,14 @@ const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url.startsWith('/core/accounts')) {
     req.resume();
     pool
-      .stream({ path: '/v1/accounts', method: 'GET', headers: { 'x-delegate-reference-id': delegateReferenceId, accept: 'application/json' } }, forward(res))
+      .stream(
+        {
+          path: '/v1/accounts',
+          method: 'GET',
+          headers: { 'x-delegate-reference-id': delegateReferenceId, accept: 'application/json' },
+        },
+        forward(res),
+      )
       .catch(failed(res));
   } else {
     req.resume();

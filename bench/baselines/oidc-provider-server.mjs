@@ -16,7 +16,12 @@ export const RESOURCE = 'urn:coregate:core';
 
 const clientId = process.env.CLIENT_ID ?? 'bench-client';
 const clientSecret = process.env.CLIENT_SECRET ?? randomBytes(32).toString('base64url');
-const signingKey = { ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }), kid: 'bench-ed25519', alg: 'EdDSA', use: 'sig' };
+const signingKey = {
+  ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }),
+  kid: 'bench-ed25519',
+  alg: 'EdDSA',
+  use: 'sig',
+};
 
 const server = createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -51,7 +56,13 @@ const provider = new Provider(issuer, {
       useGrantedResource: () => true,
       getResourceServerInfo: (_ctx, resource) => {
         if (resource !== RESOURCE) throw new errors.InvalidTarget();
-        return { scope: 'core/main', audience: RESOURCE, accessTokenTTL: 3600, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'EdDSA' } } };
+        return {
+          scope: 'core/main',
+          audience: RESOURCE,
+          accessTokenTTL: 3600,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'EdDSA' } },
+        };
       },
     },
   },

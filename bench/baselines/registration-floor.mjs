@@ -34,7 +34,8 @@ const TABLE = `create table if not exists floor_registrations (
   delegate_digest bytea not null,
   expires_at timestamptz not null
 )`;
-const INSERT = 'insert into floor_registrations (customer_id, customer_key, delegate_digest, expires_at) values ($1, $2, $3, $4)';
+const INSERT =
+  'insert into floor_registrations (customer_id, customer_key, delegate_digest, expires_at) values ($1, $2, $3, $4)';
 const SELECT = 'select customer_id, customer_key, expires_at from floor_registrations where customer_id = $1';
 
 /** `{query(text, params) → rows, close()}` on PostgreSQL or PGlite. */
@@ -42,12 +43,20 @@ async function openDatabase() {
   if (process.env.DATABASE_URL) {
     const { default: pg } = await import('pg');
     const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 10) });
-    return { kind: 'postgres', query: async (text, params) => (await pool.query(text, params)).rows, close: () => pool.end() };
+    return {
+      kind: 'postgres',
+      query: async (text, params) => (await pool.query(text, params)).rows,
+      close: () => pool.end(),
+    };
   }
   if (process.env.DATA_DIR) {
     const { PGlite } = await import('@electric-sql/pglite');
     const db = await PGlite.create({ dataDir: process.env.DATA_DIR });
-    return { kind: 'pglite', query: async (text, params) => (await db.query(text, params)).rows, close: () => db.close() };
+    return {
+      kind: 'pglite',
+      query: async (text, params) => (await db.query(text, params)).rows,
+      close: () => db.close(),
+    };
   }
   throw new Error('DATABASE_URL or DATA_DIR is required');
 }
@@ -98,7 +107,12 @@ async function register(req, res) {
 async function stored(res, customerId) {
   const [row] = await database.query(SELECT, [customerId]);
   if (!row) answer(res, 404, { error: 'not_found' });
-  else answer(res, 200, { customerId: row.customer_id, customerKey: row.customer_key, expiresAt: new Date(row.expires_at).toISOString() });
+  else
+    answer(res, 200, {
+      customerId: row.customer_id,
+      customerKey: row.customer_key,
+      expiresAt: new Date(row.expires_at).toISOString(),
+    });
 }
 
 function failed(res) {
@@ -123,7 +137,9 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 30_000;
 server.listen(0, '127.0.0.1', () => {
-  process.stderr.write(`registration floor (${database.kind}) listening on http://127.0.0.1:${server.address().port}\n`);
+  process.stderr.write(
+    `registration floor (${database.kind}) listening on http://127.0.0.1:${server.address().port}\n`,
+  );
 });
 process.once('SIGTERM', () => {
   server.close(() =>

@@ -72,7 +72,8 @@ export async function register(url, accessToken, body, expectedCustomerKey) {
   const { json } = await readJson(response, what);
   if (response.status !== 200) fail(what, `status ${response.status}: ${JSON.stringify(json)}`);
   const expected = { customerId: body.registration.customerId, customerKey: expectedCustomerKey };
-  if (!isDeepStrictEqual(json.data, expected)) fail(what, `data ${JSON.stringify(json.data)}, expected ${JSON.stringify(expected)}`);
+  if (!isDeepStrictEqual(json.data, expected))
+    fail(what, `data ${JSON.stringify(json.data)}, expected ${JSON.stringify(expected)}`);
   return json;
 }
 
@@ -85,14 +86,20 @@ export async function register(url, accessToken, body, expectedCustomerKey) {
 export async function checkRegistrationFloor(url, body, expectedCustomerKey, readRow) {
   const { customerId } = body.registration;
   const what = `registration floor POST /core/sessions (${customerId})`;
-  const response = await fetch(`${url}/core/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}/core/sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const { json } = await readJson(response, what);
   if (response.status !== 200) fail(what, `status ${response.status}: ${JSON.stringify(json)}`);
   const expected = { customerId, customerKey: expectedCustomerKey };
-  if (!isDeepStrictEqual(json, expected)) fail(what, `answer ${JSON.stringify(json)}, expected ${JSON.stringify(expected)}`);
+  if (!isDeepStrictEqual(json, expected))
+    fail(what, `answer ${JSON.stringify(json)}, expected ${JSON.stringify(expected)}`);
   const stored = await fetch(`${url}/_floor/registrations/${encodeURIComponent(customerId)}`);
   const { json: row } = await readJson(stored, `${what}, its row`);
-  if (stored.status !== 200 || row.customerKey !== expectedCustomerKey || !(Date.parse(row.expiresAt) > Date.now())) fail(what, `no row stored with the customer key and a future expiry: ${JSON.stringify(row)}`);
+  if (stored.status !== 200 || row.customerKey !== expectedCustomerKey || !(Date.parse(row.expiresAt) > Date.now()))
+    fail(what, `no row stored with the customer key and a future expiry: ${JSON.stringify(row)}`);
   if (readRow) {
     const rows = await readRow(customerId);
     if (rows !== 1) fail(what, `${rows} rows in its table for the customerId, expected 1`);
@@ -107,6 +114,7 @@ export async function checkAccounts({ what, url, headers, expectedAccounts, pick
   const response = await fetch(url, { headers });
   const { text, json } = await readJson(response, what);
   if (response.status !== 200) fail(what, `status ${response.status}: ${text.slice(0, 300)}`);
-  if (!isDeepStrictEqual(pick(json), expectedAccounts)) fail(what, `the accounts differ from the simulator's data: ${text.slice(0, 300)}`);
+  if (!isDeepStrictEqual(pick(json), expectedAccounts))
+    fail(what, `the accounts differ from the simulator's data: ${text.slice(0, 300)}`);
   return text;
 }

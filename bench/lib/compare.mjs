@@ -23,7 +23,10 @@ export const COMPARED_BY_DEFAULT = ['token', 'accounts'];
 
 async function run(what, command, args, cwd) {
   const result = await runCommand({ command, args, cwd, timeoutMs: 300_000 });
-  if (result.code !== 0) throw new Error(`${what} failed (${result.code ?? result.signal}): ${(result.stderr || result.stdout).trim().slice(-2000)}`);
+  if (result.code !== 0)
+    throw new Error(
+      `${what} failed (${result.code ?? result.signal}): ${(result.stderr || result.stdout).trim().slice(-2000)}`,
+    );
   return result.stdout.trim();
 }
 
@@ -36,14 +39,17 @@ async function run(what, command, args, cwd) {
 export async function buildOf(ctx, ref) {
   const commit = await run(`git rev-parse ${ref}`, 'git', ['rev-parse', '--verify', `${ref}^{commit}`], ROOT);
   const dir = join(ctx.tmpDir, `compare-${commit.slice(0, 12)}`);
-  const remove = () => runCommand({ command: 'git', args: ['worktree', 'remove', '--force', dir], cwd: ROOT }).catch(() => {});
+  const remove = () =>
+    runCommand({ command: 'git', args: ['worktree', 'remove', '--force', dir], cwd: ROOT }).catch(() => {});
   onInterrupt(remove);
   await run('git worktree add', 'git', ['worktree', 'add', '--detach', dir, commit], ROOT);
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   ctx.log(`compare: building ${ref} (${commit.slice(0, 12)})`);
   // Each project the tree of `ref` has: older trees have no SDK package.
-  for (const project of ['packages/client/tsconfig.json', 'tsconfig.json'].filter((path) => existsSync(join(dir, path)))) {
+  for (const project of ['packages/client/tsconfig.json', 'tsconfig.json'].filter((path) =>
+    existsSync(join(dir, path)),
+  )) {
     await run(`building ${ref}`, process.execPath, [tsc, '-p', project], dir);
   }
   return { root: `${dir}/`, ref, commit, remove };
@@ -55,7 +61,13 @@ async function tokenSide(ctx, root, label) {
   const coregate = await startCoregate(ctx, { storage, root });
   try {
     const client = await coregate.createClient('bench compare', 'bench');
-    await checkTokenEndpoint({ what: `${label} POST /oauth2/token`, tokenUrl: `${coregate.url}/oauth2/token`, jwksUrl: `${coregate.url}/.well-known/jwks.json`, issuer: coregate.url, client });
+    await checkTokenEndpoint({
+      what: `${label} POST /oauth2/token`,
+      tokenUrl: `${coregate.url}/oauth2/token`,
+      jwksUrl: `${coregate.url}/.well-known/jwks.json`,
+      issuer: coregate.url,
+      client,
+    });
     return { coregate, spec: { origin: coregate.url, path: '/oauth2/token', ...tokenRequest(client) } };
   } catch (error) {
     await coregate.stop();
@@ -112,9 +124,12 @@ async function compareOnce(ctx, path, base, baseFirst) {
   const start = (root, label) => SIDES[path](ctx, root, `${label}_${baseFirst ? 2 : 1}`, simulator);
   const started = {};
   try {
-    for (const label of baseFirst ? ['base', 'this'] : ['this', 'base']) started[label] = await start(label === 'base' ? base.root : ROOT, label);
+    for (const label of baseFirst ? ['base', 'this'] : ['this', 'base'])
+      started[label] = await start(label === 'base' ? base.root : ROOT, label);
     const peers = simulator ? [simulator] : [];
-    ctx.log(`compare ${path}: this checkout and ${base.ref} serve (${baseFirst ? base.ref : 'this checkout'} started first); in turns`);
+    ctx.log(
+      `compare ${path}: this checkout and ${base.ref} serve (${baseFirst ? base.ref : 'this checkout'} started first); in turns`,
+    );
     return await measurePair(ctx, {
       subject: { server: started.this.coregate, peers, spec: started.this.spec },
       baseline: { server: started.base.coregate, peers, spec: started.base.spec },
@@ -144,11 +159,16 @@ function addHalves(halves) {
       p99: Math.max(...parts.map((part) => part.latencyMs?.p99 ?? 0)),
       failed: parts.reduce((sum, part) => sum + part.non2xx + part.errors, 0),
       eventLoopUtilisation: parts.every((part) => part.eventLoop)
-        ? parts.reduce((sum, part) => sum + part.eventLoop.busyMs, 0) / parts.reduce((sum, part) => sum + part.eventLoop.busyMs + part.eventLoop.idleMs, 0)
+        ? parts.reduce((sum, part) => sum + part.eventLoop.busyMs, 0) /
+          parts.reduce((sum, part) => sum + part.eventLoop.busyMs + part.eventLoop.idleMs, 0)
         : undefined,
     };
   };
-  return { subject: side('subject'), baseline: side('baseline'), roundRatios: halves.flatMap((half) => half.roundRatios) };
+  return {
+    subject: side('subject'),
+    baseline: side('baseline'),
+    roundRatios: halves.flatMap((half) => half.roundRatios),
+  };
 }
 
 const fixed = (value, digits) => (value === undefined ? '—' : value.toFixed(digits));
@@ -156,7 +176,9 @@ const percent = (share) => (share === undefined ? '—' : `${Math.round(share * 
 
 /** One line per path: CPU µs per request of each build, their ratio (below 1: this checkout is cheaper), req/s by round. */
 export function formatComparison(base, comparisons) {
-  const lines = [`this checkout vs ${base.ref} (${base.commit.slice(0, 12)}), CPU µs per request of the server process; ratio < 1: cheaper now`];
+  const lines = [
+    `this checkout vs ${base.ref} (${base.commit.slice(0, 12)}), CPU µs per request of the server process; ratio < 1: cheaper now`,
+  ];
   for (const { path, pair, error } of comparisons) {
     if (error) {
       lines.push(`  ${path.padEnd(12)} failed: ${error}`);
@@ -170,7 +192,9 @@ export function formatComparison(base, comparisons) {
       `  ${path.padEnd(12)} ${fixed(before, 1)} -> ${fixed(now, 1)} µs (${fixed(now / before, 3)}×); ` +
         `req/s ${fixed(pair.baseline.requestsPerSecond, 0)} -> ${fixed(pair.subject.requestsPerSecond, 0)}, ratio by round ${rounds}; ` +
         `p99 ${fixed(pair.baseline.p99, 1)} -> ${fixed(pair.subject.p99, 1)} ms` +
-        (pair.subject.eventLoopUtilisation === undefined ? '' : `; event loop busy ${percent(pair.baseline.eventLoopUtilisation)} -> ${percent(pair.subject.eventLoopUtilisation)}`) +
+        (pair.subject.eventLoopUtilisation === undefined
+          ? ''
+          : `; event loop busy ${percent(pair.baseline.eventLoopUtilisation)} -> ${percent(pair.subject.eventLoopUtilisation)}`) +
         (failures ? `; ${failures} failed requests` : ''),
     );
   }
@@ -190,7 +214,9 @@ export async function compareWith(ctx, ref, paths) {
         comparisons.push({ path, error: error.message.split('\n')[0] });
       }
     }
-    const failed = comparisons.some((entry) => entry.error || entry.pair.subject.failed + entry.pair.baseline.failed > 0);
+    const failed = comparisons.some(
+      (entry) => entry.error || entry.pair.subject.failed + entry.pair.baseline.failed > 0,
+    );
     return { text: formatComparison(base, comparisons), failed };
   } finally {
     await base.remove();

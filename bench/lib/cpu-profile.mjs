@@ -57,7 +57,10 @@ const HINTS = [
   [/^writeLatin1String$/, 'copying strings into socket buffers (HTTP heads and JSON bodies)'],
   [/^\(program\)$/, 'native code outside JavaScript (V8, libuv, syscalls)'],
   [/^V8\/native builtins$/, 'functions without a script: syscalls such as writev, JSON, structuredClone, …'],
-  [/^node:crypto$/, 'mostly the WebCrypto jobs (Ed25519 token signatures; ECDSA P-256 of DPoP proofs), then HMAC and AES-GCM'],
+  [
+    /^node:crypto$/,
+    'mostly the WebCrypto jobs (Ed25519 token signatures; ECDSA P-256 of DPoP proofs), then HMAC and AES-GCM',
+  ],
 ];
 
 function hintFor(key) {
@@ -68,7 +71,12 @@ function top(map, total, limit) {
   return [...map.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, limit)
-    .map(([key, micros]) => ({ key, ms: Math.round(micros / 100) / 10, share: Math.round((micros / total) * 1000) / 10, ...(hintFor(key) ? { hint: hintFor(key) } : {}) }));
+    .map(([key, micros]) => ({
+      key,
+      ms: Math.round(micros / 100) / 10,
+      share: Math.round((micros / total) * 1000) / 10,
+      ...(hintFor(key) ? { hint: hintFor(key) } : {}),
+    }));
 }
 
 export function summariseProfile(file, { window, limit = 25 } = {}) {

@@ -30,7 +30,13 @@ function privateKeyOf(key) {
 
 /** One proof for `htm` `htu` (with `ath` when the request carries an access token). */
 export async function dpopProof(key, { htm, htu, accessToken }) {
-  return new SignJWT({ iat: Math.floor(Date.now() / 1000), jti: randomUUID(), htm, htu, ...(accessToken ? { ath: accessTokenHash(accessToken) } : {}) })
+  return new SignJWT({
+    iat: Math.floor(Date.now() / 1000),
+    jti: randomUUID(),
+    htm,
+    htu,
+    ...(accessToken ? { ath: accessTokenHash(accessToken) } : {}),
+  })
     .setProtectedHeader({ alg: key.alg, typ: 'dpop+jwt', jwk: key.publicJwk })
     .sign(await privateKeyOf(key));
 }
@@ -46,7 +52,11 @@ export async function dpopProofs(spec, count) {
   const iat = Math.floor(Date.now() / 1000);
   const proofs = [];
   for (let index = 0; index < count; index += 1) {
-    proofs.push(await new SignJWT({ iat, jti: randomUUID(), htm: spec.htm, htu: spec.htu, ath }).setProtectedHeader(header).sign(privateKey));
+    proofs.push(
+      await new SignJWT({ iat, jti: randomUUID(), htm: spec.htm, htu: spec.htu, ath })
+        .setProtectedHeader(header)
+        .sign(privateKey),
+    );
   }
   return proofs;
 }

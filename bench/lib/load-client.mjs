@@ -26,7 +26,8 @@ export async function startLoadGenerator(plan) {
     else waiter.reject(new Error(`load generator: ${message.error}`));
   });
   entry.exit.then((how) => {
-    for (const waiter of pending.values()) waiter.reject(new Error(`the load generator exited (${JSON.stringify(how)})\n${entry.tail()}`));
+    for (const waiter of pending.values())
+      waiter.reject(new Error(`the load generator exited (${JSON.stringify(how)})\n${entry.tail()}`));
     pending.clear();
   });
   const call = (cmd, spec) =>

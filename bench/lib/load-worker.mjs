@@ -29,7 +29,14 @@ function percentiles(histogram) {
 function loadFigures({ responses, seconds, histogram, statusCodes }) {
   let non2xx = 0;
   for (const [code, count] of Object.entries(statusCodes)) if (code < 200 || code >= 300) non2xx += count;
-  return { responses, seconds, requestsPerSecond: responses / seconds, latencyMs: percentiles(histogram), statusCodes, non2xx };
+  return {
+    responses,
+    seconds,
+    requestsPerSecond: responses / seconds,
+    latencyMs: percentiles(histogram),
+    statusCodes,
+    non2xx,
+  };
 }
 
 /** Body generators by name: a warm-up and the measured run after it go on with new customers. */
@@ -171,7 +178,13 @@ const PACED_TIMEOUT_MS = 10_000;
  * every second — closed-loop latency, not what a user at that rate sees.
  */
 async function paced(spec) {
-  const pool = new Pool(spec.origin, { connections: PACED_CONNECTIONS, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: PACED_TIMEOUT_MS, bodyTimeout: PACED_TIMEOUT_MS });
+  const pool = new Pool(spec.origin, {
+    connections: PACED_CONNECTIONS,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    headersTimeout: PACED_TIMEOUT_MS,
+    bodyTimeout: PACED_TIMEOUT_MS,
+  });
   const histogram = createHistogram();
   const lag = createHistogram();
   const statusCodes = {};
@@ -187,7 +200,12 @@ async function paced(spec) {
   const fire = () => {
     const sentAt = process.hrtime.bigint();
     const request = pool
-      .request({ path: spec.path, method: spec.method ?? 'GET', headers: spec.headers, body: generator ? generator() : spec.body })
+      .request({
+        path: spec.path,
+        method: spec.method ?? 'GET',
+        headers: spec.headers,
+        body: generator ? generator() : spec.body,
+      })
       .then(async ({ statusCode, body }) => {
         await body.dump();
         responses += 1;
@@ -221,7 +239,10 @@ async function paced(spec) {
   // so that one slow figure does not hold the run for minutes. What is left is reported as unanswered.
   const graceMs = Math.min(PACED_TIMEOUT_MS, Math.max(2000, spec.seconds * 1000));
   let graceTimer;
-  await Promise.race([Promise.all([...pending]), new Promise((resolve) => (graceTimer = setTimeout(resolve, graceMs)))]);
+  await Promise.race([
+    Promise.all([...pending]),
+    new Promise((resolve) => (graceTimer = setTimeout(resolve, graceMs))),
+  ]);
   clearTimeout(graceTimer);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const unanswered = pending.size;
@@ -243,11 +264,24 @@ let stormPool;
 async function oneRequest(pool, spec) {
   const started = process.hrtime.bigint();
   try {
-    const { statusCode, body } = await pool.request({ path: spec.path, method: spec.method ?? 'GET', headers: spec.headers });
+    const { statusCode, body } = await pool.request({
+      path: spec.path,
+      method: spec.method ?? 'GET',
+      headers: spec.headers,
+    });
     const text = await body.text();
-    return { statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6, matches: spec.expectBody === undefined || text === spec.expectBody };
+    return {
+      statusCode,
+      ms: Number(process.hrtime.bigint() - started) / 1e6,
+      matches: spec.expectBody === undefined || text === spec.expectBody,
+    };
   } catch (error) {
-    return { statusCode: 0, ms: Number(process.hrtime.bigint() - started) / 1e6, matches: false, error: error.code ?? error.message };
+    return {
+      statusCode: 0,
+      ms: Number(process.hrtime.bigint() - started) / 1e6,
+      matches: false,
+      error: error.code ?? error.message,
+    };
   }
 }
 

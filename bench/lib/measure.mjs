@@ -25,7 +25,9 @@ export async function measure(ctx, options) {
     best.attempts = attempt;
     if (attempt > 1) spendPatience(ctx, Date.now() - started);
     if (!isDisturbed(measurement) || attempt > (ctx.retriesWhenDisturbed ?? 0) || !hasPatience(ctx)) return best;
-    ctx.log(`other processes used ${Math.round(measurement.otherCpuShare * 100)}% of a CPU during the measurement: measuring again`);
+    ctx.log(
+      `other processes used ${Math.round(measurement.otherCpuShare * 100)}% of a CPU during the measurement: measuring again`,
+    );
   }
 }
 
@@ -41,7 +43,10 @@ function hasPatience(ctx) {
 function spendPatience(ctx, ms) {
   if (ctx.patienceMs === undefined || ctx.patienceMs <= 0) return;
   ctx.patienceMs -= ms;
-  if (ctx.patienceMs <= 0) ctx.log('the machine stayed busy: the run waits and measures again no more (figures disturbed meanwhile are marked)');
+  if (ctx.patienceMs <= 0)
+    ctx.log(
+      'the machine stayed busy: the run waits and measures again no more (figures disturbed meanwhile are marked)',
+    );
 }
 
 /** Other processes (PostgreSQL included: it normally uses 20–45% here) used this much of a CPU: the figure is not to be trusted. */
@@ -88,7 +93,9 @@ export function databaseCost(before, after, responses, { countTransactions }) {
     connections: after.cpu.size,
     cpuMicrosPerRequest: (cpu * 1e6) / responses,
     // The suite's own two reads add one transaction each: negligible beside thousands of requests.
-    transactionsPerRequest: countTransactions ? Math.max(0, after.transactions - before.transactions - 1) / responses : undefined,
+    transactionsPerRequest: countTransactions
+      ? Math.max(0, after.transactions - before.transactions - 1) / responses
+      : undefined,
   };
 }
 
@@ -100,7 +107,12 @@ async function measureOnce(ctx, options) {
     ...measured,
     non2xx: measured.non2xx + warmup.non2xx,
     errors: measured.errors + warmup.errors + warmup.timeouts,
-    warmup: { requestsPerSecond: warmup.requestsPerSecond, non2xx: warmup.non2xx, errors: warmup.errors + warmup.timeouts, statusCodes: warmup.statusCodes },
+    warmup: {
+      requestsPerSecond: warmup.requestsPerSecond,
+      non2xx: warmup.non2xx,
+      errors: warmup.errors + warmup.timeouts,
+      statusCodes: warmup.statusCodes,
+    },
   };
 }
 
@@ -130,13 +142,18 @@ async function measuredRun(ctx, { server, peers = [], spec, database }, seconds)
   const rssMax = rss.stop();
   const serverCpu = treeCpuDelta(cpuBefore, treeCpuSnapshot(server.pid));
   const eventLoop = loopDelta(loopBefore, await server.eventLoop?.());
-  const peerCpu = loadSide.map((peer, index) => ({ name: peer.name, seconds: delta(peersBefore[index], cpuSeconds(peer.pid)) }));
+  const peerCpu = loadSide.map((peer, index) => ({
+    name: peer.name,
+    seconds: delta(peersBefore[index], cpuSeconds(peer.pid)),
+  }));
   let databaseAfter;
   if (database) {
     if (countTransactions) await sleep(STATS_FLUSH_MS);
     databaseAfter = await databaseSnapshot(ctx, database);
   }
-  const loadCpu = peerCpu.every((peer) => peer.seconds !== undefined) ? peerCpu.reduce((sum, peer) => sum + peer.seconds, 0) : undefined;
+  const loadCpu = peerCpu.every((peer) => peer.seconds !== undefined)
+    ? peerCpu.reduce((sum, peer) => sum + peer.seconds, 0)
+    : undefined;
   return {
     requestsPerSecond: run.requestsPerSecond,
     responses: run.responses,
@@ -148,8 +165,14 @@ async function measuredRun(ctx, { server, peers = [], spec, database }, seconds)
     /** CPUs used on the load side (load generator + peers), per second. */
     loadSideCpuShare: loadCpu === undefined ? undefined : loadCpu / elapsed,
     /** CPUs used by every other process on the machine (PostgreSQL included), per second. */
-    otherCpuShare: machineBusy === undefined || serverCpu === undefined || loadCpu === undefined ? undefined : Math.max(0, machineBusy - serverCpu - loadCpu) / elapsed,
-    peerCpu: peerCpu.map((peer) => ({ name: peer.name, share: peer.seconds === undefined ? undefined : peer.seconds / elapsed })),
+    otherCpuShare:
+      machineBusy === undefined || serverCpu === undefined || loadCpu === undefined
+        ? undefined
+        : Math.max(0, machineBusy - serverCpu - loadCpu) / elapsed,
+    peerCpu: peerCpu.map((peer) => ({
+      name: peer.name,
+      share: peer.seconds === undefined ? undefined : peer.seconds / elapsed,
+    })),
     rssBytes: rssMax,
     ...(eventLoop ? { eventLoop } : {}),
     database: databaseCost(databaseBefore, databaseAfter, run.responses, { countTransactions }),
@@ -205,7 +228,9 @@ export async function measurePair(ctx, { subject, baseline }) {
     const order = round % 2 === 0 ? ['baseline', 'subject'] : ['subject', 'baseline'];
     for (const side of order) {
       const options = sides[side];
-      runs[side].push(await measuredRun(ctx, { ...options, spec: { ...options.spec, accumulate: `${key}-${side}` } }, seconds));
+      runs[side].push(
+        await measuredRun(ctx, { ...options, spec: { ...options.spec, accumulate: `${key}-${side}` } }, seconds),
+      );
     }
   }
   const combined = (side) => ({ ...addRounds(runs[side], warmups[side]), rounds });
@@ -224,7 +249,11 @@ export function roundsNote(pair) {
 
 /** The rounds of one side as one measurement (see `measurePair`). */
 function addRounds(rounds, warmup) {
-  const sum = (pick) => rounds.reduce((total, round) => (total === undefined || pick(round) === undefined ? undefined : total + pick(round)), 0);
+  const sum = (pick) =>
+    rounds.reduce(
+      (total, round) => (total === undefined || pick(round) === undefined ? undefined : total + pick(round)),
+      0,
+    );
   const responses = sum((round) => round.responses);
   const seconds = sum((round) => round.seconds);
   const elapsed = sum((round) => round.totals.elapsed);
@@ -232,10 +261,19 @@ function addRounds(rounds, warmup) {
   const loadCpu = sum((round) => round.totals.loadCpu);
   const machineBusy = sum((round) => round.totals.machineBusy);
   const statusCodes = {};
-  for (const round of rounds) for (const [code, count] of Object.entries(round.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  for (const round of rounds)
+    for (const [code, count] of Object.entries(round.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
   const last = rounds.at(-1);
   const loops = rounds.map((round) => round.eventLoop);
-  const eventLoop = loops.includes(undefined) ? undefined : loopDelta({ active: 0, idle: 0 }, { active: loops.reduce((total, loop) => total + loop.busyMs, 0), idle: loops.reduce((total, loop) => total + loop.idleMs, 0) });
+  const eventLoop = loops.includes(undefined)
+    ? undefined
+    : loopDelta(
+        { active: 0, idle: 0 },
+        {
+          active: loops.reduce((total, loop) => total + loop.busyMs, 0),
+          idle: loops.reduce((total, loop) => total + loop.idleMs, 0),
+        },
+      );
   return {
     requestsPerSecond: responses / seconds,
     responses,
@@ -244,10 +282,16 @@ function addRounds(rounds, warmup) {
     cpuMicrosPerRequest: serverCpu === undefined || responses === 0 ? undefined : (serverCpu * 1e6) / responses,
     serverCpuShare: serverCpu === undefined ? undefined : serverCpu / elapsed,
     loadSideCpuShare: loadCpu === undefined ? undefined : loadCpu / elapsed,
-    otherCpuShare: machineBusy === undefined || serverCpu === undefined || loadCpu === undefined ? undefined : Math.max(0, machineBusy - serverCpu - loadCpu) / elapsed,
+    otherCpuShare:
+      machineBusy === undefined || serverCpu === undefined || loadCpu === undefined
+        ? undefined
+        : Math.max(0, machineBusy - serverCpu - loadCpu) / elapsed,
     peerCpu: last.peerCpu.map((peer, index) => {
       const shares = rounds.map((round) => round.peerCpu[index].share);
-      return { name: peer.name, share: shares.includes(undefined) ? undefined : shares.reduce((a, b) => a + b, 0) / shares.length };
+      return {
+        name: peer.name,
+        share: shares.includes(undefined) ? undefined : shares.reduce((a, b) => a + b, 0) / shares.length,
+      };
     }),
     rssBytes: Math.max(...rounds.map((round) => round.rssBytes ?? 0)) || undefined,
     ...(eventLoop ? { eventLoop } : {}),
@@ -256,8 +300,14 @@ function addRounds(rounds, warmup) {
     non2xx: sum((round) => round.non2xx) + warmup.non2xx,
     errors: sum((round) => round.errors) + warmup.errors + warmup.timeouts,
     dpopSignedDuringLoad: rounds.reduce((total, round) => total + (round.dpopSignedDuringLoad ?? 0), 0) || undefined,
-    dpopMissing: rounds.reduce((total, round) => total + (round.dpopMissing ?? 0), 0) + (warmup.dpopMissing ?? 0) || undefined,
-    warmup: { requestsPerSecond: warmup.requestsPerSecond, non2xx: warmup.non2xx, errors: warmup.errors + warmup.timeouts, statusCodes: warmup.statusCodes },
+    dpopMissing:
+      rounds.reduce((total, round) => total + (round.dpopMissing ?? 0), 0) + (warmup.dpopMissing ?? 0) || undefined,
+    warmup: {
+      requestsPerSecond: warmup.requestsPerSecond,
+      non2xx: warmup.non2xx,
+      errors: warmup.errors + warmup.timeouts,
+      statusCodes: warmup.statusCodes,
+    },
     attempts: 1,
   };
 }

@@ -5,7 +5,10 @@
  */
 import pg from 'pg';
 
-export const ADMIN_URL = process.env.COREGATE_BENCH_PG_URL ?? process.env.COREGATE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const ADMIN_URL =
+  process.env.COREGATE_BENCH_PG_URL ??
+  process.env.COREGATE_TEST_PG_URL ??
+  'postgres://postgres@127.0.0.1:5432/postgres';
 
 function databaseUrl(name) {
   const url = new URL(ADMIN_URL);
@@ -47,9 +50,11 @@ export function postgresHelper(runId) {
     with: (url, run) => withClient(url, run),
     async dropAll() {
       for (const name of created) {
-        await withClient(ADMIN_URL, (client) => client.query(`drop database if exists "${name}" with (force)`)).catch((error) => {
-          process.stderr.write(`bench: could not drop database ${name}: ${error.message}\n`);
-        });
+        await withClient(ADMIN_URL, (client) => client.query(`drop database if exists "${name}" with (force)`)).catch(
+          (error) => {
+            process.stderr.write(`bench: could not drop database ${name}: ${error.message}\n`);
+          },
+        );
         created.delete(name);
       }
     },

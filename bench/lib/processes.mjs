@@ -159,10 +159,11 @@ export async function startProcess(name, options) {
   let unfollow = () => {};
   if (options.logFile) {
     // Only while starting (a ready line, an echo); afterwards the file is read only for an error message.
-    if (options.readyLine || options.echo) unfollow = followFile(options.logFile, (line) => {
-      if (options.echo) process.stderr.write(`[${name}] ${line}\n`);
-      for (const waiter of lineWaiters) waiter(line);
-    });
+    if (options.readyLine || options.echo)
+      unfollow = followFile(options.logFile, (line) => {
+        if (options.echo) process.stderr.write(`[${name}] ${line}\n`);
+        for (const waiter of lineWaiters) waiter(line);
+      });
   } else {
     onText(child.stdout);
     onText(child.stderr);
@@ -246,7 +247,10 @@ export async function startProcess(name, options) {
       // Not holding the suite open once the race is decided.
       sleep(timeoutMs, undefined, { ref: false }).then(() => ({ timedOut: true })),
     ]);
-    if (outcome.exited) throw failure(`exited before it was ready (${outcome.exited.error?.message ?? `code ${outcome.exited.code}, signal ${outcome.exited.signal}`})`);
+    if (outcome.exited)
+      throw failure(
+        `exited before it was ready (${outcome.exited.error?.message ?? `code ${outcome.exited.code}, signal ${outcome.exited.signal}`})`,
+      );
     if (outcome.timedOut) throw failure(`was not ready within ${timeoutMs} ms`);
     entry.match = outcome.match;
     unfollow();
@@ -261,7 +265,11 @@ export async function startProcess(name, options) {
 export function runCommand(options) {
   const { command, args } = pinnedCommand(options.cpus, options.command, options.args);
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));

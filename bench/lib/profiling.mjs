@@ -51,7 +51,13 @@ export async function profileToken(ctx) {
     const coregate = await startCoregate(ctx, { storage, nodeArgs });
     try {
       const client = await coregate.createClient('bench profile', 'bench');
-      await checkTokenEndpoint({ what: 'coregate POST /oauth2/token', tokenUrl: `${coregate.url}/oauth2/token`, jwksUrl: `${coregate.url}/.well-known/jwks.json`, issuer: coregate.url, client });
+      await checkTokenEndpoint({
+        what: 'coregate POST /oauth2/token',
+        tokenUrl: `${coregate.url}/oauth2/token`,
+        jwksUrl: `${coregate.url}/.well-known/jwks.json`,
+        issuer: coregate.url,
+        client,
+      });
       return { coregate, spec: { origin: coregate.url, path: '/oauth2/token', ...tokenRequest(client) } };
     } catch (error) {
       await coregate.stop();
@@ -98,10 +104,16 @@ async function profiledWithClient(ctx, name, specOf) {
 
 /** The accounts read with a DPoP-bound token, a proof per request (`scenarios/accounts-dpop.mjs`). */
 export async function profileAccountsDpop(ctx) {
-  return profiledWithClient(ctx, 'accounts-dpop', async (coregate, accessToken) => (await prepareDpopRead(ctx, coregate, accessToken, `profile-${ctx.runId}`)).spec);
+  return profiledWithClient(
+    ctx,
+    'accounts-dpop',
+    async (coregate, accessToken) => (await prepareDpopRead(ctx, coregate, accessToken, `profile-${ctx.runId}`)).spec,
+  );
 }
 
 /** Registration in Form B, the form its target is measured in (`scenarios/registration.mjs`). */
 export async function profileRegistration(ctx) {
-  return profiledWithClient(ctx, 'registration', async (coregate, accessToken) => registrationSpec(coregate.url, { accessToken, tag: `profile-${ctx.runId}` }));
+  return profiledWithClient(ctx, 'registration', async (coregate, accessToken) =>
+    registrationSpec(coregate.url, { accessToken, tag: `profile-${ctx.runId}` }),
+  );
 }

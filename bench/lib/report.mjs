@@ -29,12 +29,16 @@ function versus(row) {
   if (!row.vs) return dash;
   const { vs } = row;
   const parts = [];
-  if (vs.requestsPerSecond !== undefined) parts.push(`${num(vs.requestsPerSecond, 2)}× req/s${mark(vs.targets?.requestsPerSecond)}`);
+  if (vs.requestsPerSecond !== undefined)
+    parts.push(`${num(vs.requestsPerSecond, 2)}× req/s${mark(vs.targets?.requestsPerSecond)}`);
   if (vs.p99 !== undefined) parts.push(`${num(vs.p99, 2)}× p99${mark(vs.targets?.p99)}`);
   if (vs.cpuMicrosPerRequest !== undefined) {
-    parts.push(`${num(vs.cpuMicrosPerRequest, 2)}× CPU µs/req ${vs.cpuLabel ?? 'of 1 worker'}${vs.targets?.cpuMicrosPerRequest ? mark(vs.targets.cpuMicrosPerRequest) : ' (no target)'}`);
+    parts.push(
+      `${num(vs.cpuMicrosPerRequest, 2)}× CPU µs/req ${vs.cpuLabel ?? 'of 1 worker'}${vs.targets?.cpuMicrosPerRequest ? mark(vs.targets.cpuMicrosPerRequest) : ' (no target)'}`,
+    );
   }
-  if (vs.addedP50Ms !== undefined) parts.push(`${signed(vs.addedP50Ms)} ms p50, ${signed(vs.addedP99Ms)} ms p99 over the proxy (no target)`);
+  if (vs.addedP50Ms !== undefined)
+    parts.push(`${signed(vs.addedP50Ms)} ms p50, ${signed(vs.addedP99Ms)} ms p99 over the proxy (no target)`);
   return parts.join(', ') || dash;
 }
 
@@ -55,7 +59,10 @@ const COLUMNS = [
   {
     title: 'of ceiling',
     // A paced row's req/s is the rate asked for, not what the server can do.
-    value: (row, ctx) => (ctx.ceiling && row.requestsPerSecond !== undefined && !row.targetRate && row !== ctx.ceiling ? pct(row.requestsPerSecond / ctx.ceiling.requestsPerSecond) : dash),
+    value: (row, ctx) =>
+      ctx.ceiling && row.requestsPerSecond !== undefined && !row.targetRate && row !== ctx.ceiling
+        ? pct(row.requestsPerSecond / ctx.ceiling.requestsPerSecond)
+        : dash,
     right: true,
   },
   { title: 'status', value: (row) => row.status + (row.disturbed ? ' (disturbed)' : '') },
@@ -74,9 +81,18 @@ function cells(columns, items, ctx) {
 
 function textTable(columns, items, ctx) {
   const body = cells(columns, items, ctx);
-  const widths = columns.map((column, index) => Math.max(column.title.length, ...body.map((line) => line[index].length)));
-  const line = (values) => values.map((value, index) => (columns[index].right ? value.padStart(widths[index]) : value.padEnd(widths[index]))).join('  ');
-  return [line(columns.map((column) => column.title)), widths.map((width) => '-'.repeat(width)).join('  '), ...body.map(line)].join('\n');
+  const widths = columns.map((column, index) =>
+    Math.max(column.title.length, ...body.map((line) => line[index].length)),
+  );
+  const line = (values) =>
+    values
+      .map((value, index) => (columns[index].right ? value.padStart(widths[index]) : value.padEnd(widths[index])))
+      .join('  ');
+  return [
+    line(columns.map((column) => column.title)),
+    widths.map((width) => '-'.repeat(width)).join('  '),
+    ...body.map(line),
+  ].join('\n');
 }
 
 function markdownTable(columns, items, ctx) {
@@ -90,7 +106,9 @@ function markdownTable(columns, items, ctx) {
 }
 
 function notes(rows) {
-  return rows.filter((row) => row.notes?.length).map((row) => `${row.scenario}${row.variant ? ` (${row.variant})` : ''}, ${row.subject}: ${row.notes.join('; ')}`);
+  return rows
+    .filter((row) => row.notes?.length)
+    .map((row) => `${row.scenario}${row.variant ? ` (${row.variant})` : ''}, ${row.subject}: ${row.notes.join('; ')}`);
 }
 
 export function printReport(report) {
@@ -98,10 +116,20 @@ export function printReport(report) {
   const out = [];
   out.push('', `Configuration: ${report.configuration.summary}`, '');
   out.push(textTable(COLUMNS, report.rows, ctx), '');
-  if (report.targets.length) out.push('Targets (benchmark figures: a MISS does not fail the run or npm test):', textTable(TARGET_COLUMNS, report.targets, ctx), '');
+  if (report.targets.length)
+    out.push(
+      'Targets (benchmark figures: a MISS does not fail the run or npm test):',
+      textTable(TARGET_COLUMNS, report.targets, ctx),
+      '',
+    );
   const rowNotes = notes(report.rows);
   if (rowNotes.length) out.push('Notes:', ...rowNotes.map((note) => `  - ${note}`), '');
-  if (report.failures.length) out.push(`FAILED: ${report.failures.length} problem(s):`, ...report.failures.map((failure) => `  - ${failure}`), '');
+  if (report.failures.length)
+    out.push(
+      `FAILED: ${report.failures.length} problem(s):`,
+      ...report.failures.map((failure) => `  - ${failure}`),
+      '',
+    );
   else out.push('Run OK: every check passed and no request failed.', '');
   process.stdout.write(`${out.join('\n')}\n`);
 }
@@ -114,7 +142,10 @@ export function writeJson(file, report) {
 function profileSection(name, summary) {
   if (!summary) return [];
   if (summary.error) return [`### ${name}`, '', `Profile not available: ${summary.error}`, ''];
-  const rows = (list) => list.map((entry) => `| \`${entry.key}\`${entry.hint ? ` — ${entry.hint}` : ''} | ${num(entry.share, 1)}% |`).join('\n');
+  const rows = (list) =>
+    list
+      .map((entry) => `| \`${entry.key}\`${entry.hint ? ` — ${entry.hint}` : ''} | ${num(entry.share, 1)}% |`)
+      .join('\n');
   return [
     `### ${name}`,
     '',
@@ -137,9 +168,13 @@ function profileSection(name, summary) {
 
 /** Open loop: each coregate row at the fixed rate beside the proxy's, and what it adds. */
 function openLoopSection(report, method) {
-  const rows = report.rows.filter((row) => row.targetRate && row.scenario === 'accounts' && row.vs?.addedP50Ms !== undefined);
+  const rows = report.rows.filter(
+    (row) => row.targetRate && row.scenario === 'accounts' && row.vs?.addedP50Ms !== undefined,
+  );
   if (rows.length === 0) return [];
-  const proxy = report.rows.find((row) => row.targetRate && row.scenario === 'accounts' && row.subject === 'bare proxy');
+  const proxy = report.rows.find(
+    (row) => row.targetRate && row.scenario === 'accounts' && row.subject === 'bare proxy',
+  );
   return [
     '## Latency at a fixed rate (open loop)',
     '',
@@ -159,7 +194,11 @@ function openLoopSection(report, method) {
 function dpopSection(report, method) {
   const rows = report.rows.filter((row) => row.scenario === 'accounts' && row.vs?.cpuLabel === 'of the bearer read');
   if (rows.length === 0) return [];
-  const bearerOf = (row) => report.rows.find((other) => other.baseline && other.scenario === 'accounts' && row.vs.baseline === `${other.subject} (${other.variant})`);
+  const bearerOf = (row) =>
+    report.rows.find(
+      (other) =>
+        other.baseline && other.scenario === 'accounts' && row.vs.baseline === `${other.subject} (${other.variant})`,
+    );
   return [
     '## DPoP-bound tokens',
     '',
@@ -194,10 +233,13 @@ function bottlenecks(projection, { cpus, maxConnections, dbPoolMax }) {
       `The first shared limit is **PostgreSQL's connections**: ${num(projection.processes)} processes may hold up to ${dbPoolMax} each (\`COREGATE_DB_POOL_MAX\`), ${num(projection.connections)} in all, above \`max_connections\` ${maxConnections}${projection.measuredConnectionsPerProcess === undefined ? '' : ` (each held ${num(projection.measuredConnectionsPerProcess, 1)} at the fixed rate here)`} — a smaller pool per process, or a pooler (PgBouncer) in front.`,
     );
   } else if (maxConnections !== undefined && projection.connections !== undefined) {
-    sentences.push(`Connections stay within PostgreSQL's \`max_connections\` (${num(projection.connections)} of ${maxConnections}).`);
+    sentences.push(
+      `Connections stay within PostgreSQL's \`max_connections\` (${num(projection.connections)} of ${maxConnections}).`,
+    );
   }
   if (projection.postgresCores !== undefined) {
-    const transactions = projection.transactions === undefined ? '' : ` for ${num(projection.transactions)} transactions/s`;
+    const transactions =
+      projection.transactions === undefined ? '' : ` for ${num(projection.transactions)} transactions/s`;
     sentences.push(
       connectionsFirst
         ? `Then PostgreSQL's CPU: ${num(projection.postgresCores, 1)} cores${transactions} on its one primary.`
@@ -205,7 +247,9 @@ function bottlenecks(projection, { cpus, maxConnections, dbPoolMax }) {
     );
   }
   if (projection.redisScripts !== undefined) {
-    sentences.push(`With \`COREGATE_REDIS_URL\`, Redis would run ${num(projection.redisScripts)} scripts/s on its one thread.`);
+    sentences.push(
+      `With \`COREGATE_REDIS_URL\`, Redis would run ${num(projection.redisScripts)} scripts/s on its one thread.`,
+    );
   }
   return sentences.join(' ');
 }
@@ -236,22 +280,42 @@ function scalingSection(report, method, dbPoolMax) {
   // Ten times the fixed rate, from the most expensive of the measured settings (the worst case).
   const rate = 10 * rows[0].targetRate;
   lines.push(`### At ten times the load: ${num(rate)} requests a second`, '', method.scaling.projection, '');
-  lines.push('| path | coregate CPU cores | processes (one per core) | their PostgreSQL connections, at most | PostgreSQL CPU cores | PostgreSQL transactions/s |', '|---|---:|---:|---:|---:|---:|');
+  lines.push(
+    '| path | coregate CPU cores | processes (one per core) | their PostgreSQL connections, at most | PostgreSQL CPU cores | PostgreSQL transactions/s |',
+    '|---|---:|---:|---:|---:|---:|',
+  );
   const projections = [];
   for (const path of [...new Set(rows.map((row) => row.variant.split(', ')[1]))]) {
     const of = rows.filter((row) => row.variant.split(', ')[1] === path);
-    const worst = (pick) => (of.some((row) => pick(row) !== undefined) ? Math.max(...of.map((row) => pick(row) ?? 0)) : undefined);
-    const coregateCores = perSecond(rate, worst((row) => row.cpuMicrosPerRequest)) / 1e6;
+    const worst = (pick) =>
+      of.some((row) => pick(row) !== undefined) ? Math.max(...of.map((row) => pick(row) ?? 0)) : undefined;
+    const coregateCores =
+      perSecond(
+        rate,
+        worst((row) => row.cpuMicrosPerRequest),
+      ) / 1e6;
     const processes = Number.isFinite(coregateCores) ? Math.ceil(coregateCores) : undefined;
     const projection = {
       path,
       coregateCores,
       processes,
       connections: processes === undefined ? undefined : processes * dbPoolMax,
-      postgresCores: perSecond(rate, worst((row) => row.database?.cpuMicrosPerRequest)) / 1e6,
-      transactions: perSecond(rate, worst((row) => row.database?.transactionsPerRequest)),
-      redisScripts: perSecond(rate, worst((row) => row.redisRoundTripsPerRequest)),
-      measuredConnectionsPerProcess: worst((row) => (row.database ? row.database.connections / Number(row.settings?.COREGATE_WORKERS ?? 1) : undefined)),
+      postgresCores:
+        perSecond(
+          rate,
+          worst((row) => row.database?.cpuMicrosPerRequest),
+        ) / 1e6,
+      transactions: perSecond(
+        rate,
+        worst((row) => row.database?.transactionsPerRequest),
+      ),
+      redisScripts: perSecond(
+        rate,
+        worst((row) => row.redisRoundTripsPerRequest),
+      ),
+      measuredConnectionsPerProcess: worst((row) =>
+        row.database ? row.database.connections / Number(row.settings?.COREGATE_WORKERS ?? 1) : undefined,
+      ),
     };
     projections.push(projection);
     lines.push(
@@ -260,7 +324,8 @@ function scalingSection(report, method, dbPoolMax) {
   }
   lines.push('');
   const maxConnections = env?.postgresMaxConnections;
-  for (const projection of projections) lines.push(`- **${projection.path}**: ${bottlenecks(projection, { cpus: env?.cpus, maxConnections, dbPoolMax })}`);
+  for (const projection of projections)
+    lines.push(`- **${projection.path}**: ${bottlenecks(projection, { cpus: env?.cpus, maxConnections, dbPoolMax })}`);
   lines.push('', method.scaling.reasoning, '');
   return lines;
 }
@@ -304,7 +369,7 @@ export function writeMarkdown(file, report, method, { dbPoolMax }) {
     lines.push(
       '## Renewal storms',
       '',
-      'Per storm: core sessions started (from `/_sim/stats`), account calls that reached the core, answers that were a 200 with the right accounts, and the p99 of the storm. Every storm\'s figures are in `bench/results/latest.json`.',
+      "Per storm: core sessions started (from `/_sim/stats`), account calls that reached the core, answers that were a 200 with the right accounts, and the p99 of the storm. Every storm's figures are in `bench/results/latest.json`.",
       '',
       '| variant | storms | core sessions per storm | account calls at the core per storm | right answers | storm p99 ms: best / median / worst |',
       '|---|---:|---|---|---:|---|',
@@ -326,10 +391,13 @@ export function writeMarkdown(file, report, method, { dbPoolMax }) {
     lines.push('## CPU profiles', '', method.profiles, '');
     lines.push(...profileSection('Token issuance (scenario 1)', report.profiles.token));
     lines.push(...profileSection('Accounts hot path (scenario 2)', report.profiles.accounts));
-    lines.push(...profileSection('Accounts hot path with a DPoP-bound token (scenario 2)', report.profiles['accounts-dpop']));
+    lines.push(
+      ...profileSection('Accounts hot path with a DPoP-bound token (scenario 2)', report.profiles['accounts-dpop']),
+    );
     lines.push(...profileSection('Registration, Form B (scenario 3)', report.profiles.registration));
   }
-  if (report.failures.length) lines.push('## Problems in this run', '', ...report.failures.map((failure) => `- ${failure}`), '');
+  if (report.failures.length)
+    lines.push('## Problems in this run', '', ...report.failures.map((failure) => `- ${failure}`), '');
   lines.push(method.text);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${lines.join('\n')}\n`);

@@ -12,14 +12,21 @@ export const POPULATION = Object.freeze({ first: 100_000, last: 999_999 });
 export function registrationFormA(n, tag) {
   const person = generatedDemographics(n);
   return {
-    demographics: { socialSecurityNumber: person.socialSecurityNumber, accountNumber: person.accountNumber, birthDay: person.birthDay },
+    demographics: {
+      socialSecurityNumber: person.socialSecurityNumber,
+      accountNumber: person.accountNumber,
+      birthDay: person.birthDay,
+    },
     registration: { customerId: `${tag}-${n}` },
   };
 }
 
 /** A Form B registration body (the core's customer key), for coregate and the registration floor alike. */
 export function registrationFormB(n, tag) {
-  return { customer: { customerKey: generatedDemographics(n).customerKey }, registration: { customerId: `${tag}-${n}` } };
+  return {
+    customer: { customerKey: generatedDemographics(n).customerKey },
+    registration: { customerId: `${tag}-${n}` },
+  };
 }
 
 const BODIES = { 'registration-form-a': registrationFormA, 'registration-form-b': registrationFormB };

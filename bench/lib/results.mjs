@@ -56,7 +56,9 @@ export function createResults() {
         rssMB: m.rssBytes === undefined ? undefined : round(m.rssBytes / MB, 1),
         ...(m.eventLoop?.utilisation !== undefined ? { eventLoopUtilisation: round(m.eventLoop.utilisation, 3) } : {}),
         ...(settings && Object.keys(settings).length ? { settings } : {}),
-        ...(m.targetRate ? { targetRate: m.targetRate, unanswered: m.unanswered, schedulerLagMs: roundAll(m.schedulerLagMs, 3) } : {}),
+        ...(m.targetRate
+          ? { targetRate: m.targetRate, unanswered: m.unanswered, schedulerLagMs: roundAll(m.schedulerLagMs, 3) }
+          : {}),
         ...(m.database
           ? {
               database: {
@@ -81,11 +83,20 @@ export function createResults() {
         row.notes.push('no request was answered within the measured run: no figure');
       }
       if (row.eventLoopUtilisation !== undefined) {
-        row.notes.push(`event loop busy ${Math.round(row.eventLoopUtilisation * 100)}% of the measured time (performance.eventLoopUtilization; see Method, "Event loop")`);
+        row.notes.push(
+          `event loop busy ${Math.round(row.eventLoopUtilisation * 100)}% of the measured time (performance.eventLoopUtilization; see Method, "Event loop")`,
+        );
       }
-      if (row.settings) row.notes.push(`settings beyond the deployed configuration: ${Object.entries(row.settings).map(([key, value]) => `${key}=${value}`).join(', ')}`);
+      if (row.settings)
+        row.notes.push(
+          `settings beyond the deployed configuration: ${Object.entries(row.settings)
+            .map(([key, value]) => `${key}=${value}`)
+            .join(', ')}`,
+        );
       if (isDisturbed(m)) {
-        row.notes.push(`other processes used ${Math.round(m.otherCpuShare * 100)}% of a CPU meanwhile (best of ${m.attempts} attempts): figure disturbed, run again on a quiet machine`);
+        row.notes.push(
+          `other processes used ${Math.round(m.otherCpuShare * 100)}% of a CPU meanwhile (best of ${m.attempts} attempts): figure disturbed, run again on a quiet machine`,
+        );
         row.disturbed = true;
       } else if (m.attempts > 1) {
         row.notes.push(`measured ${m.attempts} times: the machine was busy with other work the first time`);
@@ -94,19 +105,29 @@ export function createResults() {
         row.notes.push(`load CPU ${Math.round(m.loadSideCpuShare * 100)}% busy: may be bounded by the load side`);
       }
       if (m.targetRate && m.requestsPerSecond < 0.95 * m.targetRate) {
-        const cut = m.unanswered ? `; ${m.unanswered} requests still queued or in flight when the run stopped waiting` : '';
-        row.notes.push(`answered ${Math.round(m.requestsPerSecond)} of the ${m.targetRate} req/s asked: the server (or the load side) did not keep up${cut}`);
+        const cut = m.unanswered
+          ? `; ${m.unanswered} requests still queued or in flight when the run stopped waiting`
+          : '';
+        row.notes.push(
+          `answered ${Math.round(m.requestsPerSecond)} of the ${m.targetRate} req/s asked: the server (or the load side) did not keep up${cut}`,
+        );
       }
       if (m.schedulerLagMs && m.schedulerLagMs.p99 > 5) {
-        row.notes.push(`the load generator started requests up to ${round(m.schedulerLagMs.p99, 1)} ms late (p99): its CPU was busy`);
+        row.notes.push(
+          `the load generator started requests up to ${round(m.schedulerLagMs.p99, 1)} ms late (p99): its CPU was busy`,
+        );
       }
-      if (failed) failures.push(`${scenario} ${variant ?? ''} ${subject}: ${m.non2xx} non-2xx, ${m.errors} errors (${JSON.stringify(m.statusCodes)})`);
+      if (failed)
+        failures.push(
+          `${scenario} ${variant ?? ''} ${subject}: ${m.non2xx} non-2xx, ${m.errors} errors (${JSON.stringify(m.statusCodes)})`,
+        );
       rows.push(row);
       return row;
     },
     /** Adds a row that is not a throughput figure (the renewal storm). */
     addSpecialRow(row) {
-      if (row.status === 'failed') failures.push(`${row.scenario} ${row.variant ?? ''} ${row.subject}: ${row.notes.join('; ')}`);
+      if (row.status === 'failed')
+        failures.push(`${row.scenario} ${row.variant ?? ''} ${row.subject}: ${row.notes.join('; ')}`);
       rows.push(row);
       return row;
     },
@@ -136,7 +157,10 @@ export function createResults() {
         (row.vs.targets ??= {})[metric] = check;
         let measured = 'not measured';
         if (value !== undefined) {
-          measured = metric === 'p99' ? `${value}× (${row.p99Ms} vs ${baselineRow.p99Ms} ms)` : `${value}× (${row.requestsPerSecond} vs ${baselineRow.requestsPerSecond} req/s)`;
+          measured =
+            metric === 'p99'
+              ? `${value}× (${row.p99Ms} vs ${baselineRow.p99Ms} ms)`
+              : `${value}× (${row.requestsPerSecond} vs ${baselineRow.requestsPerSecond} req/s)`;
         }
         addTarget({ scenario: row.scenario, name: goal.name, measured, ...check });
       }
@@ -174,7 +198,10 @@ export function createResults() {
         const check = { required: requirement(goal), pass: meets(row.vs.cpuMicrosPerRequest, goal) };
         row.vs.cpuLabel = goal.label;
         (row.vs.targets ??= {}).cpuMicrosPerRequest = check;
-        const measured = row.vs.cpuMicrosPerRequest === undefined ? 'not measured' : `${row.vs.cpuMicrosPerRequest}× (${row.cpuMicrosPerRequest} vs ${baselineRow.cpuMicrosPerRequest} µs)`;
+        const measured =
+          row.vs.cpuMicrosPerRequest === undefined
+            ? 'not measured'
+            : `${row.vs.cpuMicrosPerRequest}× (${row.cpuMicrosPerRequest} vs ${baselineRow.cpuMicrosPerRequest} µs)`;
         addTarget({ scenario: row.scenario, name: goal.name, measured, ...check });
       }
       return row.vs;

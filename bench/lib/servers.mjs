@@ -18,7 +18,11 @@ const LOOP_PROBE = `${ROOT}bench/lib/loop-probe.mjs`;
 export function cleanEnv(extra = {}) {
   const env = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (name.startsWith('COREGATE_') || ['DATABASE_URL', 'CORE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'NODE_ENV', 'NODE_OPTIONS'].includes(name)) continue;
+    if (
+      name.startsWith('COREGATE_') ||
+      ['DATABASE_URL', 'CORE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'NODE_ENV', 'NODE_OPTIONS'].includes(name)
+    )
+      continue;
     env[name] = value;
   }
   return { ...env, ...extra };
@@ -74,7 +78,13 @@ export const CONFIGURATION = Object.freeze({
 
 /** The core simulator over HTTP, on the load CPU (it is the server's peer, not what is measured). */
 export async function startSimulator(ctx, { sessionTtlSeconds } = {}) {
-  const args = [BIN, 'core-sim', '--port', '0', ...(sessionTtlSeconds ? ['--session-ttl', String(sessionTtlSeconds)] : [])];
+  const args = [
+    BIN,
+    'core-sim',
+    '--port',
+    '0',
+    ...(sessionTtlSeconds ? ['--session-ttl', String(sessionTtlSeconds)] : []),
+  ];
   const entry = await startProcess('core simulator', {
     command: process.execPath,
     args,
@@ -121,7 +131,10 @@ async function readLoopProbe(port) {
  * Its logs (stderr, JSON lines at the default level) go to a file in the run's
  * temporary directory, deleted when it stops (see `startProcess`).
  */
-export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {}, nodeArgs = [], cpus, root = ROOT, loopProbe = false }) {
+export async function startCoregate(
+  ctx,
+  { storage, coreUrl, env: extraEnv = {}, nodeArgs = [], cpus, root = ROOT, loopProbe = false },
+) {
   const port = await freePort();
   const probePort = loopProbe ? await freePort() : undefined;
   const env = cleanEnv({
@@ -145,7 +158,9 @@ export async function startCoregate(ctx, { storage, coreUrl, env: extraEnv = {},
     cpus: cpus ?? (ctx.plan.pinned ? ctx.plan.server : undefined),
     logFile: join(ctx.tmpDir, `coregate-${++logFiles}.log`),
     // CONTRACT §1: serve is ready when the JWKS answers; with workers, once the supervisor says all of them serve.
-    ...(workers > 1 ? { readyLine: /"msg":"all \d+ workers serving"/ } : { readyCheck: () => answers(`${url}/.well-known/jwks.json`) }),
+    ...(workers > 1
+      ? { readyLine: /"msg":"all \d+ workers serving"/ }
+      : { readyCheck: () => answers(`${url}/.well-known/jwks.json`) }),
     timeoutMs: 90_000,
   });
   return {
@@ -187,7 +202,8 @@ async function startBaseline(ctx, name, script, { env = {}, args = [], timeoutMs
   return { name, url: entry.match[1], pid: entry.pid, stop: () => entry.stop() };
 }
 
-export const startBareProxy = (ctx, coreUrl, customerKey) => startBaseline(ctx, 'bare proxy', 'bare-proxy.mjs', { env: { CORE_URL: coreUrl, CUSTOMER_KEY: customerKey } });
+export const startBareProxy = (ctx, coreUrl, customerKey) =>
+  startBaseline(ctx, 'bare proxy', 'bare-proxy.mjs', { env: { CORE_URL: coreUrl, CUSTOMER_KEY: customerKey } });
 /**
  * The floor of registration (`baselines/registration-floor.mjs`) in front of the simulator at
  * `coreUrl`, on `storage` as coregate gets it (`storage.mjs`): on PostgreSQL with a pool of
@@ -195,10 +211,18 @@ export const startBareProxy = (ctx, coreUrl, customerKey) => startBaseline(ctx, 
  */
 export const startRegistrationFloor = (ctx, coreUrl, storage) =>
   startBaseline(ctx, 'registration floor', 'registration-floor.mjs', {
-    env: { CORE_URL: coreUrl, ...(storage.kind === 'postgres' ? { DATABASE_URL: storage.url, POOL_SIZE: String(DEFAULTS.COREGATE_DB_POOL_MAX) } : { DATA_DIR: storage.dataDir }) },
+    env: {
+      CORE_URL: coreUrl,
+      ...(storage.kind === 'postgres'
+        ? { DATABASE_URL: storage.url, POOL_SIZE: String(DEFAULTS.COREGATE_DB_POOL_MAX) }
+        : { DATA_DIR: storage.dataDir }),
+    },
     // Making a PGlite cluster takes seconds, more on a busy machine (coregate is given as long).
     timeoutMs: 90_000,
   });
-export const startRawServer = (ctx, bodyFile) => startBaseline(ctx, 'raw node:http', 'raw-server.mjs', { args: [bodyFile] });
+export const startRawServer = (ctx, bodyFile) =>
+  startBaseline(ctx, 'raw node:http', 'raw-server.mjs', { args: [bodyFile] });
 export const startOidcProvider = (ctx, client) =>
-  startBaseline(ctx, 'oidc-provider', 'oidc-provider-server.mjs', { env: { CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret } });
+  startBaseline(ctx, 'oidc-provider', 'oidc-provider-server.mjs', {
+    env: { CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret },
+  });

@@ -28,12 +28,20 @@ async function dpopBoundToken(coregate) {
   const tokenUrl = `${coregate.url}/oauth2/token`;
   const response = await fetch(tokenUrl, {
     method: 'POST',
-    headers: { authorization: basicAuth(client), 'content-type': 'application/x-www-form-urlencoded', dpop: await dpopProof(key, { htm: 'POST', htu: tokenUrl }) },
+    headers: {
+      authorization: basicAuth(client),
+      'content-type': 'application/x-www-form-urlencoded',
+      dpop: await dpopProof(key, { htm: 'POST', htu: tokenUrl }),
+    },
     body: TOKEN_BODY,
   });
   const json = await response.json();
-  if (response.status !== 200 || json.token_type !== 'DPoP') throw new CheckFailed(`${what}: status ${response.status}, ${JSON.stringify({ ...json, access_token: undefined })}`);
-  if (decodeJwt(json.access_token).cnf?.jkt !== (await calculateJwkThumbprint(key.publicJwk))) throw new CheckFailed(`${what}: the token is not bound to the client's key`);
+  if (response.status !== 200 || json.token_type !== 'DPoP')
+    throw new CheckFailed(
+      `${what}: status ${response.status}, ${JSON.stringify({ ...json, access_token: undefined })}`,
+    );
+  if (decodeJwt(json.access_token).cnf?.jkt !== (await calculateJwkThumbprint(key.publicJwk)))
+    throw new CheckFailed(`${what}: the token is not bound to the client's key`);
   return { key, accessToken: json.access_token };
 }
 
@@ -60,8 +68,13 @@ export async function prepareDpopRead(ctx, coregate, accessToken, tag) {
 export async function measureCoregate(ctx, { coregate, accessToken, kind, peers }) {
   const { bearer, spec } = await prepareDpopRead(ctx, coregate, accessToken, `${ctx.runId}-${kind}`);
   const { key } = spec.dpop;
-  ctx.log(`accounts-dpop: coregate on ${kind} answers the right accounts to a DPoP-bound token; loading it with a DPoP token and a bearer token, in turns`);
-  const pair = await measurePair(ctx, { subject: { server: coregate, peers, spec }, baseline: { server: coregate, peers, spec: bearer } });
+  ctx.log(
+    `accounts-dpop: coregate on ${kind} answers the right accounts to a DPoP-bound token; loading it with a DPoP token and a bearer token, in turns`,
+  );
+  const pair = await measurePair(ctx, {
+    subject: { server: coregate, peers, spec },
+    baseline: { server: coregate, peers, spec: bearer },
+  });
   const { dpopSignedDuringLoad: signedDuring, dpopMissing: missing } = pair.subject;
   const row = ctx.results.addRow({
     scenario: 'accounts',
@@ -70,10 +83,26 @@ export async function measureCoregate(ctx, { coregate, accessToken, kind, peers 
     measurement: pair.subject,
     notes: [
       roundsNote(pair),
-      signedDuring ? `the load generator signed ${signedDuring} proofs during the measured rounds (its batch ran short)` : 'every proof signed before its timed round',
-      ...(missing ? [`${missing} requests went without a proof (the load generator's proofs ran out): their 401s are those of this row`] : []),
+      signedDuring
+        ? `the load generator signed ${signedDuring} proofs during the measured rounds (its batch ran short)`
+        : 'every proof signed before its timed round',
+      ...(missing
+        ? [
+            `${missing} requests went without a proof (the load generator's proofs ran out): their 401s are those of this row`,
+          ]
+        : []),
     ],
   });
-  const bearerRow = ctx.results.addRow({ scenario: 'accounts', variant: `${kind}, bearer token, in turns with DPoP`, subject: 'coregate', baseline: true, measurement: pair.baseline });
-  ctx.results.compareCpu(row, bearerRow, { name: `accounts CPU µs/req, DPoP-bound vs bearer (${kind})`, max: MAX_CPU_RATIO, label: 'of the bearer read' });
+  const bearerRow = ctx.results.addRow({
+    scenario: 'accounts',
+    variant: `${kind}, bearer token, in turns with DPoP`,
+    subject: 'coregate',
+    baseline: true,
+    measurement: pair.baseline,
+  });
+  ctx.results.compareCpu(row, bearerRow, {
+    name: `accounts CPU µs/req, DPoP-bound vs bearer (${kind})`,
+    max: MAX_CPU_RATIO,
+    label: 'of the bearer read',
+  });
 }

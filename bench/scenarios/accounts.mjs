@@ -31,10 +31,21 @@ export async function clientWithToken(coregate, name) {
 
 /** Registers the hot-path customer and checks its accounts; returns the load spec and the body. */
 export async function prepareHotCustomer(ctx, coregate, accessToken) {
-  await register(coregate.url, accessToken, { customer: { customerKey: CUSTOMER.customerKey }, registration: { customerId: HOT_CUSTOMER_ID } }, CUSTOMER.customerKey);
+  await register(
+    coregate.url,
+    accessToken,
+    { customer: { customerKey: CUSTOMER.customerKey }, registration: { customerId: HOT_CUSTOMER_ID } },
+    CUSTOMER.customerKey,
+  );
   const headers = { authorization: `Bearer ${accessToken}` };
   const path = `/core/accounts?customerId=${HOT_CUSTOMER_ID}`;
-  const body = await checkAccounts({ what: `coregate GET ${path}`, url: `${coregate.url}${path}`, headers, expectedAccounts: CUSTOMER.accounts, pick: (json) => json.data });
+  const body = await checkAccounts({
+    what: `coregate GET ${path}`,
+    url: `${coregate.url}${path}`,
+    headers,
+    expectedAccounts: CUSTOMER.accounts,
+    pick: (json) => json.data,
+  });
   ctx.captured.accountsBody ??= body;
   return { origin: coregate.url, path, headers };
 }
@@ -57,18 +68,30 @@ export async function coregateWithHotCustomer(ctx, { storage, coreUrl, nodeArgs 
  * fixed rate: requests paced at this rate, open loop (`load-worker.mjs`).
  */
 export const OPEN_LOOP_RATE = 1000;
-const openLoop = (variant) => [variant, `open loop ${OPEN_LOOP_RATE.toLocaleString('en')} req/s`].filter(Boolean).join(', ');
+const openLoop = (variant) =>
+  [variant, `open loop ${OPEN_LOOP_RATE.toLocaleString('en')} req/s`].filter(Boolean).join(', ');
 
 /**
  * The bare proxy's GET /core/accounts at the open-loop rate; its closed-loop figure is taken
  * with each coregate's, in rounds taken in turn (`measureCoregate`), so the proxy serves on.
  */
 export async function measureProxy(ctx, proxy, peers) {
-  await checkAccounts({ what: 'bare proxy GET /core/accounts', url: `${proxy.url}/core/accounts`, expectedAccounts: CUSTOMER.accounts, pick: (json) => json.accounts });
+  await checkAccounts({
+    what: 'bare proxy GET /core/accounts',
+    url: `${proxy.url}/core/accounts`,
+    expectedAccounts: CUSTOMER.accounts,
+    pick: (json) => json.accounts,
+  });
   ctx.log(`accounts: the bare proxy answers the right accounts; at ${OPEN_LOOP_RATE} req/s, open loop`);
   const spec = { origin: proxy.url, path: '/core/accounts' };
   const paced = await measure(ctx, { server: proxy, peers, spec: { ...spec, rate: OPEN_LOOP_RATE } });
-  const openLoopRow = ctx.results.addRow({ scenario: name, variant: openLoop(), subject: 'bare proxy', baseline: true, measurement: paced });
+  const openLoopRow = ctx.results.addRow({
+    scenario: name,
+    variant: openLoop(),
+    subject: 'bare proxy',
+    baseline: true,
+    measurement: paced,
+  });
   return { proxy, spec, openLoop: openLoopRow };
 }
 
@@ -77,16 +100,41 @@ export async function measureCoregate(ctx, { coregate, accessToken, kind, baseli
   if (!baseline) throw new Error('the bare proxy failed its check: nothing to measure coregate against');
   const spec = await prepareHotCustomer(ctx, coregate, accessToken);
   ctx.log(`accounts: coregate on ${kind} answers the right accounts; loading it and the bare proxy, in turns`);
-  const pair = await measurePair(ctx, { subject: { server: coregate, peers, spec }, baseline: { server: baseline.proxy, peers, spec: baseline.spec } });
-  const row = ctx.results.addRow({ scenario: name, variant: kind, subject: 'coregate', measurement: pair.subject, notes: [roundsNote(pair)] });
-  const proxyRow = ctx.results.addRow({ scenario: name, variant: `in turns with ${kind}`, subject: 'bare proxy', baseline: true, measurement: pair.baseline, notes: ['node:http + undici Pool.stream()'] });
+  const pair = await measurePair(ctx, {
+    subject: { server: coregate, peers, spec },
+    baseline: { server: baseline.proxy, peers, spec: baseline.spec },
+  });
+  const row = ctx.results.addRow({
+    scenario: name,
+    variant: kind,
+    subject: 'coregate',
+    measurement: pair.subject,
+    notes: [roundsNote(pair)],
+  });
+  const proxyRow = ctx.results.addRow({
+    scenario: name,
+    variant: `in turns with ${kind}`,
+    subject: 'bare proxy',
+    baseline: true,
+    measurement: pair.baseline,
+    notes: ['node:http + undici Pool.stream()'],
+  });
   ctx.log(`accounts: coregate on ${kind} at ${OPEN_LOOP_RATE} req/s, open loop`);
   const paced = await measure(ctx, { server: coregate, peers, spec: { ...spec, rate: OPEN_LOOP_RATE } });
-  const openLoopRow = ctx.results.addRow({ scenario: name, variant: openLoop(kind), subject: 'coregate', measurement: paced });
+  const openLoopRow = ctx.results.addRow({
+    scenario: name,
+    variant: openLoop(kind),
+    subject: 'coregate',
+    measurement: paced,
+  });
   // Issue 12, "Done when".
   ctx.results.compare(row, proxyRow, {
     requestsPerSecond: { name: `accounts req/s vs bare proxy (${kind})`, min: 0.5 },
     p99: { name: `accounts p99 vs bare proxy (${kind})`, max: 2 },
   });
-  ctx.results.addedLatency(openLoopRow, baseline.openLoop, `accounts at ${OPEN_LOOP_RATE.toLocaleString('en')} req/s open loop: latency added to the bare proxy's (${kind})`);
+  ctx.results.addedLatency(
+    openLoopRow,
+    baseline.openLoop,
+    `accounts at ${OPEN_LOOP_RATE.toLocaleString('en')} req/s open loop: latency added to the bare proxy's (${kind})`,
+  );
 }

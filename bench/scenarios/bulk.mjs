@@ -46,7 +46,10 @@ function* customers(runId, count) {
 
 export async function run(ctx) {
   if (!ctx.storages.includes('postgres')) {
-    ctx.results.addSkipped(name, ctx.pgUnavailable ?? 'PostgreSQL not selected (the bulk registration is measured on PostgreSQL)');
+    ctx.results.addSkipped(
+      name,
+      ctx.pgUnavailable ?? 'PostgreSQL not selected (the bulk registration is measured on PostgreSQL)',
+    );
     return;
   }
   const count = ctx.quick ? 10_000 : 100_000;
@@ -55,10 +58,16 @@ export async function run(ctx) {
   const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url });
   try {
     const client = await coregate.createClient('bench bulk', 'bench-bulk');
-    const cg = new CoregateClient({ baseUrl: coregate.url, clientId: client.client_id, clientSecret: client.client_secret });
+    const cg = new CoregateClient({
+      baseUrl: coregate.url,
+      clientId: client.client_id,
+      clientSecret: client.client_secret,
+    });
     await sleep(1100);
     const before = await simulator.stats();
-    ctx.log(`bulk: registering ${count.toLocaleString('en')} customers by customer key through registerCustomers (concurrency 16)`);
+    ctx.log(
+      `bulk: registering ${count.toLocaleString('en')} customers by customer key through registerCustomers (concurrency 16)`,
+    );
     const cpuBefore = treeCpuSnapshot(coregate.pid);
     const simulatorBefore = cpuSeconds(simulator.pid);
     const sdkBefore = process.cpuUsage();
@@ -70,9 +79,18 @@ export async function run(ctx) {
     let failed = 0;
     const reasons = {};
     const started = performance.now();
-    const ticker = setInterval(() => last && ctx.log(`bulk: ${last.done.toLocaleString('en')} done, ${last.inFlight} in flight, ${last.throttled} refusals waited out`), 10_000);
+    const ticker = setInterval(
+      () =>
+        last &&
+        ctx.log(
+          `bulk: ${last.done.toLocaleString('en')} done, ${last.inFlight} in flight, ${last.throttled} refusals waited out`,
+        ),
+      10_000,
+    );
     try {
-      for await (const result of cg.registerCustomers(customers(ctx.runId, count), { onProgress: (progress) => (last = progress) })) {
+      for await (const result of cg.registerCustomers(customers(ctx.runId, count), {
+        onProgress: (progress) => (last = progress),
+      })) {
         if (result.ok) continue;
         failed += 1;
         const reason = result.error.data.reason ?? result.error.name;
@@ -88,7 +106,9 @@ export async function run(ctx) {
     const machineCpu = machineBusySeconds() - machineBefore;
     // PostgreSQL publishes a backend's statistics at most once a second.
     await sleep(1100);
-    const database = databaseCost(databaseBefore, await databaseSnapshot(ctx, storage.url), count, { countTransactions: true });
+    const database = databaseCost(databaseBefore, await databaseSnapshot(ctx, storage.url), count, {
+      countTransactions: true,
+    });
     const indexAfter = await associationsIndexReads(ctx, storage.url);
     const indexReads = (indexAfter.reads - indexBefore.reads) / count;
     const perRegistration = (cpuSecondsUsed) => `${Math.round((cpuSecondsUsed / count) * 1e6)} µs`;
@@ -107,7 +127,15 @@ export async function run(ctx) {
       non2xx: failed,
       errors: 0,
       sessionsStarted: sessions,
-      ...(database ? { database: { connections: database.connections, cpuMicrosPerRequest: round(database.cpuMicrosPerRequest, 1), transactionsPerRequest: round(database.transactionsPerRequest, 2) } } : {}),
+      ...(database
+        ? {
+            database: {
+              connections: database.connections,
+              cpuMicrosPerRequest: round(database.cpuMicrosPerRequest, 1),
+              transactionsPerRequest: round(database.transactionsPerRequest, 2),
+            },
+          }
+        : {}),
       throttled: last?.throttled ?? 0,
       status: failed === 0 && sessions === count ? 'ok' : 'failed',
       notes: [

@@ -36,7 +36,12 @@ async function measureWorkers(ctx, simulator, workers) {
   // One worker is the default: only two are a setting of their own.
   const settings = workers > 1 ? { COREGATE_WORKERS: String(workers) } : {};
   const label = `${workers} worker${workers > 1 ? 's' : ''}`;
-  const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url, env: settings, cpus: ctx.plan.pinned ? ctx.plan.all : undefined });
+  const coregate = await startCoregate(ctx, {
+    storage,
+    coreUrl: simulator.url,
+    env: settings,
+    cpus: ctx.plan.pinned ? ctx.plan.all : undefined,
+  });
   try {
     const { client, accessToken } = await clientWithToken(coregate, 'bench cores');
     const paths = {
@@ -46,7 +51,12 @@ async function measureWorkers(ctx, simulator, workers) {
     const rows = {};
     for (const [path, spec] of Object.entries(paths)) {
       ctx.log(`cores: ${path}, ${label} at ${FIXED_RATE} req/s`);
-      const measurement = await measure(ctx, { server: coregate, peers: [simulator], spec: { ...spec, rate: FIXED_RATE }, database: storage.url });
+      const measurement = await measure(ctx, {
+        server: coregate,
+        peers: [simulator],
+        spec: { ...spec, rate: FIXED_RATE },
+        database: storage.url,
+      });
       const db = measurement.database;
       rows[path] = ctx.results.addRow({
         scenario: name,

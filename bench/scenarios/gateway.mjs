@@ -50,7 +50,14 @@ async function measureOnStorage(ctx, { kind, parts, baselines, simulator, peers 
     const { accessToken } = await clientWithToken(coregate, 'bench gateway');
     for (const part of parts.filter((candidate) => candidate.onStorage?.(ctx, kind) ?? true)) {
       try {
-        await part.measureCoregate(ctx, { coregate, accessToken, kind, baseline: baselines.get(part.name), peers, simulator });
+        await part.measureCoregate(ctx, {
+          coregate,
+          accessToken,
+          kind,
+          baseline: baselines.get(part.name),
+          peers,
+          simulator,
+        });
       } catch (error) {
         ctx.results.addFailure(`${part.name} (coregate, ${kind})`, error);
       }

@@ -42,11 +42,18 @@ async function startCheckedFloor(ctx, kind, simulator) {
     const readRow =
       storage.kind === 'postgres'
         ? async (customerId) => {
-            const { rows } = await ctx.pg.with(storage.url, (client) => client.query('select count(*)::int as n from floor_registrations where customer_id = $1', [customerId]));
+            const { rows } = await ctx.pg.with(storage.url, (client) =>
+              client.query('select count(*)::int as n from floor_registrations where customer_id = $1', [customerId]),
+            );
             return rows[0].n;
           }
         : undefined;
-    await checkRegistrationFloor(floor.url, registrationFormB(CHECK_CUSTOMER, 'check-floor'), `C-${CHECK_CUSTOMER}`, readRow);
+    await checkRegistrationFloor(
+      floor.url,
+      registrationFormB(CHECK_CUSTOMER, 'check-floor'),
+      `C-${CHECK_CUSTOMER}`,
+      readRow,
+    );
     return floor;
   } catch (error) {
     await floor.stop();
@@ -54,7 +61,8 @@ async function startCheckedFloor(ctx, kind, simulator) {
   }
 }
 
-const FLOOR_NOTE = 'the floor: start a core session + one INSERT (autocommit) on the same kind of database; no authentication, validation, log, audit, event or encryption';
+const FLOOR_NOTE =
+  'the floor: start a core session + one INSERT (autocommit) on the same kind of database; no authentication, validation, log, audit, event or encryption';
 
 export async function measureCoregate(ctx, { coregate, accessToken, kind, peers, simulator }) {
   const floor = await startCheckedFloor(ctx, kind, simulator);
@@ -63,11 +71,28 @@ export async function measureCoregate(ctx, { coregate, accessToken, kind, peers,
     ctx.log(`registration: coregate on ${kind} and its floor register customers (Form B); loading both, in turns`);
     const floorSpec = registrationSpec(floor.url, { tag: `floor-${kind}-${ctx.runId}` });
     const pair = await measurePair(ctx, {
-      subject: { server: coregate, peers, spec: registrationSpec(coregate.url, { accessToken, tag: `reg-b-${kind}-${ctx.runId}` }) },
+      subject: {
+        server: coregate,
+        peers,
+        spec: registrationSpec(coregate.url, { accessToken, tag: `reg-b-${kind}-${ctx.runId}` }),
+      },
       baseline: { server: floor, peers, spec: floorSpec },
     });
-    const row = ctx.results.addRow({ scenario: name, variant: `${kind}, Form B`, subject: 'coregate', measurement: pair.subject, notes: ['Form B (customer key), new customerId each request', roundsNote(pair)] });
-    const floorRow = ctx.results.addRow({ scenario: name, variant: `in turns with ${kind}, Form B`, subject: 'registration floor', baseline: true, measurement: pair.baseline, notes: [FLOOR_NOTE] });
+    const row = ctx.results.addRow({
+      scenario: name,
+      variant: `${kind}, Form B`,
+      subject: 'coregate',
+      measurement: pair.subject,
+      notes: ['Form B (customer key), new customerId each request', roundsNote(pair)],
+    });
+    const floorRow = ctx.results.addRow({
+      scenario: name,
+      variant: `in turns with ${kind}, Form B`,
+      subject: 'registration floor',
+      baseline: true,
+      measurement: pair.baseline,
+      notes: [FLOOR_NOTE],
+    });
     ctx.results.compare(row, floorRow, {
       requestsPerSecond: { name: `registration req/s vs its floor (${kind}, Form B)`, min: 0.5 },
       p99: { name: `registration p99 vs its floor (${kind}, Form B)`, max: 2 },
@@ -77,11 +102,28 @@ export async function measureCoregate(ctx, { coregate, accessToken, kind, peers,
     await register(coregate.url, accessToken, registrationFormA(CHECK_CUSTOMER, 'check-a'), `C-${CHECK_CUSTOMER}`);
     ctx.log(`registration: coregate on ${kind} in Form A beside the same floor, in turns`);
     const pairA = await measurePair(ctx, {
-      subject: { server: coregate, peers, spec: registrationSpec(coregate.url, { accessToken, tag: `reg-a-${kind}-${ctx.runId}`, form: 'a' }) },
+      subject: {
+        server: coregate,
+        peers,
+        spec: registrationSpec(coregate.url, { accessToken, tag: `reg-a-${kind}-${ctx.runId}`, form: 'a' }),
+      },
       baseline: { server: floor, peers, spec: floorSpec },
     });
-    const rowA = ctx.results.addRow({ scenario: name, variant: `${kind}, Form A`, subject: 'coregate', measurement: pairA.subject, notes: ['Form A (demographics), new customerId each request; no target', roundsNote(pairA)] });
-    const floorRowA = ctx.results.addRow({ scenario: name, variant: `in turns with ${kind}, Form A`, subject: 'registration floor', baseline: true, measurement: pairA.baseline, notes: [`${FLOOR_NOTE} (Form B bodies)`] });
+    const rowA = ctx.results.addRow({
+      scenario: name,
+      variant: `${kind}, Form A`,
+      subject: 'coregate',
+      measurement: pairA.subject,
+      notes: ['Form A (demographics), new customerId each request; no target', roundsNote(pairA)],
+    });
+    const floorRowA = ctx.results.addRow({
+      scenario: name,
+      variant: `in turns with ${kind}, Form A`,
+      subject: 'registration floor',
+      baseline: true,
+      measurement: pairA.baseline,
+      notes: [`${FLOOR_NOTE} (Form B bodies)`],
+    });
     ctx.results.compare(rowA, floorRowA);
   } finally {
     await floor.stop();

@@ -33,7 +33,10 @@ const SMALL = 1_000;
 /** Adds filler associations numbered `from`..`to` beside the measured one (same platform), then tidies up. */
 async function bulkLoad(ctx, url, from, to) {
   await ctx.pg.with(url, async (client) => {
-    const { rows } = await client.query(`select platform, delegate_sealed, delegate_key_id from associations where customer_id = $1`, [HOT_CUSTOMER_ID]);
+    const { rows } = await client.query(
+      `select platform, delegate_sealed, delegate_key_id from associations where customer_id = $1`,
+      [HOT_CUSTOMER_ID],
+    );
     const model = rows[0];
     const started = Date.now();
     await client.query(
@@ -50,7 +53,9 @@ async function bulkLoad(ctx, url, from, to) {
 }
 
 async function logSize(ctx, client, what) {
-  const { rows } = await client.query(`select count(*)::int as n, pg_size_pretty(pg_total_relation_size('associations')) as size from associations`);
+  const { rows } = await client.query(
+    `select count(*)::int as n, pg_size_pretty(pg_total_relation_size('associations')) as size from associations`,
+  );
   ctx.log(`scale: ${rows[0].n.toLocaleString('en')} associations (${rows[0].size}) ${what}`);
 }
 
@@ -63,13 +68,23 @@ const VARIANTS = [
 async function servedDatabase(ctx, simulator, rows) {
   const storage = await freshStorage(ctx, 'postgres', `scale_${rows}`);
   const servers = [];
-  for (const variant of VARIANTS) servers.push({ variant, coregate: await startCoregate(ctx, { storage, coreUrl: simulator.url, env: variant.env }) });
+  for (const variant of VARIANTS)
+    servers.push({
+      variant,
+      coregate: await startCoregate(ctx, { storage, coreUrl: simulator.url, env: variant.env }),
+    });
   const { client, accessToken } = await clientWithToken(servers[0].coregate, 'bench scale');
   const firstSpec = await prepareHotCustomer(ctx, servers[0].coregate, accessToken);
   for (const server of servers) {
     // Each server is its own issuer (COREGATE_ISSUER is left unset): a token of its own.
     const { coregate } = server;
-    const own = await checkTokenEndpoint({ what: 'coregate POST /oauth2/token', tokenUrl: `${coregate.url}/oauth2/token`, jwksUrl: `${coregate.url}/.well-known/jwks.json`, issuer: coregate.url, client });
+    const own = await checkTokenEndpoint({
+      what: 'coregate POST /oauth2/token',
+      tokenUrl: `${coregate.url}/oauth2/token`,
+      jwksUrl: `${coregate.url}/.well-known/jwks.json`,
+      issuer: coregate.url,
+      client,
+    });
     server.spec = { ...firstSpec, origin: coregate.url, headers: { authorization: `Bearer ${own.accessToken}` } };
   }
   await bulkLoad(ctx, storage.url, 1, rows - 1);
@@ -106,8 +121,22 @@ export async function run(ctx) {
         subject: { server: big[index].coregate, peers, spec: big[index].spec },
         baseline: { server: small[index].coregate, peers, spec: small[index].spec },
       });
-      const smallRow = ctx.results.addRow({ scenario: name, variant: `postgres, ${variant.label}, 1,000 associations`, subject: 'coregate', baseline: true, measurement: pair.baseline, settings: variant.env });
-      const largeRow = ctx.results.addRow({ scenario: name, variant: `postgres, ${variant.label}, ${label} associations`, subject: 'coregate', measurement: pair.subject, settings: variant.env, notes: [roundsNote(pair)] });
+      const smallRow = ctx.results.addRow({
+        scenario: name,
+        variant: `postgres, ${variant.label}, 1,000 associations`,
+        subject: 'coregate',
+        baseline: true,
+        measurement: pair.baseline,
+        settings: variant.env,
+      });
+      const largeRow = ctx.results.addRow({
+        scenario: name,
+        variant: `postgres, ${variant.label}, ${label} associations`,
+        subject: 'coregate',
+        measurement: pair.subject,
+        settings: variant.env,
+        notes: [roundsNote(pair)],
+      });
       ctx.results.compare(largeRow, smallRow, {
         requestsPerSecond: { name: `${label} vs 1,000 associations req/s (${variant.label})`, min: 0.9 },
         p99: { name: `${label} vs 1,000 associations p99 (${variant.label})`, max: 1.2 },

@@ -37,20 +37,36 @@ async function stormVariant(ctx, variant) {
   const byTtl = variant === 'expired by TTL';
   const simulator = await startSimulator(ctx, byTtl ? { sessionTtlSeconds: TTL_SECONDS } : {});
   const storage = await freshStorage(ctx, ctx.primaryStorage, byTtl ? 'storm_ttl' : 'storm_expire');
-  const coregate = await startCoregate(ctx, { storage, coreUrl: simulator.url, env: byTtl ? { COREGATE_SESSION_SKEW_SECONDS: '0' } : {} });
+  const coregate = await startCoregate(ctx, {
+    storage,
+    coreUrl: simulator.url,
+    env: byTtl ? { COREGATE_SESSION_SKEW_SECONDS: '0' } : {},
+  });
   try {
     const { accessToken } = await clientWithToken(coregate, 'bench storm');
     const customerId = 'bench-storm';
-    await register(coregate.url, accessToken, { customer: { customerKey: CUSTOMER.customerKey }, registration: { customerId } }, CUSTOMER.customerKey);
+    await register(
+      coregate.url,
+      accessToken,
+      { customer: { customerKey: CUSTOMER.customerKey }, registration: { customerId } },
+      CUSTOMER.customerKey,
+    );
     const path = `/core/accounts?customerId=${customerId}`;
     const headers = { authorization: `Bearer ${accessToken}` };
-    const expectBody = await checkAccounts({ what: `coregate GET ${path}`, url: `${coregate.url}${path}`, headers, expectedAccounts: CUSTOMER.accounts, pick: (json) => json.data });
+    const expectBody = await checkAccounts({
+      what: `coregate GET ${path}`,
+      url: `${coregate.url}${path}`,
+      headers,
+      expectedAccounts: CUSTOMER.accounts,
+      pick: (json) => json.data,
+    });
     const spec = { origin: coregate.url, path, headers, expectBody };
     // The same warm-up as every measured figure, so the storms meet a JIT-compiled server.
     await ctx.load.load({ origin: coregate.url, path, headers, seconds: ctx.durations.warmup });
     // Open the storm's connections first, so that a storm is 200 requests and not 200 connects.
     const prepared = await ctx.load.stormPrepare({ ...spec, connections: CONCURRENCY });
-    if (prepared.connected < CONCURRENCY) ctx.log(`storm: only ${prepared.connected} of ${CONCURRENCY} connections open`);
+    if (prepared.connected < CONCURRENCY)
+      ctx.log(`storm: only ${prepared.connected} of ${CONCURRENCY} connections open`);
 
     const storms = [];
     let lastStormEnded = Date.now();
@@ -102,12 +118,21 @@ export async function run(ctx) {
       maxMs: round(overall.max, 3),
       non2xx,
       errors: storms.reduce((sum, storm) => sum + storm.errors.length, 0),
-      storms: storms.map(({ latenciesMs, ...storm }) => ({ ...storm, p50: round(storm.p50, 3), p99: round(storm.p99, 3), max: round(storm.max, 3) })),
+      storms: storms.map(({ latenciesMs, ...storm }) => ({
+        ...storm,
+        p50: round(storm.p50, 3),
+        p99: round(storm.p99, 3),
+        max: round(storm.max, 3),
+      })),
       status: allOk ? 'ok' : 'failed',
       notes: [
         `${storms.length} storms of ${CONCURRENCY}; core sessions per storm: ${storms.map((storm) => storm.sessionsStarted).join(',')}`,
         `storm p99 (ms): median ${round(median(stormP99s), 2)}, worst ${Math.max(...stormP99s)}`,
-        ...(allOk ? [] : [`wrong answers: ${JSON.stringify(storms.filter((storm) => storm.ok !== CONCURRENCY || storm.mismatches).map((storm) => storm.statusCodes))}`]),
+        ...(allOk
+          ? []
+          : [
+              `wrong answers: ${JSON.stringify(storms.filter((storm) => storm.ok !== CONCURRENCY || storm.mismatches).map((storm) => storm.statusCodes))}`,
+            ]),
       ],
     });
     ctx.results.addTarget({

@@ -27,15 +27,33 @@ export async function run(ctx) {
     ctx.log(`token: coregate answers with a verified ${checked.alg} JWT`);
     const provider = await startOidcProvider(ctx, client);
     try {
-      const anchor = await checkTokenEndpoint({ what: 'oidc-provider POST /token', tokenUrl: `${provider.url}/token`, jwksUrl: `${provider.url}/jwks`, issuer: provider.url, client });
+      const anchor = await checkTokenEndpoint({
+        what: 'oidc-provider POST /token',
+        tokenUrl: `${provider.url}/token`,
+        jwksUrl: `${provider.url}/jwks`,
+        issuer: provider.url,
+        client,
+      });
       ctx.log(`token: oidc-provider answers with a verified ${anchor.alg} JWT; loading both, in turns`);
       // Both serve throughout; their rounds alternate (measure.mjs, measurePair).
       const pair = await measurePair(ctx, {
         subject: { server: coregate, spec: { origin: coregate.url, path: '/oauth2/token', ...tokenRequest(client) } },
         baseline: { server: provider, spec: { origin: provider.url, path: '/token', ...tokenRequest(client) } },
       });
-      const subject = ctx.results.addRow({ scenario: name, variant: storage.kind, subject: 'coregate', measurement: pair.subject, notes: [`${checked.alg} JWT`, roundsNote(pair)] });
-      const baseline = ctx.results.addRow({ scenario: name, subject: 'oidc-provider 8', baseline: true, measurement: pair.baseline, notes: [`${anchor.alg} JWT, in-memory client`] });
+      const subject = ctx.results.addRow({
+        scenario: name,
+        variant: storage.kind,
+        subject: 'coregate',
+        measurement: pair.subject,
+        notes: [`${checked.alg} JWT`, roundsNote(pair)],
+      });
+      const baseline = ctx.results.addRow({
+        scenario: name,
+        subject: 'oidc-provider 8',
+        baseline: true,
+        measurement: pair.baseline,
+        notes: [`${anchor.alg} JWT, in-memory client`],
+      });
       // Issue 12, "Done when".
       ctx.results.compare(subject, baseline, {
         requestsPerSecond: { name: 'token req/s vs oidc-provider', min: 1.5 },

@@ -39,13 +39,18 @@ export class AssociationAdmin {
   ) {}
 
   /** The platform's associations by customerId, at one institution or (without it) at all. */
-  async list(platform: string, limit: number = DEFAULT_ASSOCIATIONS_LIMIT, institution?: string): Promise<AssociationListing> {
+  async list(
+    platform: string,
+    limit: number = DEFAULT_ASSOCIATIONS_LIMIT,
+    institution?: string,
+  ): Promise<AssociationListing> {
     const problems: FieldProblem[] = [];
     if (platform.length === 0) problems.push({ path: 'platform', message: 'must not be empty' });
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_ASSOCIATIONS_LIMIT) {
       problems.push({ path: 'limit', message: `must be a whole number from 1 to ${MAX_ASSOCIATIONS_LIMIT}` });
     }
-    if (institution !== undefined && !isInstitutionId(institution)) problems.push({ path: 'institution', message: 'must be 1 to 64 of a-z, 0-9 and -' });
+    if (institution !== undefined && !isInstitutionId(institution))
+      problems.push({ path: 'institution', message: 'must be 1 to 64 of a-z, 0-9 and -' });
     if (problems.length > 0) throw invalidRequest('invalid sessions query', { problems });
     const associations = await this.store.listByPlatform(platform, limit + 1, institution);
     return { associations: associations.slice(0, limit), truncated: associations.length > limit };
@@ -60,14 +65,21 @@ export class AssociationAdmin {
   async revoke(platform: string, customerId: string, institution: string = DEFAULT_INSTITUTION): Promise<void> {
     const problems: FieldProblem[] = [];
     if (platform.length === 0) problems.push({ path: 'platform', message: 'must not be empty' });
-    if (!CUSTOMER_ID.test(customerId)) problems.push({ path: 'customer', message: 'must be 1 to 128 printable characters without spaces' });
-    if (!isInstitutionId(institution)) problems.push({ path: 'institution', message: 'must be 1 to 64 of a-z, 0-9 and -' });
+    if (!CUSTOMER_ID.test(customerId))
+      problems.push({ path: 'customer', message: 'must be 1 to 128 printable characters without spaces' });
+    if (!isInstitutionId(institution))
+      problems.push({ path: 'institution', message: 'must be 1 to 64 of a-z, 0-9 and -' });
     if (problems.length > 0) throw invalidRequest('invalid session', { problems });
     const key = { institution, platform, customerId };
     const found = this.options?.cores ? await this.store.find(key) : undefined;
-    const events = this.options ? { events: [lifecycleEvent('customer.deregistered', key, 'operator_revoked')], now: this.options.clock.now() } : undefined;
+    const events = this.options
+      ? { events: [lifecycleEvent('customer.deregistered', key, 'operator_revoked')], now: this.options.clock.now() }
+      : undefined;
     const deleted = await this.store.delete(key, events);
-    if (!deleted) throw notFound(`no registered customer "${customerId}" on platform "${platform}" at institution "${institution}"`);
+    if (!deleted)
+      throw notFound(
+        `no registered customer "${customerId}" on platform "${platform}" at institution "${institution}"`,
+      );
     await this.audit.record({
       type: 'session.revoked',
       outcome: 'success',
@@ -79,6 +91,12 @@ export class AssociationAdmin {
       customerId,
       requestId: null,
     });
-    if (found && this.options?.cores) await endCoreSession(this.options.cores, found, { requestId: `operator-revoke-${this.options.clock.now().getTime().toString(36)}` }, this.options.onCoreFailure);
+    if (found && this.options?.cores)
+      await endCoreSession(
+        this.options.cores,
+        found,
+        { requestId: `operator-revoke-${this.options.clock.now().getTime().toString(36)}` },
+        this.options.onCoreFailure,
+      );
   }
 }

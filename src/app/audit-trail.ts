@@ -46,9 +46,13 @@ export class AuditTrail {
     private readonly clock: Clock,
     private readonly options: AuditTrailOptions,
   ) {
-    this.refusals = new RefusalAggregator(clock, (events) => {
-      for (const event of events) void this.append(event);
-    }, options.maxRefusalKeys === undefined ? {} : { maxKeys: options.maxRefusalKeys });
+    this.refusals = new RefusalAggregator(
+      clock,
+      (events) => {
+        for (const event of events) void this.append(event);
+      },
+      options.maxRefusalKeys === undefined ? {} : { maxKeys: options.maxRefusalKeys },
+    );
   }
 
   /**
@@ -84,7 +88,10 @@ export class AuditTrail {
     }
     this.pending.add(write);
     void write.then(() => this.pending.delete(write));
-    const waitMs = Math.min(this.options.waitMs ?? DEFAULT_AUDIT_WAIT_MS, deadline?.remainingMs ?? Number.POSITIVE_INFINITY);
+    const waitMs = Math.min(
+      this.options.waitMs ?? DEFAULT_AUDIT_WAIT_MS,
+      deadline?.remainingMs ?? Number.POSITIVE_INFINITY,
+    );
     if (waitMs <= 0) return;
     let timer: NodeJS.Timeout | undefined;
     // Not unref'd: it is cleared as soon as the write ends, and must not let the loop exit meanwhile.
@@ -122,7 +129,9 @@ function stamped(entry: AuditEntry, occurredAt: Date): AuditEvent {
     requestId: entry.requestId,
     occurredAt,
   };
-  return entry.count === undefined && entry.sourceIp === undefined ? event : { ...event, count: entry.count ?? null, sourceIp: entry.sourceIp ?? null };
+  return entry.count === undefined && entry.sourceIp === undefined
+    ? event
+    : { ...event, count: entry.count ?? null, sourceIp: entry.sourceIp ?? null };
 }
 
 /**
@@ -130,7 +139,12 @@ function stamped(entry: AuditEntry, occurredAt: Date): AuditEvent {
  * store to write in the change's own transaction: the change and its row are committed together
  * or not at all (docs/operations.md#audit-log). The HTTP layer then writes no second row.
  */
-export function changeAuditEvent(type: 'session.registered' | 'session.deregistered', key: AssociationKey, context: CoreCallContext, occurredAt: Date): AuditEvent {
+export function changeAuditEvent(
+  type: 'session.registered' | 'session.deregistered',
+  key: AssociationKey,
+  context: CoreCallContext,
+  occurredAt: Date,
+): AuditEvent {
   return {
     type,
     outcome: 'success',
@@ -146,7 +160,9 @@ export function changeAuditEvent(type: 'session.registered' | 'session.deregiste
 }
 
 /** Audit events of core session renewals, for {@link CoreSessionKeeper}. */
-export function auditedRenewals(trail: AuditTrail): Required<Pick<RenewalEvents, 'onRenewal' | 'onReregistrationRequired'>> {
+export function auditedRenewals(
+  trail: AuditTrail,
+): Required<Pick<RenewalEvents, 'onRenewal' | 'onReregistrationRequired'>> {
   const entry = (association: Association, context: CoreCallContext) => ({
     actor: 'client' as const,
     clientId: context.clientId ?? null,
@@ -156,8 +172,20 @@ export function auditedRenewals(trail: AuditTrail): Required<Pick<RenewalEvents,
     requestId: context.requestId,
   });
   return {
-    onRenewal: (association, context) => trail.record({ type: 'session.renewed', outcome: 'success', reason: null, ...entry(association, context) }, context.deadline),
+    onRenewal: (association, context) =>
+      trail.record(
+        { type: 'session.renewed', outcome: 'success', reason: null, ...entry(association, context) },
+        context.deadline,
+      ),
     onReregistrationRequired: (association, context) =>
-      trail.record({ type: 'session.reregistration_required', outcome: 'failure', reason: 'customer_not_recognised', ...entry(association, context) }, context.deadline),
+      trail.record(
+        {
+          type: 'session.reregistration_required',
+          outcome: 'failure',
+          reason: 'customer_not_recognised',
+          ...entry(association, context),
+        },
+        context.deadline,
+      ),
   };
 }

@@ -41,7 +41,9 @@ function dnAttributes(dn: string): string {
 function jwksThumbprints(jwks: ClientJwks | null): string[] {
   return (jwks?.keys ?? []).flatMap((key) => {
     const x5c = key['x5c'];
-    return Array.isArray(x5c) && typeof x5c[0] === 'string' ? [createHash('sha256').update(Buffer.from(x5c[0], 'base64')).digest('base64url')] : [];
+    return Array.isArray(x5c) && typeof x5c[0] === 'string'
+      ? [createHash('sha256').update(Buffer.from(x5c[0], 'base64')).digest('base64url')]
+      : [];
   });
 }
 
@@ -87,8 +89,12 @@ export class ClientAuthenticator {
     const secretMatches = this.hasher.matches(credentials.clientSecret, client?.secretDigest ?? this.decoyDigest);
     if (!client) throw invalidClient('unknown client_id');
     const known = { id: client.id, platform: client.platform, institution: client.institution };
-    if (client.authMethod !== 'client_secret_basic') throw invalidClient(`client ${client.id} authenticates with ${client.authMethod}, not a secret`, { knownClient: known });
-    if (!secretMatches && !this.previousSecretMatches(client, credentials.clientSecret)) throw invalidClient(`wrong secret for ${client.id}`, { knownClient: known });
+    if (client.authMethod !== 'client_secret_basic')
+      throw invalidClient(`client ${client.id} authenticates with ${client.authMethod}, not a secret`, {
+        knownClient: known,
+      });
+    if (!secretMatches && !this.previousSecretMatches(client, credentials.clientSecret))
+      throw invalidClient(`wrong secret for ${client.id}`, { knownClient: known });
     return this.admitted(client, deadline);
   }
 
@@ -104,17 +110,26 @@ export class ClientAuthenticator {
     const client = await this.clients.findById(clientId, deadline);
     if (!client) throw invalidClient('unknown client_id in the client assertion');
     const known = { id: client.id, platform: client.platform, institution: client.institution };
-    if (client.authMethod !== 'private_key_jwt' || !client.jwks) throw invalidClient(`client ${client.id} does not authenticate with private_key_jwt`, { knownClient: known });
+    if (client.authMethod !== 'private_key_jwt' || !client.jwks)
+      throw invalidClient(`client ${client.id} does not authenticate with private_key_jwt`, { knownClient: known });
     const now = this.clock.now();
     let verified;
     try {
       verified = await verifier.verify(assertion, client.jwks, { clientId: client.id, audiences: audiences(), now });
     } catch (error) {
-      if (error instanceof InvalidProof) throw invalidClient(`client assertion of ${client.id} refused: ${error.reason}`, { knownClient: known });
+      if (error instanceof InvalidProof)
+        throw invalidClient(`client assertion of ${client.id} refused: ${error.reason}`, { knownClient: known });
       throw error;
     }
     // Single use is checked last: a refused assertion does not use up its jti.
-    if (!(await replays.firstUse(proofReplayKey('client_assertion', client.id, verified.jti), new Date(verified.exp * 1000), now, deadline))) {
+    if (
+      !(await replays.firstUse(
+        proofReplayKey('client_assertion', client.id, verified.jti),
+        new Date(verified.exp * 1000),
+        now,
+        deadline,
+      ))
+    ) {
       throw invalidClient(`client assertion of ${client.id} replayed`, { knownClient: known });
     }
     return this.admitted(client, deadline);
@@ -125,17 +140,25 @@ export class ClientAuthenticator {
    * with the registered subject DN; `self_signed_tls_client_auth` — the very certificate
    * registered in the client's JWKS (`x5c`), matched by its SHA-256 thumbprint.
    */
-  async authenticateWithCertificate(clientId: string, certificate: PresentedCertificate, deadline?: DatabaseDeadline): Promise<ClientRecord> {
+  async authenticateWithCertificate(
+    clientId: string,
+    certificate: PresentedCertificate,
+    deadline?: DatabaseDeadline,
+  ): Promise<ClientRecord> {
     const client = await this.clients.findById(clientId, deadline);
     if (!client) throw invalidClient('unknown client_id with a client certificate');
     const known = { id: client.id, platform: client.platform, institution: client.institution };
     if (client.authMethod === 'tls_client_auth') {
-      if (!certificate.chainVerified) throw invalidClient(`certificate of ${client.id} not issued by the configured client CA`, { knownClient: known });
+      if (!certificate.chainVerified)
+        throw invalidClient(`certificate of ${client.id} not issued by the configured client CA`, {
+          knownClient: known,
+        });
       if (client.tlsSubjectDn === null || dnAttributes(client.tlsSubjectDn) !== dnAttributes(certificate.subjectDn)) {
         throw invalidClient(`certificate subject is not the one registered for ${client.id}`, { knownClient: known });
       }
     } else if (client.authMethod === 'self_signed_tls_client_auth') {
-      if (!jwksThumbprints(client.jwks).includes(certificate.thumbprint)) throw invalidClient(`certificate is not one registered for ${client.id}`, { knownClient: known });
+      if (!jwksThumbprints(client.jwks).includes(certificate.thumbprint))
+        throw invalidClient(`certificate is not one registered for ${client.id}`, { knownClient: known });
     } else {
       throw invalidClient(`client ${client.id} does not authenticate with a certificate`, { knownClient: known });
     }
@@ -146,7 +169,9 @@ export class ClientAuthenticator {
     const known = { id: client.id, platform: client.platform, institution: client.institution };
     if (!client.enabled) throw invalidClient(`client ${client.id} is disabled`, { knownClient: known });
     if (this.institutions && !(await this.institutions.isEnabled(client.institution, deadline))) {
-      throw invalidClient(`institution ${client.institution} of client ${client.id} is disabled`, { knownClient: known });
+      throw invalidClient(`institution ${client.institution} of client ${client.id} is disabled`, {
+        knownClient: known,
+      });
     }
     return client;
   }

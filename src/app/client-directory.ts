@@ -45,7 +45,13 @@ export class ClientDirectory implements Pick<ClientStore, 'findById'> {
     /** The change feed whose changes {@link forget} entries; without it only the lifetime bounds them. */
     feed?: FeedLiveness,
   ) {
-    this.entries = new LoadingCache((clientId, deadline) => this.load(clientId, deadline), { clock, ttlSeconds: cacheSeconds, maxEntries, feed, whenFeedDown: 'cache' });
+    this.entries = new LoadingCache((clientId, deadline) => this.load(clientId, deadline), {
+      clock,
+      ttlSeconds: cacheSeconds,
+      maxEntries,
+      feed,
+      whenFeedDown: 'cache',
+    });
   }
 
   /**

@@ -69,31 +69,51 @@ interface MethodCredentials {
  * Checks the credentials a method needs and refuses those it does not use: a JWKS for
  * `private_key_jwt` and `self_signed_tls_client_auth`, a subject DN for `tls_client_auth`.
  */
-function methodCredentials(method: string | undefined, jwks: unknown, tlsSubjectDn: string | undefined, problems: FieldProblem[]): MethodCredentials {
+function methodCredentials(
+  method: string | undefined,
+  jwks: unknown,
+  tlsSubjectDn: string | undefined,
+  problems: FieldProblem[],
+): MethodCredentials {
   const authMethod = method ?? 'client_secret_basic';
   if (!isTokenEndpointAuthMethod(authMethod)) {
-    problems.push({ path: 'auth-method', message: `unknown method "${authMethod}" (known: ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')})` });
+    problems.push({
+      path: 'auth-method',
+      message: `unknown method "${authMethod}" (known: ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')})`,
+    });
     return { authMethod: 'client_secret_basic', jwks: null, tlsSubjectDn: null };
   }
   const needsJwks = authMethod === 'private_key_jwt' || authMethod === 'self_signed_tls_client_auth';
   let checkedJwks: ClientJwks | null = null;
-  if (needsJwks && jwks === undefined) problems.push({ path: 'jwks-file', message: `is required with --auth-method ${authMethod}` });
-  else if (!needsJwks && jwks !== undefined) problems.push({ path: 'jwks-file', message: `is only for private_key_jwt and self_signed_tls_client_auth, not ${authMethod}` });
+  if (needsJwks && jwks === undefined)
+    problems.push({ path: 'jwks-file', message: `is required with --auth-method ${authMethod}` });
+  else if (!needsJwks && jwks !== undefined)
+    problems.push({
+      path: 'jwks-file',
+      message: `is only for private_key_jwt and self_signed_tls_client_auth, not ${authMethod}`,
+    });
   else if (needsJwks) {
     const problem = clientJwksProblem(jwks, authMethod);
     if (problem) problems.push({ path: 'jwks-file', message: problem });
     else checkedJwks = publicJwks(jwks as ClientJwks);
   }
   const subject = tlsSubjectDn?.trim();
-  if (authMethod === 'tls_client_auth' && !subject) problems.push({ path: 'tls-subject-dn', message: 'is required with --auth-method tls_client_auth' });
-  if (authMethod !== 'tls_client_auth' && tlsSubjectDn !== undefined) problems.push({ path: 'tls-subject-dn', message: 'is only for tls_client_auth' });
+  if (authMethod === 'tls_client_auth' && !subject)
+    problems.push({ path: 'tls-subject-dn', message: 'is required with --auth-method tls_client_auth' });
+  if (authMethod !== 'tls_client_auth' && tlsSubjectDn !== undefined)
+    problems.push({ path: 'tls-subject-dn', message: 'is only for tls_client_auth' });
   return { authMethod, jwks: checkedJwks, tlsSubjectDn: authMethod === 'tls_client_auth' && subject ? subject : null };
 }
 
 /** Platform names end up in keys and logs: a conservative alphabet. */
 const PLATFORM_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
-function withoutDigest({ secretDigest: _omitted, previousSecretDigest: _previous, previousSecretUntil: _until, ...client }: ClientRecord): Client {
+function withoutDigest({
+  secretDigest: _omitted,
+  previousSecretDigest: _previous,
+  previousSecretUntil: _until,
+  ...client
+}: ClientRecord): Client {
   return client;
 }
 
@@ -129,7 +149,9 @@ export class ClientRegistry {
   ) {}
 
   /** A client authenticating with a secret (the default) gets one, shown here once; others get none. */
-  async create(input: CreateClientInput & { readonly authMethod?: 'client_secret_basic' | undefined }): Promise<ClientWithSecret>;
+  async create(
+    input: CreateClientInput & { readonly authMethod?: 'client_secret_basic' | undefined },
+  ): Promise<ClientWithSecret>;
   async create(input: CreateClientInput): Promise<CreatedClient>;
   async create(input: CreateClientInput): Promise<CreatedClient> {
     const problems: FieldProblem[] = [];
@@ -137,16 +159,24 @@ export class ClientRegistry {
     const name = input.name.trim();
     if (name.length === 0 || name.length > 200) problems.push({ path: 'name', message: 'must be 1 to 200 characters' });
     if (input.platform !== undefined && !PLATFORM_PATTERN.test(input.platform)) {
-      problems.push({ path: 'platform', message: 'must be 1 to 64 letters, digits or . _ : - and start with a letter or digit' });
+      problems.push({
+        path: 'platform',
+        message: 'must be 1 to 64 letters, digits or . _ : - and start with a letter or digit',
+      });
     }
     const scopes = [...new Set(input.scopes?.length ? input.scopes : [DEFAULT_SCOPE])];
     for (const scope of scopes) {
-      if (!isKnownScope(scope)) problems.push({ path: 'scope', message: `unknown scope "${scope}" (known: ${KNOWN_SCOPES.join(', ')})` });
+      if (!isKnownScope(scope))
+        problems.push({ path: 'scope', message: `unknown scope "${scope}" (known: ${KNOWN_SCOPES.join(', ')})` });
     }
     const grants = new Set<ClientGrant>(['client_credentials']);
     for (const grant of input.grants ?? []) {
       if (isClientGrant(grant)) grants.add(grant);
-      else problems.push({ path: 'grant', message: `unknown grant "${grant}" (known: client_credentials, refresh_token)` });
+      else
+        problems.push({
+          path: 'grant',
+          message: `unknown grant "${grant}" (known: client_credentials, refresh_token)`,
+        });
     }
     const allowedIps: string[] = [];
     for (const text of input.allowedIps ?? []) {
@@ -155,12 +185,19 @@ export class ClientRegistry {
       else problems.push({ path: 'allow-ip', message: parsed.reason });
     }
     const institution = input.institution ?? DEFAULT_INSTITUTION;
-    const known = this.institutions ? (await this.institutions.find(institution)) !== undefined : institution === DEFAULT_INSTITUTION;
-    if (!known) problems.push({ path: 'institution', message: `no institution "${institution}" (see \`coregate institutions list\`)` });
+    const known = this.institutions
+      ? (await this.institutions.find(institution)) !== undefined
+      : institution === DEFAULT_INSTITUTION;
+    if (!known)
+      problems.push({
+        path: 'institution',
+        message: `no institution "${institution}" (see \`coregate institutions list\`)`,
+      });
     if (problems.length > 0) throw invalidRequest('invalid client', { problems });
 
     const id = `cg_${randomBytes(15).toString('base64url')}`;
-    const secret = credentials.authMethod === 'client_secret_basic' ? this.hasher.generate(CLIENT_SECRET_PREFIX) : undefined;
+    const secret =
+      credentials.authMethod === 'client_secret_basic' ? this.hasher.generate(CLIENT_SECRET_PREFIX) : undefined;
     const record = await this.store.create({
       id,
       name,
@@ -198,19 +235,26 @@ export class ClientRegistry {
     } else if (input.jwks !== undefined || input.tlsSubjectDn !== undefined) {
       // New keys (a key rotation) for the method the client has.
       const current = this.found(id, await this.store.findById(id));
-      const checked = methodCredentials(current.authMethod, input.jwks ?? current.jwks ?? undefined, input.tlsSubjectDn ?? current.tlsSubjectDn ?? undefined, problems);
+      const checked = methodCredentials(
+        current.authMethod,
+        input.jwks ?? current.jwks ?? undefined,
+        input.tlsSubjectDn ?? current.tlsSubjectDn ?? undefined,
+        problems,
+      );
       if (input.jwks !== undefined) changes.jwks = checked.jwks;
       if (input.tlsSubjectDn !== undefined) changes.tlsSubjectDn = checked.tlsSubjectDn;
     }
     if (input.requireBoundTokens !== undefined) changes.requireBoundTokens = input.requireBoundTokens;
     if (input.name !== undefined) {
       const name = input.name.trim();
-      if (name.length === 0 || name.length > 200) problems.push({ path: 'name', message: 'must be 1 to 200 characters' });
+      if (name.length === 0 || name.length > 200)
+        problems.push({ path: 'name', message: 'must be 1 to 200 characters' });
       changes.name = name;
     }
     if (input.scopes !== undefined && input.scopes.length > 0) {
       for (const scope of input.scopes) {
-        if (!isKnownScope(scope)) problems.push({ path: 'scope', message: `unknown scope "${scope}" (known: ${KNOWN_SCOPES.join(', ')})` });
+        if (!isKnownScope(scope))
+          problems.push({ path: 'scope', message: `unknown scope "${scope}" (known: ${KNOWN_SCOPES.join(', ')})` });
       }
       changes.scopes = [...new Set(input.scopes)] as Scope[];
     }
@@ -218,11 +262,16 @@ export class ClientRegistry {
       const grants = new Set<ClientGrant>(['client_credentials']);
       for (const grant of input.grants) {
         if (isClientGrant(grant)) grants.add(grant);
-        else problems.push({ path: 'grant', message: `unknown grant "${grant}" (known: client_credentials, refresh_token)` });
+        else
+          problems.push({
+            path: 'grant',
+            message: `unknown grant "${grant}" (known: client_credentials, refresh_token)`,
+          });
       }
       changes.grants = [...grants];
     }
-    if (input.clearAllowedIps && input.allowedIps?.length) problems.push({ path: 'clear-allow-ips', message: 'cannot be combined with --allow-ip' });
+    if (input.clearAllowedIps && input.allowedIps?.length)
+      problems.push({ path: 'clear-allow-ips', message: 'cannot be combined with --allow-ip' });
     if (input.clearAllowedIps) changes.allowedIps = [];
     else if (input.allowedIps !== undefined && input.allowedIps.length > 0) {
       const allowedIps: string[] = [];
@@ -234,7 +283,16 @@ export class ClientRegistry {
       changes.allowedIps = [...new Set(allowedIps)];
     }
     if (problems.length > 0) throw invalidRequest('invalid client', { problems });
-    if (Object.keys(changes).length === 0) throw invalidRequest('nothing to change', { problems: [{ path: 'name', message: 'give at least one of --name, --scope, --grant, --allow-ip, --clear-allow-ips, --auth-method, --jwks-file, --tls-subject-dn, --require-bound-tokens' }] });
+    if (Object.keys(changes).length === 0)
+      throw invalidRequest('nothing to change', {
+        problems: [
+          {
+            path: 'name',
+            message:
+              'give at least one of --name, --scope, --grant, --allow-ip, --clear-allow-ips, --auth-method, --jwks-file, --tls-subject-dn, --require-bound-tokens',
+          },
+        ],
+      });
     return withoutDigest(this.changed(id, await this.store.update(id, changes, this.clock.now())));
   }
 
@@ -260,15 +318,27 @@ export class ClientRegistry {
    */
   async rotateSecret(id: string, graceSeconds = 0): Promise<ClientWithSecret & { previousSecretUntil: Date | null }> {
     if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
-      throw invalidRequest('invalid grace period', { problems: [{ path: 'grace', message: `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}` }] });
+      throw invalidRequest('invalid grace period', {
+        problems: [{ path: 'grace', message: `must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}` }],
+      });
     }
     const current = this.found(id, await this.store.findById(id));
     // A client moved back to client_secret_basic has no secret yet: this makes its first one.
     if (current.authMethod !== 'client_secret_basic') {
-      throw invalidRequest('this client has no secret', { problems: [{ path: 'id', message: `authenticates with ${current.authMethod}: rotate its keys with \`clients update --jwks-file\`` }] });
+      throw invalidRequest('this client has no secret', {
+        problems: [
+          {
+            path: 'id',
+            message: `authenticates with ${current.authMethod}: rotate its keys with \`clients update --jwks-file\``,
+          },
+        ],
+      });
     }
     const now = this.clock.now();
-    const previous = graceSeconds > 0 && current.secretDigest !== null ? { digest: current.secretDigest, until: new Date(now.getTime() + graceSeconds * 1000) } : undefined;
+    const previous =
+      graceSeconds > 0 && current.secretDigest !== null
+        ? { digest: current.secretDigest, until: new Date(now.getTime() + graceSeconds * 1000) }
+        : undefined;
     const secret = this.hasher.generate(CLIENT_SECRET_PREFIX);
     const record = this.changed(id, await this.store.replaceSecret(id, this.hasher.digest(secret), now, previous));
     return { client: withoutDigest(record), secret, previousSecretUntil: previous?.until ?? null };

@@ -12,10 +12,18 @@ import { CoreBusy, CoreCircuitOpen, CoreError, InstitutionUnavailable } from '..
 export function fromCoreFailure(error: unknown): ApiError {
   if (error instanceof InstitutionUnavailable) return institutionDisabled(error.institution);
   if (error instanceof CoreCircuitOpen) {
-    return unavailable('the core banking system is unavailable; try again later', error.message, error.retryAfterSeconds);
+    return unavailable(
+      'the core banking system is unavailable; try again later',
+      error.message,
+      error.retryAfterSeconds,
+    );
   }
   if (error instanceof CoreBusy) {
     return unavailable('the core banking system is busy; try again later', error.message, error.retryAfterSeconds);
   }
-  return coreFailed(error instanceof CoreError ? error.message : `unexpected core failure: ${(error as Error)?.message ?? String(error)}`);
+  return coreFailed(
+    error instanceof CoreError
+      ? error.message
+      : `unexpected core failure: ${(error as Error)?.message ?? String(error)}`,
+  );
 }

@@ -11,7 +11,12 @@ import { customerNotRegistered, reregistrationRequired } from '../domain/errors.
 import { associationKeyOf, needsRenewal, type Association } from '../domain/association.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
-import { CoreProtocolError, CustomerNotRecognised, type CoreCallContext, type InstitutionCores } from '../ports/core-connector.js';
+import {
+  CoreProtocolError,
+  CustomerNotRecognised,
+  type CoreCallContext,
+  type InstitutionCores,
+} from '../ports/core-connector.js';
 import { fromCoreFailure } from './core-failures.js';
 import { lifecycleEvent } from '../domain/lifecycle-event.js';
 import { SingleFlight } from './single-flight.js';
@@ -69,7 +74,12 @@ export class CoreSessionKeeper {
 
   /** Starts a new core session replacing `association.version`, shared by every concurrent caller. */
   renew(association: Association, context: CoreCallContext): Promise<Association> {
-    const flightKey = JSON.stringify([association.institution, association.platform, association.customerId, association.version]);
+    const flightKey = JSON.stringify([
+      association.institution,
+      association.platform,
+      association.customerId,
+      association.version,
+    ]);
     // The core called is always the association's institution's, whoever asked.
     const atCore = atInstitution(context, association.institution);
     return this.flights.run(flightKey, () => this.renewAcrossProcesses(association, atCore));
@@ -82,14 +92,22 @@ export class CoreSessionKeeper {
     let waiting = false;
     for (;;) {
       const now = this.clock.now();
-      const claim = await this.store.claimRenewal(key, association.version, this.owner, now, new Date(now.getTime() + this.leaseSeconds * 1000), context.deadline);
+      const claim = await this.store.claimRenewal(
+        key,
+        association.version,
+        this.owner,
+        now,
+        new Date(now.getTime() + this.leaseSeconds * 1000),
+        context.deadline,
+      );
       if (claim.outcome === 'claimed') return this.startNewSession(claim.association, context);
       const current = claim.association;
       if (!current) throw customerNotRegistered();
       if (current.needsReregistration) throw reregistrationRequired();
       // Another process finished a renewal (or a registration replaced the session).
       if (claim.outcome === 'stale') return current;
-      if (this.clock.now().getTime() > deadline) throw fromCoreFailure(new Error('timed out waiting for another process to renew the core session'));
+      if (this.clock.now().getTime() > deadline)
+        throw fromCoreFailure(new Error('timed out waiting for another process to renew the core session'));
       if (!waiting) this.events.onWait?.();
       waiting = true;
       await sleep(pollMs);
@@ -108,14 +126,27 @@ export class CoreSessionKeeper {
     } catch (error) {
       if (error instanceof CustomerNotRecognised) {
         // The platform's webhook receivers learn it with the mark, in its transaction.
-        await this.store.markNeedsReregistration(key, association.version, this.clock.now(), [lifecycleEvent('customer.reregistration_required', association)], context.deadline);
+        await this.store.markNeedsReregistration(
+          key,
+          association.version,
+          this.clock.now(),
+          [lifecycleEvent('customer.reregistration_required', association)],
+          context.deadline,
+        );
         await this.events.onReregistrationRequired?.(association, context);
         throw reregistrationRequired();
       }
       await this.store.releaseRenewal(key, this.owner, context.deadline);
       throw fromCoreFailure(error);
     }
-    const renewed = await this.store.completeRenewal(key, association.version, this.owner, session, this.clock.now(), context.deadline);
+    const renewed = await this.store.completeRenewal(
+      key,
+      association.version,
+      this.owner,
+      session,
+      this.clock.now(),
+      context.deadline,
+    );
     if (!renewed) {
       // The lease ran out and someone else moved the association on: use theirs.
       const current = await this.store.find(key, context.deadline);

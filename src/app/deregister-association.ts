@@ -22,13 +22,20 @@ export class AssociationDeregistrar {
   ) {}
 
   /** `auditRecorded`: the audit row was committed with the deletion, the HTTP layer writes none. */
-  async deregister(key: AssociationKey, context: CoreCallContext): Promise<{ customerId: string; auditRecorded: true }> {
+  async deregister(
+    key: AssociationKey,
+    context: CoreCallContext,
+  ): Promise<{ customerId: string; auditRecorded: true }> {
     const association = await this.store.find(key, context.deadline);
     if (!association) throw customerNotRegistered();
     const now = this.clock.now();
     const deleted = await this.store.delete(
       key,
-      { events: [lifecycleEvent('customer.deregistered', key, 'platform_request')], now, audit: changeAuditEvent('session.deregistered', key, context, now) },
+      {
+        events: [lifecycleEvent('customer.deregistered', key, 'platform_request')],
+        now,
+        audit: changeAuditEvent('session.deregistered', key, context, now),
+      },
       context.deadline,
     );
     // Deleted meanwhile by another request: the same answer as if it had never been there.

@@ -3,7 +3,12 @@
  * (`DpopProofVerifier`) whose `jti` has not been seen before within the proof's window, in
  * any process (the same single-use store as client assertions).
  */
-import { InvalidProof, type DpopProofExpectation, type DpopProofVerifier, type VerifiedDpopProof } from '../ports/client-proofs.js';
+import {
+  InvalidProof,
+  type DpopProofExpectation,
+  type DpopProofVerifier,
+  type VerifiedDpopProof,
+} from '../ports/client-proofs.js';
 import type { DatabaseDeadline } from '../ports/database-deadline.js';
 import type { ReplayGuard } from '../ports/replay-guard.js';
 import { proofReplayKey } from './authenticate-client.js';
@@ -26,7 +31,10 @@ export class DpopProofs {
   async check(proof: string, expected: DpopProofExpectation, deadline?: DatabaseDeadline): Promise<VerifiedDpopProof> {
     const verified = await this.verifier.verify(proof, expected);
     const until = new Date((verified.iat + REMEMBER_SECONDS) * 1000);
-    if (!(await this.replays.firstUse(proofReplayKey('dpop', verified.jkt, verified.jti), until, expected.now, deadline))) throw new InvalidProof('jti replayed');
+    if (
+      !(await this.replays.firstUse(proofReplayKey('dpop', verified.jkt, verified.jti), until, expected.now, deadline))
+    )
+      throw new InvalidProof('jti replayed');
     return verified;
   }
 }

@@ -10,9 +10,18 @@ import type { Association } from '../domain/association.js';
 import type { CoreCallContext, InstitutionCores } from '../ports/core-connector.js';
 
 /** Told of a core that could not end a session; never given the delegate reference ID. */
-export type CoreSessionEndFailure = (error: unknown, association: Pick<Association, 'platform' | 'customerId'>, context: CoreCallContext) => void;
+export type CoreSessionEndFailure = (
+  error: unknown,
+  association: Pick<Association, 'platform' | 'customerId'>,
+  context: CoreCallContext,
+) => void;
 
-export async function endCoreSession(cores: InstitutionCores, association: Association, context: CoreCallContext, onFailure: CoreSessionEndFailure | undefined): Promise<void> {
+export async function endCoreSession(
+  cores: InstitutionCores,
+  association: Association,
+  context: CoreCallContext,
+  onFailure: CoreSessionEndFailure | undefined,
+): Promise<void> {
   try {
     // The core called is always the association's institution's, whoever asked.
     const core = await cores.coreFor(association.institution, context.deadline);

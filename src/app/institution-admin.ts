@@ -5,7 +5,13 @@
  * has one.
  */
 import { alreadyExists, invalidRequest, notFound, type FieldProblem } from '../domain/errors.js';
-import { DEFAULT_INSTITUTION, isInstitutionId, type CoreSettingsSource, type Institution, type InstitutionRecord } from '../domain/institution.js';
+import {
+  DEFAULT_INSTITUTION,
+  isInstitutionId,
+  type CoreSettingsSource,
+  type Institution,
+  type InstitutionRecord,
+} from '../domain/institution.js';
 import type { Clock } from '../ports/clock.js';
 import type { InstitutionChanges, InstitutionStore } from '../ports/institution-store.js';
 
@@ -61,14 +67,22 @@ function isHttpUrl(value: string): boolean {
 /** The problems of the given fields (a field left `undefined` is not checked). */
 function problemsOf(input: InstitutionInput): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  if (input.name !== undefined && (input.name.trim().length === 0 || input.name.trim().length > 200)) problems.push({ path: 'name', message: 'must be 1 to 200 characters' });
-  if (input.coreUrl !== undefined && !isHttpUrl(input.coreUrl)) problems.push({ path: 'core-url', message: 'must be an http:// or https:// URL without credentials' });
+  if (input.name !== undefined && (input.name.trim().length === 0 || input.name.trim().length > 200))
+    problems.push({ path: 'name', message: 'must be 1 to 200 characters' });
+  if (input.coreUrl !== undefined && !isHttpUrl(input.coreUrl))
+    problems.push({ path: 'core-url', message: 'must be an http:// or https:// URL without credentials' });
   if (input.coreApiKey !== undefined && !API_KEY.test(input.coreApiKey)) {
     problems.push({ path: 'core-api-key-file', message: 'must hold 1 to 1024 visible ASCII characters (one line)' });
   }
   const timeout = input.coreTimeoutMs;
-  if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < MIN_CORE_TIMEOUT_MS || timeout > MAX_CORE_TIMEOUT_MS)) {
-    problems.push({ path: 'core-timeout-ms', message: `must be a whole number from ${MIN_CORE_TIMEOUT_MS} to ${MAX_CORE_TIMEOUT_MS}` });
+  if (
+    timeout !== undefined &&
+    (!Number.isInteger(timeout) || timeout < MIN_CORE_TIMEOUT_MS || timeout > MAX_CORE_TIMEOUT_MS)
+  ) {
+    problems.push({
+      path: 'core-timeout-ms',
+      message: `must be a whole number from ${MIN_CORE_TIMEOUT_MS} to ${MAX_CORE_TIMEOUT_MS}`,
+    });
   }
   return problems;
 }
@@ -87,7 +101,10 @@ export class InstitutionAdmin {
     if (input.coreUrl === undefined) problems.push({ path: 'core-url', message: 'is required' });
     problems.push(...problemsOf(input));
     if ((input.coreCertFile === undefined) !== (input.coreKeyFile === undefined)) {
-      problems.push({ path: input.coreCertFile === undefined ? 'core-cert-file' : 'core-key-file', message: 'mutual TLS needs both --core-cert-file and --core-key-file' });
+      problems.push({
+        path: input.coreCertFile === undefined ? 'core-cert-file' : 'core-key-file',
+        message: 'mutual TLS needs both --core-cert-file and --core-key-file',
+      });
     }
     if (problems.length > 0) throw invalidRequest('invalid institution', { problems });
     const created = await this.store.create({
@@ -111,7 +128,11 @@ export class InstitutionAdmin {
     if (id === DEFAULT_INSTITUTION) {
       for (const [field, flag] of CORE_FLAGS) {
         if (input[field] !== undefined) {
-          problems.push({ path: flag, message: 'the default institution takes its core from CORE_URL, COREGATE_CORE_API_KEY and COREGATE_CORE_TIMEOUT_MS' });
+          problems.push({
+            path: flag,
+            message:
+              'the default institution takes its core from CORE_URL, COREGATE_CORE_API_KEY and COREGATE_CORE_TIMEOUT_MS',
+          });
         }
       }
     }
@@ -120,7 +141,10 @@ export class InstitutionAdmin {
     const cert = input.coreCertFile ?? current.coreCertFile;
     const key = input.coreKeyFile ?? current.coreKeyFile;
     if ((cert === undefined) !== (key === undefined)) {
-      problems.push({ path: cert === undefined ? 'core-cert-file' : 'core-key-file', message: 'mutual TLS needs both --core-cert-file and --core-key-file' });
+      problems.push({
+        path: cert === undefined ? 'core-cert-file' : 'core-key-file',
+        message: 'mutual TLS needs both --core-cert-file and --core-key-file',
+      });
     }
     if (problems.length > 0) throw invalidRequest('invalid institution', { problems });
     const changes: InstitutionChanges = Object.fromEntries(
@@ -162,6 +186,11 @@ export class InstitutionAdmin {
         coreSource: 'config',
       };
     }
-    return { ...record, coreTimeoutMs: record.coreTimeoutMs ?? this.defaultCore.coreTimeoutMs, hasApiKey: coreApiKey !== undefined, coreSource: 'database' };
+    return {
+      ...record,
+      coreTimeoutMs: record.coreTimeoutMs ?? this.defaultCore.coreTimeoutMs,
+      hasApiKey: coreApiKey !== undefined,
+      coreSource: 'database',
+    };
   }
 }

@@ -34,7 +34,14 @@ interface Entry {
 
 /** A digest, so that the API key is not kept in one more string. */
 function coreFingerprint(record: InstitutionRecord): string {
-  const settings = [record.coreUrl, record.coreApiKey, record.coreCaFile, record.coreCertFile, record.coreKeyFile, record.coreTimeoutMs];
+  const settings = [
+    record.coreUrl,
+    record.coreApiKey,
+    record.coreCaFile,
+    record.coreCertFile,
+    record.coreKeyFile,
+    record.coreTimeoutMs,
+  ];
   return createHash('sha256').update(JSON.stringify(settings)).digest('base64url');
 }
 
@@ -63,7 +70,11 @@ export class InstitutionRegistry {
     clock: Clock,
     private readonly options: InstitutionRegistryOptions,
   ) {
-    this.list = new LoadingCache((_key, deadline) => this.reload(deadline), { clock, ttlSeconds: options.cacheSeconds, maxEntries: 1 });
+    this.list = new LoadingCache((_key, deadline) => this.reload(deadline), {
+      clock,
+      ttlSeconds: options.cacheSeconds,
+      maxEntries: 1,
+    });
   }
 
   /** The institution as last read (at most `cacheSeconds` ago); `undefined` when unknown. */
@@ -85,7 +96,9 @@ export class InstitutionRegistry {
 
   /** Every enabled institution with its core, by id (for `/readyz`). */
   async enabledCores(): Promise<Array<{ readonly id: string; readonly core: CoreConnector }>> {
-    return [...(await this.current()).values()].filter((entry) => entry.record.enabled).map((entry) => ({ id: entry.record.id, core: entry.core }));
+    return [...(await this.current()).values()]
+      .filter((entry) => entry.record.enabled)
+      .map((entry) => ({ id: entry.record.id, core: entry.core }));
   }
 
   /** Reads the institutions again on the next use (after a change, here or announced by the change feed). */
@@ -103,7 +116,9 @@ export class InstitutionRegistry {
     const cores = [...this.entries.values()].map((entry) => entry.core);
     this.entries = new Map();
     this.list.forgetAll();
-    await Promise.all(cores.map((core) => core.close().catch((error: unknown) => this.options.onError?.(error, undefined))));
+    await Promise.all(
+      cores.map((core) => core.close().catch((error: unknown) => this.options.onError?.(error, undefined))),
+    );
   }
 
   private async current(deadline?: DatabaseDeadline): Promise<ReadonlyMap<string, Entry>> {
@@ -153,7 +168,9 @@ export class InstitutionRegistry {
       return this.factory.create(record);
     } catch (error) {
       this.options.onError?.(error, record.id);
-      return failingCore(`the core connector of institution ${record.id} could not be built: ${(error as Error)?.message ?? String(error)}`);
+      return failingCore(
+        `the core connector of institution ${record.id} could not be built: ${(error as Error)?.message ?? String(error)}`,
+      );
     }
   }
 }

@@ -53,7 +53,12 @@ export class TokenIssuer {
    * the access token is bound to it (`cnf`). A client with `requireBoundTokens` gets no token without.
    * `deadline`: the request's time for the database (`ports/database-deadline.ts`).
    */
-  async issue(client: ClientRecord, request: TokenRequest, binding?: Confirmation, deadline?: DatabaseDeadline): Promise<TokenResponse> {
+  async issue(
+    client: ClientRecord,
+    request: TokenRequest,
+    binding?: Confirmation,
+    deadline?: DatabaseDeadline,
+  ): Promise<TokenResponse> {
     switch (request.grant_type) {
       case undefined:
         throw invalidRequest('grant_type is required');
@@ -61,7 +66,8 @@ export class TokenIssuer {
         requireBindingIfDemanded(client, binding);
         return this.respond(client, this.scopeFor(client, request.scope), randomUUID(), binding, deadline);
       case 'refresh_token':
-        if (!client.grants.includes('refresh_token')) throw unauthorizedClient('this client may not use refresh tokens');
+        if (!client.grants.includes('refresh_token'))
+          throw unauthorizedClient('this client may not use refresh tokens');
         requireBindingIfDemanded(client, binding);
         return this.refresh(client, request, binding, deadline);
       case 'authorization_code':
@@ -82,11 +88,21 @@ export class TokenIssuer {
     return scope;
   }
 
-  private async refresh(client: ClientRecord, request: TokenRequest, binding: Confirmation | undefined, deadline: DatabaseDeadline | undefined): Promise<TokenResponse> {
+  private async refresh(
+    client: ClientRecord,
+    request: TokenRequest,
+    binding: Confirmation | undefined,
+    deadline: DatabaseDeadline | undefined,
+  ): Promise<TokenResponse> {
     if (request.refresh_token === undefined) throw invalidRequest('refresh_token is required');
     // Scope syntax is checked before the token is spent, so a malformed request costs nothing.
     const requestedScope = request.scope === undefined ? undefined : this.scopeFor(client, request.scope);
-    const result = await this.refreshTokens.consume(this.hasher.digest(request.refresh_token), client.id, this.clock.now(), deadline);
+    const result = await this.refreshTokens.consume(
+      this.hasher.digest(request.refresh_token),
+      client.id,
+      this.clock.now(),
+      deadline,
+    );
     switch (result.outcome) {
       case 'unknown':
         throw invalidGrant('refresh token is invalid', 'unknown refresh token');
@@ -106,22 +122,31 @@ export class TokenIssuer {
     return this.respond(client, token.scope, token.chainId, binding, deadline);
   }
 
-  private async respond(client: ClientRecord, scope: string, chainId: string, binding: Confirmation | undefined, deadline: DatabaseDeadline | undefined): Promise<TokenResponse> {
+  private async respond(
+    client: ClientRecord,
+    scope: string,
+    chainId: string,
+    binding: Confirmation | undefined,
+    deadline: DatabaseDeadline | undefined,
+  ): Promise<TokenResponse> {
     const now = this.clock.now();
     const iat = Math.floor(now.getTime() / 1000);
-    const accessToken = await this.signer.sign({
-      iss: this.options.issuer(),
-      sub: client.id,
-      client_id: client.id,
-      aud: this.options.audience(),
-      scope,
-      institution: client.institution,
-      token_use: 'access',
-      iat,
-      exp: iat + this.options.accessTokenTtlSeconds,
-      jti: randomUUID(),
-      ...(binding ? { cnf: binding } : {}),
-    }, deadline);
+    const accessToken = await this.signer.sign(
+      {
+        iss: this.options.issuer(),
+        sub: client.id,
+        client_id: client.id,
+        aud: this.options.audience(),
+        scope,
+        institution: client.institution,
+        token_use: 'access',
+        iat,
+        exp: iat + this.options.accessTokenTtlSeconds,
+        jti: randomUUID(),
+        ...(binding ? { cnf: binding } : {}),
+      },
+      deadline,
+    );
     const response: TokenResponse = {
       access_token: accessToken,
       token_type: binding?.jkt !== undefined ? 'DPoP' : 'Bearer',
@@ -130,14 +155,17 @@ export class TokenIssuer {
     };
     if (!client.grants.includes('refresh_token')) return response;
     const refreshToken = this.hasher.generate(REFRESH_TOKEN_PREFIX);
-    await this.refreshTokens.insert({
-      digest: this.hasher.digest(refreshToken),
-      clientId: client.id,
-      chainId,
-      scope,
-      issuedAt: now,
-      expiresAt: new Date(now.getTime() + this.options.refreshTokenTtlSeconds * 1000),
-    }, deadline);
+    await this.refreshTokens.insert(
+      {
+        digest: this.hasher.digest(refreshToken),
+        clientId: client.id,
+        chainId,
+        scope,
+        issuedAt: now,
+        expiresAt: new Date(now.getTime() + this.options.refreshTokenTtlSeconds * 1000),
+      },
+      deadline,
+    );
     return { ...response, refresh_token: refreshToken };
   }
 }
@@ -145,5 +173,7 @@ export class TokenIssuer {
 /** FAPI 2.0: a client registered for sender-constrained tokens never gets a bearer token. */
 function requireBindingIfDemanded(client: ClientRecord, binding: Confirmation | undefined): void {
   if (!client.requireBoundTokens || binding?.jkt !== undefined || binding?.['x5t#S256'] !== undefined) return;
-  throw invalidRequest('this client is issued only sender-constrained tokens: send a DPoP proof (RFC 9449) or use mutual TLS (RFC 8705)');
+  throw invalidRequest(
+    'this client is issued only sender-constrained tokens: send a DPoP proof (RFC 9449) or use mutual TLS (RFC 8705)',
+  );
 }

@@ -43,11 +43,17 @@ export class AuditReader {
     const problems: FieldProblem[] = [];
     const since = input.since === undefined ? undefined : parseInstant(input.since);
     if (input.since !== undefined && since === undefined) {
-      problems.push({ path: 'since', message: 'must be an ISO-8601 date (2026-03-01) or date-time with a zone (2026-03-01T12:00:00Z)' });
+      problems.push({
+        path: 'since',
+        message: 'must be an ISO-8601 date (2026-03-01) or date-time with a zone (2026-03-01T12:00:00Z)',
+      });
     }
     const until = input.until === undefined ? undefined : parseInstant(input.until);
     if (input.until !== undefined && until === undefined) {
-      problems.push({ path: 'until', message: 'must be an ISO-8601 date (2026-03-01) or date-time with a zone (2026-03-01T12:00:00Z)' });
+      problems.push({
+        path: 'until',
+        message: 'must be an ISO-8601 date (2026-03-01) or date-time with a zone (2026-03-01T12:00:00Z)',
+      });
     }
     if (input.type !== undefined && !(AUDIT_EVENT_TYPES as readonly string[]).includes(input.type)) {
       problems.push({ path: 'type', message: `must be one of ${AUDIT_EVENT_TYPES.join(', ')}` });

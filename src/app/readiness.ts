@@ -61,7 +61,10 @@ export class ReadinessProbe {
         const name = each.name;
         const required = each.required ?? true;
         try {
-          await within(Promise.resolve().then(() => each.check(context)), this.timeoutMs);
+          await within(
+            Promise.resolve().then(() => each.check(context)),
+            this.timeoutMs,
+          );
           this.onResult(name, true);
           return { name, required, detail: undefined };
         } catch (error) {

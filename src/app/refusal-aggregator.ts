@@ -61,7 +61,8 @@ export class RefusalAggregator {
     const key = `${refusal.sourceIp}\u0000${refusal.type}\u0000${refusal.reason}`;
     const tally = this.tallies.get(key);
     if (tally) tally.count += 1;
-    else if (this.tallies.size < (this.options.maxKeys ?? DEFAULT_MAX_REFUSAL_KEYS)) this.tallies.set(key, { refusal, type: refusal.type, count: 1 });
+    else if (this.tallies.size < (this.options.maxKeys ?? DEFAULT_MAX_REFUSAL_KEYS))
+      this.tallies.set(key, { refusal, type: refusal.type, count: 1 });
     else {
       const over = this.overflow.get(refusal.type);
       if (over) over.count += 1;

@@ -28,7 +28,11 @@ export class AssociationRegistrar {
   ) {}
 
   /** `owner` is the caller's institution and platform, from its token. */
-  async register(owner: AssociationOwner, registration: Registration, callContext: CoreCallContext): Promise<RegisteredAssociation> {
+  async register(
+    owner: AssociationOwner,
+    registration: Registration,
+    callContext: CoreCallContext,
+  ): Promise<RegisteredAssociation> {
     const context = atInstitution(callContext, owner.institution);
     const key = { institution: owner.institution, platform: owner.platform, customerId: registration.customerId };
     // Form B's conflict, like Form A's, is found by the statement that stores the association:
@@ -49,12 +53,23 @@ export class AssociationRegistrar {
     // `customer.registered` is recorded with the association, only if this call created it;
     // the audit row whenever it is stored, by the same statement.
     const now = this.clock.now();
-    const result = await this.store.register(key, session, now, [lifecycleEvent('customer.registered', key)], changeAuditEvent('session.registered', key, context, now), context.deadline);
+    const result = await this.store.register(
+      key,
+      session,
+      now,
+      [lifecycleEvent('customer.registered', key)],
+      changeAuditEvent('session.registered', key, context, now),
+      context.deadline,
+    );
     if (result.outcome === 'conflict') {
       await this.endOrphanSession(owner.institution, session.delegateReferenceId, context);
       throw customerIdTaken(registration.customerId);
     }
-    return { customerId: result.association.customerId, customerKey: result.association.customerKey, auditRecorded: true };
+    return {
+      customerId: result.association.customerId,
+      customerKey: result.association.customerKey,
+      auditRecorded: true,
+    };
   }
 
   /**
@@ -62,7 +77,11 @@ export class AssociationRegistrar {
    * that no session lives at the core for nobody. Best effort: the answer is the 409
    * either way, and a session the core keeps expires there on its own.
    */
-  private async endOrphanSession(institution: string, delegateReferenceId: string, context: CoreCallContext): Promise<void> {
+  private async endOrphanSession(
+    institution: string,
+    delegateReferenceId: string,
+    context: CoreCallContext,
+  ): Promise<void> {
     try {
       const core = await this.cores.coreFor(institution, context.deadline);
       await core.endSession?.(delegateReferenceId, context);

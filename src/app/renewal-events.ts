@@ -8,7 +8,10 @@ import { auditedRenewals, type AuditTrail } from './audit-trail.js';
 import type { RenewalEvents } from './core-session-keeper.js';
 
 /** The {@link CoreSessionKeeper}'s events: metrics and audit log. */
-export function observedRenewals(audit: AuditTrail, metrics: Pick<MetricsRecorder, 'sessionRenewed' | 'singleFlightWait'>): RenewalEvents {
+export function observedRenewals(
+  audit: AuditTrail,
+  metrics: Pick<MetricsRecorder, 'sessionRenewed' | 'singleFlightWait'>,
+): RenewalEvents {
   const audited = auditedRenewals(audit);
   return {
     onRenewal: (association, context) => {

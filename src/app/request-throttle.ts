@@ -75,7 +75,9 @@ export function rateLimitHeaders(quota: RateLimitQuota): Record<string, string> 
 
 function quotaOf(decision: RateLimitDecision, limit: number, windowSeconds: number): RateLimitQuota {
   // The bucket refills one request every window/limit seconds (domain/rate-limit.ts).
-  const resetSeconds = decision.allowed ? Math.ceil(((limit - decision.remaining) * windowSeconds) / limit) : decision.retryAfterSeconds;
+  const resetSeconds = decision.allowed
+    ? Math.ceil(((limit - decision.remaining) * windowSeconds) / limit)
+    : decision.retryAfterSeconds;
   return { limit, remaining: decision.remaining, resetSeconds };
 }
 
@@ -136,7 +138,8 @@ export class RequestThrottle {
   /** A `/core/*` request from `ip`, before its bearer token is looked at: refused while the address has spent its refusal budget. */
   async admitGatewayCaller(ip: string): Promise<void> {
     const limit = this.settings.bearerFailuresPerIpPerMinute;
-    if (limit > 0) this.refuseUnless(await this.peek(`bearer-fail:ip:${sourceKey(ip)}`, limit, MINUTE), 'bearer_failures_ip');
+    if (limit > 0)
+      this.refuseUnless(await this.peek(`bearer-fail:ip:${sourceKey(ip)}`, limit, MINUTE), 'bearer_failures_ip');
   }
 
   /** A `/core/*` request from `ip` refused for a missing or invalid bearer token. */
@@ -152,7 +155,8 @@ export class RequestThrottle {
   async admitTokenRequest(ip: string): Promise<void> {
     const source = sourceKey(ip);
     const { authFailuresPerIp: failures, authFailureWindowSeconds: window, tokenPerIpPerMinute: perIp } = this.settings;
-    if (failures > 0) this.refuseUnless(await this.peek(`auth-fail:ip:${source}`, failures, window), 'auth_failures_ip');
+    if (failures > 0)
+      this.refuseUnless(await this.peek(`auth-fail:ip:${source}`, failures, window), 'auth_failures_ip');
     if (perIp > 0) this.refuseUnless(await this.hit(`token:ip:${source}`, perIp, MINUTE), 'token_ip');
   }
 
@@ -183,7 +187,12 @@ export class RequestThrottle {
     return this.limiter.peek(key, limit, windowSeconds).catch((error: unknown) => this.failOpen(error));
   }
 
-  private refuseUnless(decision: RateLimitDecision, scope: RateLimitScope, limit = 0, windowSeconds = MINUTE): RateLimitQuota {
+  private refuseUnless(
+    decision: RateLimitDecision,
+    scope: RateLimitScope,
+    limit = 0,
+    windowSeconds = MINUTE,
+  ): RateLimitQuota {
     const quota = quotaOf(decision, limit, windowSeconds);
     if (decision.allowed) return quota;
     this.refused[scope] += 1;

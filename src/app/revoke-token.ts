@@ -40,7 +40,11 @@ export class TokenRevoker {
     await this.refreshTokens.revokeChainOf(this.hasher.digest(token), client.id, this.clock.now(), deadline);
   }
 
-  private async revokeAccessToken(client: ClientRecord, token: string, deadline: DatabaseDeadline | undefined): Promise<void> {
+  private async revokeAccessToken(
+    client: ClientRecord,
+    token: string,
+    deadline: DatabaseDeadline | undefined,
+  ): Promise<void> {
     const now = this.clock.now();
     let claims;
     try {
@@ -50,7 +54,11 @@ export class TokenRevoker {
       throw error;
     }
     if (claims.client_id !== client.id) return;
-    await this.accessTokens.store.revoke({ jti: claims.jti, clientId: client.id, expiresAt: new Date(claims.exp * 1000) }, now, deadline);
+    await this.accessTokens.store.revoke(
+      { jti: claims.jti, clientId: client.id, expiresAt: new Date(claims.exp * 1000) },
+      now,
+      deadline,
+    );
     this.accessTokens.revoked.remember(claims.jti, claims.exp);
   }
 }

@@ -37,21 +37,37 @@ export class WebhookAdmin {
     if (request.platform.length === 0) problems.push({ path: 'platform', message: 'must not be empty' });
     const events = [...new Set(request.events ?? [])];
     for (const type of events) {
-      if (!isLifecycleEventType(type)) problems.push({ path: 'event', message: `unknown event type (expected one of ${LIFECYCLE_EVENT_TYPES.join(', ')})` });
+      if (!isLifecycleEventType(type))
+        problems.push({
+          path: 'event',
+          message: `unknown event type (expected one of ${LIFECYCLE_EVENT_TYPES.join(', ')})`,
+        });
     }
-    const urlProblem = request.url.length > MAX_URL_LENGTH ? `must be at most ${MAX_URL_LENGTH} characters` : await this.guard.problem(request.url);
+    const urlProblem =
+      request.url.length > MAX_URL_LENGTH
+        ? `must be at most ${MAX_URL_LENGTH} characters`
+        : await this.guard.problem(request.url);
     if (urlProblem) problems.push({ path: 'url', message: urlProblem });
     if (problems.length > 0) throw invalidRequest('invalid webhook endpoint', { problems });
     const secret = newWebhookSecret();
     const endpoint = await this.store.addEndpoint(
-      { id: `wh_${randomBytes(12).toString('base64url')}`, platform: request.platform, url: request.url, events, secret },
+      {
+        id: `wh_${randomBytes(12).toString('base64url')}`,
+        platform: request.platform,
+        url: request.url,
+        events,
+        secret,
+      },
       this.clock.now(),
     );
     return { endpoint, secret };
   }
 
   async list(platform: string): Promise<WebhookEndpoint[]> {
-    if (platform.length === 0) throw invalidRequest('invalid webhooks query', { problems: [{ path: 'platform', message: 'must not be empty' }] });
+    if (platform.length === 0)
+      throw invalidRequest('invalid webhooks query', {
+        problems: [{ path: 'platform', message: 'must not be empty' }],
+      });
     return this.store.listEndpoints(platform);
   }
 
@@ -64,7 +80,8 @@ export class WebhookAdmin {
     const existing = await this.store.findEndpoint(id);
     if (!existing) throw notFound(`no webhook endpoint "${id}"`);
     const problem = await this.guard.problem(existing.url);
-    if (problem) throw invalidRequest('the webhook endpoint cannot be enabled', { problems: [{ path: 'url', message: problem }] });
+    if (problem)
+      throw invalidRequest('the webhook endpoint cannot be enabled', { problems: [{ path: 'url', message: problem }] });
     const endpoint = await this.store.setEnabled(id, true, this.clock.now());
     if (!endpoint) throw notFound(`no webhook endpoint "${id}"`);
     return endpoint;

@@ -83,10 +83,16 @@ export class WebhookDispatcher {
     const free = this.maxInFlight - this.inFlight.size;
     if (free <= 0) return [];
     const now = this.clock.now();
-    const claimed = await this.store.claimDue(this.owner, now, new Date(now.getTime() + this.leaseSeconds * 1000), free, {
-      perEndpoint: this.perEndpoint,
-      busy: this.busy,
-    });
+    const claimed = await this.store.claimDue(
+      this.owner,
+      now,
+      new Date(now.getTime() + this.leaseSeconds * 1000),
+      free,
+      {
+        perEndpoint: this.perEndpoint,
+        busy: this.busy,
+      },
+    );
     return claimed.map((delivery) => this.begin(delivery));
   }
 
@@ -132,7 +138,10 @@ export class WebhookDispatcher {
     this.timer = undefined;
     if (!this.running && this.inFlight.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all([this.running, ...this.inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    await Promise.race([
+      Promise.all([this.running, ...this.inFlight]),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs))),
+    ]);
     clearTimeout(timer);
   }
 
@@ -164,7 +173,11 @@ export class WebhookDispatcher {
     const timestamp = Math.floor(this.clock.now().getTime() / 1000);
     let outcome: AttemptOutcome;
     try {
-      const answer = await this.sender.send(delivery.url, webhookHeaders(delivery.secrets, delivery.eventId, timestamp, delivery.body), delivery.body);
+      const answer = await this.sender.send(
+        delivery.url,
+        webhookHeaders(delivery.secrets, delivery.eventId, timestamp, delivery.body),
+        delivery.body,
+      );
       if (answer.status >= 200 && answer.status < 300) outcome = { kind: 'delivered', status: answer.status };
       else if (answer.status === 410) outcome = { kind: 'gone', status: 410 };
       else outcome = this.failure(delivery, answer.status, `the receiver answered ${answer.status}`);

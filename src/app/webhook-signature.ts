@@ -19,7 +19,12 @@ function webhookSignature(secret: string, id: string, timestamp: number, body: s
 }
 
 /** The three headers of one attempt: the id stays the same across retries, the timestamp is the attempt's. */
-export function webhookHeaders(secrets: readonly string[], id: string, timestamp: number, body: string): Record<string, string> {
+export function webhookHeaders(
+  secrets: readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+): Record<string, string> {
   return {
     'content-type': 'application/json',
     'webhook-id': id,

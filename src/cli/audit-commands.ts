@@ -25,7 +25,10 @@ interface AuditOptions {
 
 export function auditCommand(context: AdminContext): Command {
   const { io } = context;
-  const audit = new Command('audit').summary('the audit log, newest first').description('The audit log: what clients and operators did.').usage('list [options]');
+  const audit = new Command('audit')
+    .summary('the audit log, newest first')
+    .description('The audit log: what clients and operators did.')
+    .usage('list [options]');
   withJson(
     audit
       .command('list')
@@ -39,11 +42,20 @@ export function auditCommand(context: AdminContext): Command {
       .option('--type <TYPE>', 'only events of this type (listed below)')
       .option('--since <T>', 'events at or after T')
       .option('--until <T>', 'events before T')
-      .option('--limit <N>', `at most N events (default: 100, at most ${MAX_AUDIT_LIMIT})`, wholeNumber(1, MAX_AUDIT_LIMIT)),
+      .option(
+        '--limit <N>',
+        `at most N events (default: 100, at most ${MAX_AUDIT_LIMIT})`,
+        wholeNumber(1, MAX_AUDIT_LIMIT),
+      ),
   )
-    .addHelpText('after', `\n${AUDIT_EVENTS}\n${examples('coregate audit list --platform acme --since 2026-03-01 --limit 20', 'coregate audit list --type key.revoked --json')}`)
+    .addHelpText(
+      'after',
+      `\n${AUDIT_EVENTS}\n${examples('coregate audit list --platform acme --since 2026-03-01 --limit 20', 'coregate audit list --type key.revoked --json')}`,
+    )
     .action(async (options: AuditOptions) => {
-      const records = await (await context.admin()).call('audit.list', {
+      const records = await (
+        await context.admin()
+      ).call('audit.list', {
         ...(options.platform !== undefined ? { platform: options.platform } : {}),
         ...(options.customer !== undefined ? { customerId: options.customer } : {}),
         ...(options.since !== undefined ? { since: options.since } : {}),
@@ -55,8 +67,30 @@ export function auditCommand(context: AdminContext): Command {
       else {
         printData(io, options.json, records, () =>
           table(
-            ['OCCURRED_AT', 'TYPE', 'OUTCOME', 'REASON', 'ACTOR', 'CLIENT_ID', 'PLATFORM', 'INSTITUTION', 'CUSTOMER_ID', 'REQUEST_ID'],
-            records.map((r) => [r.occurredAt, r.type, r.outcome, r.reason, r.actor, r.clientId, r.platform, r.institution, r.customerId, r.requestId]),
+            [
+              'OCCURRED_AT',
+              'TYPE',
+              'OUTCOME',
+              'REASON',
+              'ACTOR',
+              'CLIENT_ID',
+              'PLATFORM',
+              'INSTITUTION',
+              'CUSTOMER_ID',
+              'REQUEST_ID',
+            ],
+            records.map((r) => [
+              r.occurredAt,
+              r.type,
+              r.outcome,
+              r.reason,
+              r.actor,
+              r.clientId,
+              r.platform,
+              r.institution,
+              r.customerId,
+              r.requestId,
+            ]),
           ),
         );
       }

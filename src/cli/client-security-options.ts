@@ -26,8 +26,14 @@ export interface ClientSecurityArgs {
 /** `update`: `--no-require-bound-tokens` turns the rule off again. */
 export function addClientSecurityOptions(command: Command, forUpdate = false): Command {
   command
-    .option('--auth-method <M>', 'client_secret_basic (default), private_key_jwt, tls_client_auth or self_signed_tls_client_auth')
-    .option('--jwks-file <FILE>', 'its public keys as a JWK Set (private_key_jwt), or its certificate (self_signed_tls_client_auth): a JWK Set with x5c, or a PEM certificate')
+    .option(
+      '--auth-method <M>',
+      'client_secret_basic (default), private_key_jwt, tls_client_auth or self_signed_tls_client_auth',
+    )
+    .option(
+      '--jwks-file <FILE>',
+      'its public keys as a JWK Set (private_key_jwt), or its certificate (self_signed_tls_client_auth): a JWK Set with x5c, or a PEM certificate',
+    )
     .option('--tls-subject-dn <DN>', 'the subject DN of its client certificate (tls_client_auth)')
     .option('--require-bound-tokens', 'issue it only DPoP- or certificate-bound tokens');
   if (forUpdate) command.option('--no-require-bound-tokens', 'issue it bearer tokens again');
@@ -74,7 +80,12 @@ function certificateJwks(path: string, pem: string): unknown {
 }
 
 /** What `--json` and the text output add about the client's authentication. */
-export function clientSecurityJson(client: { authMethod: string; requireBoundTokens: boolean; tlsSubjectDn: string | null; jwksKids: readonly string[] | null }) {
+export function clientSecurityJson(client: {
+  authMethod: string;
+  requireBoundTokens: boolean;
+  tlsSubjectDn: string | null;
+  jwksKids: readonly string[] | null;
+}) {
   return {
     token_endpoint_auth_method: client.authMethod,
     require_bound_tokens: client.requireBoundTokens,

@@ -7,8 +7,23 @@ import { Command } from 'commander';
 import { MAX_GRACE_SECONDS } from '../app/client-registry.js';
 import type { ClientView } from '../server/admin-operations.js';
 import type { CliIo } from './io.js';
-import { examples, fields, printData, repeatable, required, table, wholeNumber, withJson, type AdminContext } from './program.js';
-import { addClientSecurityOptions, clientSecurityArgs, clientSecurityJson, type ClientSecurityOptions } from './client-security-options.js';
+import {
+  examples,
+  fields,
+  printData,
+  repeatable,
+  required,
+  table,
+  wholeNumber,
+  withJson,
+  type AdminContext,
+} from './program.js';
+import {
+  addClientSecurityOptions,
+  clientSecurityArgs,
+  clientSecurityJson,
+  type ClientSecurityOptions,
+} from './client-security-options.js';
 
 /** The public view of a client, in the CLI's snake_case JSON. */
 function clientJson(client: ClientView) {
@@ -53,7 +68,14 @@ function clientFields(client: ClientView) {
  * is added when the command chose one (`withMethod`): a plain `clients create` prints the keys
  * it always printed.
  */
-function printSecret(io: CliIo, client: ClientView, secret: string | undefined, json: boolean | undefined, previousSecretExpiresAt?: string, withMethod = false): void {
+function printSecret(
+  io: CliIo,
+  client: ClientView,
+  secret: string | undefined,
+  json: boolean | undefined,
+  previousSecretExpiresAt?: string,
+  withMethod = false,
+): void {
   const document = {
     client_id: client.id,
     ...(secret !== undefined ? { client_secret: secret } : {}),
@@ -68,9 +90,17 @@ function printSecret(io: CliIo, client: ClientView, secret: string | undefined, 
   printData(io, json, document, () => {
     const [id, ...rest] = clientFields(client);
     const shownSecret = secret === undefined ? [] : [['client_secret', secret] as const];
-    return fields([id, ...shownSecret, ...rest, ...(previousSecretExpiresAt === undefined ? [] : [['previous_secret_expires_at', previousSecretExpiresAt] as const])]);
+    return fields([
+      id,
+      ...shownSecret,
+      ...rest,
+      ...(previousSecretExpiresAt === undefined
+        ? []
+        : [['previous_secret_expires_at', previousSecretExpiresAt] as const]),
+    ]);
   });
-  if (secret !== undefined) io.err('Store the client_secret now: coregate keeps only a digest and cannot show it again.');
+  if (secret !== undefined)
+    io.err('Store the client_secret now: coregate keeps only a digest and cannot show it again.');
 }
 
 interface CreateOptions extends ClientSecurityOptions {
@@ -94,7 +124,8 @@ interface UpdateOptions extends ClientSecurityOptions {
 
 export function clientsCommand(context: AdminContext): Command {
   const { io } = context;
-  const print = (client: ClientView, json: boolean | undefined) => printData(io, json, clientJson(client), () => fields(clientFields(client)));
+  const print = (client: ClientView, json: boolean | undefined) =>
+    printData(io, json, clientJson(client), () => fields(clientFields(client)));
   const clients = new Command('clients')
     .summary('manage platform clients: create, list, show, update, disable, enable, rotate-secret, delete')
     .description('Platform clients: the OAuth clients that get tokens for core/main. Every command here is audited.')
@@ -103,18 +134,20 @@ export function clientsCommand(context: AdminContext): Command {
   withJson(
     addClientSecurityOptions(
       clients
-      .command('create')
-      .summary('register a client and print its secret once')
-      .description(
-        'Registers a platform client and prints its client_secret once (only a digest is stored). client_credentials is always granted.',
-      )
-      .usage('--name NAME [--scope S]... [--platform P] [--allow-ip CIDR]... [--grant refresh_token] [--institution ID] [--auth-method M [--jwks-file FILE | --tls-subject-dn DN]] [--require-bound-tokens] [--json]')
-      .option('--name <NAME>', 'a name for people (required)')
-      .option('--scope <S>', 'a scope it may ask for; repeatable (default: core/main)', repeatable)
-      .option('--platform <P>', 'the platform it acts for (default: its own)')
-      .option('--allow-ip <CIDR>', 'a range it may call from; repeatable (default: any)', repeatable)
-      .option('--grant <G>', 'an extra grant: refresh_token', repeatable)
-      .option('--institution <ID>', 'the institution (bank) it acts for (default: default)'),
+        .command('create')
+        .summary('register a client and print its secret once')
+        .description(
+          'Registers a platform client and prints its client_secret once (only a digest is stored). client_credentials is always granted.',
+        )
+        .usage(
+          '--name NAME [--scope S]... [--platform P] [--allow-ip CIDR]... [--grant refresh_token] [--institution ID] [--auth-method M [--jwks-file FILE | --tls-subject-dn DN]] [--require-bound-tokens] [--json]',
+        )
+        .option('--name <NAME>', 'a name for people (required)')
+        .option('--scope <S>', 'a scope it may ask for; repeatable (default: core/main)', repeatable)
+        .option('--platform <P>', 'the platform it acts for (default: its own)')
+        .option('--allow-ip <CIDR>', 'a range it may call from; repeatable (default: any)', repeatable)
+        .option('--grant <G>', 'an extra grant: refresh_token', repeatable)
+        .option('--institution <ID>', 'the institution (bank) it acts for (default: default)'),
     ),
   )
     .addHelpText(
@@ -138,7 +171,14 @@ export function clientsCommand(context: AdminContext): Command {
         ...(options.institution !== undefined ? { institution: options.institution } : {}),
         ...clientSecurityArgs(options),
       });
-      printSecret(io, client, secret, options.json, undefined, options.authMethod !== undefined || options.requireBoundTokens !== undefined);
+      printSecret(
+        io,
+        client,
+        secret,
+        options.json,
+        undefined,
+        options.authMethod !== undefined || options.requireBoundTokens !== undefined,
+      );
     });
 
   withJson(
@@ -151,19 +191,37 @@ export function clientsCommand(context: AdminContext): Command {
   )
     .addHelpText('after', examples('coregate clients list', 'coregate clients list --platform acme --json'))
     .action(async (options: { platform?: string; json?: boolean }) => {
-      const all = await (await context.admin()).call('clients.list', options.platform !== undefined ? { platform: options.platform } : {});
-      if (!options.json && all.length === 0) io.err('no clients yet: create one with `coregate clients create --name NAME`');
+      const all = await (
+        await context.admin()
+      ).call('clients.list', options.platform !== undefined ? { platform: options.platform } : {});
+      if (!options.json && all.length === 0)
+        io.err('no clients yet: create one with `coregate clients create --name NAME`');
       else {
         printData(io, options.json, all.map(clientJson), () =>
           table(
             ['CLIENT_ID', 'PLATFORM', 'INSTITUTION', 'ENABLED', 'SCOPES', 'GRANTS', 'NAME'],
-            all.map((c) => [c.id, c.platform, c.institution, c.enabled, c.scopes.join(' '), c.grants.join(' '), c.name]),
+            all.map((c) => [
+              c.id,
+              c.platform,
+              c.institution,
+              c.enabled,
+              c.scopes.join(' '),
+              c.grants.join(' '),
+              c.name,
+            ]),
           ),
         );
       }
     });
 
-  withJson(clients.command('show').summary('one client').description('Shows one client (never its secret).').usage('ID [--json]').argument('<ID>', 'the client ID (cg_…)'))
+  withJson(
+    clients
+      .command('show')
+      .summary('one client')
+      .description('Shows one client (never its secret).')
+      .usage('ID [--json]')
+      .argument('<ID>', 'the client ID (cg_…)'),
+  )
     .addHelpText('after', examples('coregate clients show cg_4fJq0nXbZl2mYtR8pW1s --json'))
     .action(async (id: string, options: { json?: boolean }) => {
       print(await (await context.admin()).call('clients.show', { id }), options.json);
@@ -172,16 +230,20 @@ export function clientsCommand(context: AdminContext): Command {
   withJson(
     addClientSecurityOptions(
       clients
-      .command('update')
-      .summary('change a client in place (same ID and secret)')
-      .description('Changes a client in place: same ID, same secret. --scope, --grant and --allow-ip replace the whole list. Running servers apply the change at once (within 60 seconds at most).')
-      .usage('ID [--name NAME] [--scope S]... [--grant G]... [--allow-ip CIDR]... [--clear-allow-ips] [--auth-method M] [--jwks-file FILE] [--tls-subject-dn DN] [--[no-]require-bound-tokens] [--json]')
-      .argument('<ID>', 'the client ID (cg_…)')
-      .option('--name <NAME>', 'a new name')
-      .option('--scope <S>', 'its scopes from now on; repeatable', repeatable)
-      .option('--grant <G>', 'its grants from now on; repeatable', repeatable)
-      .option('--allow-ip <CIDR>', 'its address ranges from now on; repeatable', repeatable)
-      .option('--clear-allow-ips', 'let it call from any address'),
+        .command('update')
+        .summary('change a client in place (same ID and secret)')
+        .description(
+          'Changes a client in place: same ID, same secret. --scope, --grant and --allow-ip replace the whole list. Running servers apply the change at once (within 60 seconds at most).',
+        )
+        .usage(
+          'ID [--name NAME] [--scope S]... [--grant G]... [--allow-ip CIDR]... [--clear-allow-ips] [--auth-method M] [--jwks-file FILE] [--tls-subject-dn DN] [--[no-]require-bound-tokens] [--json]',
+        )
+        .argument('<ID>', 'the client ID (cg_…)')
+        .option('--name <NAME>', 'a new name')
+        .option('--scope <S>', 'its scopes from now on; repeatable', repeatable)
+        .option('--grant <G>', 'its grants from now on; repeatable', repeatable)
+        .option('--allow-ip <CIDR>', 'its address ranges from now on; repeatable', repeatable)
+        .option('--clear-allow-ips', 'let it call from any address'),
       true,
     ),
   )
@@ -194,7 +256,9 @@ export function clientsCommand(context: AdminContext): Command {
       ),
     )
     .action(async (id: string, options: UpdateOptions) => {
-      const client = await (await context.admin()).call('clients.update', {
+      const client = await (
+        await context.admin()
+      ).call('clients.update', {
         id,
         ...(options.name !== undefined ? { name: options.name } : {}),
         ...(options.scope !== undefined ? { scopes: options.scope } : {}),
@@ -204,19 +268,34 @@ export function clientsCommand(context: AdminContext): Command {
         ...clientSecurityArgs(options),
       });
       print(client, options.json);
-      io.err('running servers apply the change at once (within COREGATE_CLIENT_CACHE_SECONDS, 30 s by default, while their change feed is down)');
+      io.err(
+        'running servers apply the change at once (within COREGATE_CLIENT_CACHE_SECONDS, 30 s by default, while their change feed is down)',
+      );
     });
 
   for (const [action, summary] of [
-    ['disable', 'stop a client: no new tokens; tokens already issued stop working at once in every running server (within 60 seconds at most)'],
+    [
+      'disable',
+      'stop a client: no new tokens; tokens already issued stop working at once in every running server (within 60 seconds at most)',
+    ],
     ['enable', 'let a disabled client get tokens again'],
   ] as const) {
-    withJson(clients.command(action).summary(summary).description(`${summary[0]!.toUpperCase()}${summary.slice(1)}.`).usage('ID [--json]').argument('<ID>', 'the client ID (cg_…)'))
+    withJson(
+      clients
+        .command(action)
+        .summary(summary)
+        .description(`${summary[0]!.toUpperCase()}${summary.slice(1)}.`)
+        .usage('ID [--json]')
+        .argument('<ID>', 'the client ID (cg_…)'),
+    )
       .addHelpText('after', examples(`coregate clients ${action} cg_4fJq0nXbZl2mYtR8pW1s`))
       .action(async (id: string, options: { json?: boolean }) => {
         const client = await (await context.admin()).call('clients.set-enabled', { id, enabled: action === 'enable' });
         print(client, options.json);
-        if (action === 'disable') io.err('tokens already issued to this client stop working at once in every running server (within 60 seconds at most)');
+        if (action === 'disable')
+          io.err(
+            'tokens already issued to this client stop working at once in every running server (within 60 seconds at most)',
+          );
       });
   }
 
@@ -229,24 +308,36 @@ export function clientsCommand(context: AdminContext): Command {
       )
       .usage('ID [--grace SECONDS] [--json]')
       .argument('<ID>', 'the client ID (cg_…)')
-      .option('--grace <SECONDS>', 'how long the old secret keeps working (default: 0)', wholeNumber(0, MAX_GRACE_SECONDS)),
+      .option(
+        '--grace <SECONDS>',
+        'how long the old secret keeps working (default: 0)',
+        wholeNumber(0, MAX_GRACE_SECONDS),
+      ),
   )
     .addHelpText('after', examples('coregate clients rotate-secret cg_4fJq0nXbZl2mYtR8pW1s --grace 3600 --json'))
     .action(async (id: string, options: { grace?: number; json?: boolean }) => {
-      const { client, secret, previousSecretUntil } = await (await context.admin()).call('clients.rotate-secret', {
+      const { client, secret, previousSecretUntil } = await (
+        await context.admin()
+      ).call('clients.rotate-secret', {
         id,
         ...(options.grace !== undefined ? { graceSeconds: options.grace } : {}),
       });
       // Without a grace period the old secret stopped when the new one was made.
       printSecret(io, client, secret, options.json, previousSecretUntil ?? client.secretRotatedAt);
-      io.err(previousSecretUntil ? `the previous secret keeps working until ${previousSecretUntil}` : 'the previous secret no longer works');
+      io.err(
+        previousSecretUntil
+          ? `the previous secret keeps working until ${previousSecretUntil}`
+          : 'the previous secret no longer works',
+      );
     });
 
   withJson(
     clients
       .command('delete')
       .summary('delete a client and its refresh tokens')
-      .description('Deletes a client and its refresh tokens; its access tokens stop working at once in every running server (within 60 seconds at most).')
+      .description(
+        'Deletes a client and its refresh tokens; its access tokens stop working at once in every running server (within 60 seconds at most).',
+      )
       .usage('ID [--json]')
       .argument('<ID>', 'the client ID (cg_…)'),
   )
@@ -254,7 +345,9 @@ export function clientsCommand(context: AdminContext): Command {
     .action(async (id: string, options: { json?: boolean }) => {
       const result = await (await context.admin()).call('clients.delete', { id });
       printData(io, options.json, result, () => `deleted client ${result.client_id}`);
-      io.err('its refresh tokens are gone; its access tokens stop working at once (within COREGATE_CLIENT_CACHE_SECONDS, 30 s by default, while a server\'s change feed is down)');
+      io.err(
+        "its refresh tokens are gone; its access tokens stop working at once (within COREGATE_CLIENT_CACHE_SECONDS, 30 s by default, while a server's change feed is down)",
+      );
     });
   return clients;
 }

@@ -4,7 +4,13 @@
  * (docs/core-protocol.md).
  */
 import { Command } from 'commander';
-import { DEFAULT_SESSION_TTL_SECONDS, FixtureError, loadCoreSimCustomers, startCoreSim, type RunningCoreSim } from '../server/core-sim.js';
+import {
+  DEFAULT_SESSION_TTL_SECONDS,
+  FixtureError,
+  loadCoreSimCustomers,
+  startCoreSim,
+  type RunningCoreSim,
+} from '../server/core-sim.js';
 import { UsageError, type CliIo } from './io.js';
 import { examples, runProgram, wholeNumber, type CommandContext } from './program.js';
 
@@ -35,8 +41,19 @@ export function coreSimCommand(context: CommandContext, options: CoreSimOptions 
     .option('--port <PORT>', 'listen port; 0 picks a free one', wholeNumber(0, 65_535), 8090)
     .option('--host <HOST>', 'listen address (default: 127.0.0.1)')
     .option('--data <FILE>', 'serve only the customers in this JSON file')
-    .option('--session-ttl <SECONDS>', 'lifetime of a delegate reference ID, in seconds', wholeNumber(1, 31_536_000), DEFAULT_SESSION_TTL_SECONDS)
-    .addHelpText('after', examples('coregate core-sim --port 0', 'COREGATE_CORE_API_KEY=sim-key coregate core-sim --data customers.json --session-ttl 60'))
+    .option(
+      '--session-ttl <SECONDS>',
+      'lifetime of a delegate reference ID, in seconds',
+      wholeNumber(1, 31_536_000),
+      DEFAULT_SESSION_TTL_SECONDS,
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'coregate core-sim --port 0',
+        'COREGATE_CORE_API_KEY=sim-key coregate core-sim --data customers.json --session-ttl 60',
+      ),
+    )
     .action(async (flags: CoreSimFlags) => {
       context.exitCode = await serveCoreSim(flags, context.io, options);
     });
@@ -64,7 +81,9 @@ async function serveCoreSim(flags: CoreSimFlags, io: CliIo, options: CoreSimOpti
       customers = await loadCoreSimCustomers(dataFile);
     } catch (error) {
       if (!(error instanceof FixtureError)) throw error;
-      io.err(`coregate core-sim: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in ${dataFile}:`);
+      io.err(
+        `coregate core-sim: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in ${dataFile}:`,
+      );
       for (const problem of error.problems.slice(0, 50)) io.err(`  ${problem.path}: ${problem.message}`);
       if (error.problems.length > 50) io.err(`  … and ${error.problems.length - 50} more`);
       return 2;
@@ -89,7 +108,9 @@ async function serveCoreSim(flags: CoreSimFlags, io: CliIo, options: CoreSimOpti
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
 
-  io.err(`core simulator serving ${running.description}; sessions last ${ttl} s${options.apiKey ? '; X-Api-Key required' : ''}`);
+  io.err(
+    `core simulator serving ${running.description}; sessions last ${ttl} s${options.apiKey ? '; X-Api-Key required' : ''}`,
+  );
   io.err(`core simulator listening on ${running.url}`);
   options.onListening?.(running.url);
   const reason = await stopped;

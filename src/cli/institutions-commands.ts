@@ -27,7 +27,11 @@ function coreOptions(command: Command, adding: boolean): Command {
     .option('--core-ca-file <FILE>', 'CA certificates to trust for the core (PEM)')
     .option('--core-cert-file <FILE>', 'client certificate (PEM) for mutual TLS')
     .option('--core-key-file <FILE>', "that certificate's private key (PEM)")
-    .option('--core-timeout-ms <N>', 'core timeout (default: COREGATE_CORE_TIMEOUT_MS)', wholeNumber(MIN_CORE_TIMEOUT_MS, MAX_CORE_TIMEOUT_MS));
+    .option(
+      '--core-timeout-ms <N>',
+      'core timeout (default: COREGATE_CORE_TIMEOUT_MS)',
+      wholeNumber(MIN_CORE_TIMEOUT_MS, MAX_CORE_TIMEOUT_MS),
+    );
 }
 
 interface CoreOptions {
@@ -63,7 +67,10 @@ function institutionText(institution: InstitutionView): string {
   return fields([
     ['id', institution.id],
     ['name', institution.name],
-    ['core_url', `${institution.coreUrl ?? '(built-in simulator)'}${institution.coreSource === 'config' ? '   (from CORE_URL)' : ''}`],
+    [
+      'core_url',
+      `${institution.coreUrl ?? '(built-in simulator)'}${institution.coreSource === 'config' ? '   (from CORE_URL)' : ''}`,
+    ],
     ['enabled', institution.enabled],
     ['has_api_key', institution.hasApiKey],
     ['core_timeout_ms', institution.coreTimeoutMs],
@@ -80,7 +87,9 @@ function existingFile(flag: string, path: string): string {
   try {
     readFileSync(absolute);
   } catch (error) {
-    throw new UsageError(`--${flag}: cannot read ${absolute} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    throw new UsageError(
+      `--${flag}: cannot read ${absolute} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
   }
   return absolute;
 }
@@ -105,7 +114,8 @@ function coreArgs(options: CoreOptions): Omit<InstitutionArgs, 'id'> {
 
 export function institutionsCommand(context: AdminContext): Command {
   const { io } = context;
-  const print = (institution: InstitutionView, json: boolean | undefined) => printData(io, json, institutionJson(institution), () => institutionText(institution));
+  const print = (institution: InstitutionView, json: boolean | undefined) =>
+    printData(io, json, institutionJson(institution), () => institutionText(institution));
   const institutions = new Command('institutions')
     .summary('banks and their cores: add, update, list, show, disable, enable')
     .description('An institution is one bank and its core; coregate serves several from one deployment.')
@@ -117,7 +127,9 @@ export function institutionsCommand(context: AdminContext): Command {
       institutions
         .command('add')
         .summary('add a bank and its core')
-        .description('Adds a bank and its core, which speaks the reference core protocol (docs/core-protocol.md). The API key file holds the key on one line; the key is stored sealed and never shown again.')
+        .description(
+          'Adds a bank and its core, which speaks the reference core protocol (docs/core-protocol.md). The API key file holds the key on one line; the key is stored sealed and never shown again.',
+        )
         .usage(
           '--id ID --name NAME --core-url URL [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE --core-key-file FILE] [--core-timeout-ms N] [--json]',
         )
@@ -146,27 +158,51 @@ export function institutionsCommand(context: AdminContext): Command {
         .command('update')
         .summary("change a bank's name or core")
         .description("Changes a bank's name or core; flags not given stay as they are.")
-        .usage('ID [--name NAME] [--core-url URL] [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE] [--core-key-file FILE] [--core-timeout-ms N] [--json]')
+        .usage(
+          'ID [--name NAME] [--core-url URL] [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE] [--core-key-file FILE] [--core-timeout-ms N] [--json]',
+        )
         .argument('<ID>', 'the institution ID'),
       false,
     ),
   )
-    .addHelpText('after', examples('coregate institutions update bank-b --core-api-key-file bank-b-2026.key', 'coregate institutions update bank-b --core-timeout-ms 5000'))
+    .addHelpText(
+      'after',
+      examples(
+        'coregate institutions update bank-b --core-api-key-file bank-b-2026.key',
+        'coregate institutions update bank-b --core-timeout-ms 5000',
+      ),
+    )
     .action(async (id: string, options: CoreOptions) => {
       const args = coreArgs(options);
       print(await (await context.admin()).call('institutions.update', { id, ...args }), options.json);
     });
 
-  withJson(institutions.command('list').summary('the institutions').description('Lists the institutions (never an API key).').usage('[--json]'))
+  withJson(
+    institutions
+      .command('list')
+      .summary('the institutions')
+      .description('Lists the institutions (never an API key).')
+      .usage('[--json]'),
+  )
     .addHelpText('after', examples('coregate institutions list --json'))
     .action(async (options: { json?: boolean }) => {
       const all = await (await context.admin()).call('institutions.list', {});
       printData(io, options.json, all.map(institutionJson), () =>
-        table(['ID', 'ENABLED', 'CORE_URL', 'HAS_API_KEY', 'NAME'], all.map((i) => [i.id, i.enabled, i.coreUrl ?? '(built-in simulator)', i.hasApiKey, i.name])),
+        table(
+          ['ID', 'ENABLED', 'CORE_URL', 'HAS_API_KEY', 'NAME'],
+          all.map((i) => [i.id, i.enabled, i.coreUrl ?? '(built-in simulator)', i.hasApiKey, i.name]),
+        ),
       );
     });
 
-  withJson(institutions.command('show').summary('one institution').description('Shows one institution (never its API key).').usage('ID [--json]').argument('<ID>', 'the institution ID'))
+  withJson(
+    institutions
+      .command('show')
+      .summary('one institution')
+      .description('Shows one institution (never its API key).')
+      .usage('ID [--json]')
+      .argument('<ID>', 'the institution ID'),
+  )
     .addHelpText('after', examples('coregate institutions show bank-b'))
     .action(async (id: string, options: { json?: boolean }) => {
       print(await (await context.admin()).call('institutions.show', { id }), options.json);
@@ -176,25 +212,43 @@ export function institutionsCommand(context: AdminContext): Command {
     institutions
       .command('disable')
       .summary('stop a bank: its clients get 503 on /core/* and invalid_client for tokens')
-      .description(`Stops a bank: its clients get 503 on /core/* and invalid_client for tokens. Disabling "${DEFAULT_INSTITUTION}" locks out every client bound to it, so it takes --yes.`)
+      .description(
+        `Stops a bank: its clients get 503 on /core/* and invalid_client for tokens. Disabling "${DEFAULT_INSTITUTION}" locks out every client bound to it, so it takes --yes.`,
+      )
       .usage('ID [--yes] [--json]')
       .argument('<ID>', 'the institution ID')
       .option('--yes', `confirm disabling "${DEFAULT_INSTITUTION}"`),
   )
-    .addHelpText('after', examples('coregate institutions disable bank-b', `coregate institutions disable ${DEFAULT_INSTITUTION} --yes`))
+    .addHelpText(
+      'after',
+      examples('coregate institutions disable bank-b', `coregate institutions disable ${DEFAULT_INSTITUTION} --yes`),
+    )
     .action(async (id: string, options: { yes?: boolean; json?: boolean }) => {
       if (id === DEFAULT_INSTITUTION && options.yes !== true) {
-        throw new UsageError(`disabling "${DEFAULT_INSTITUTION}" locks out every client bound to it (503 on /core/*, invalid_client for tokens): add --yes to do it anyway`);
+        throw new UsageError(
+          `disabling "${DEFAULT_INSTITUTION}" locks out every client bound to it (503 on /core/*, invalid_client for tokens): add --yes to do it anyway`,
+        );
       }
       print(await (await context.admin()).call('institutions.set-enabled', { id, enabled: false }), options.json);
-      io.err('running servers apply this at once (within COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while their change feed is down)');
+      io.err(
+        'running servers apply this at once (within COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while their change feed is down)',
+      );
     });
 
-  withJson(institutions.command('enable').summary('serve a disabled bank again').description('Serves a disabled bank again.').usage('ID [--json]').argument('<ID>', 'the institution ID'))
+  withJson(
+    institutions
+      .command('enable')
+      .summary('serve a disabled bank again')
+      .description('Serves a disabled bank again.')
+      .usage('ID [--json]')
+      .argument('<ID>', 'the institution ID'),
+  )
     .addHelpText('after', examples('coregate institutions enable bank-b'))
     .action(async (id: string, options: { json?: boolean }) => {
       print(await (await context.admin()).call('institutions.set-enabled', { id, enabled: true }), options.json);
-      io.err('running servers apply this at once (within COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while their change feed is down)');
+      io.err(
+        'running servers apply this at once (within COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while their change feed is down)',
+      );
     });
   return institutions;
 }

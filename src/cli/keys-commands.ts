@@ -23,14 +23,22 @@ export function keysCommand(context: AdminContext): Command {
     .action(async (options: { json?: boolean }) => {
       const rotated = await (await context.admin()).call('keys.rotate', {});
       const result = { kid: rotated.kid, previous_keys_published_until: rotated.previousKeysPublishedUntil };
-      printData(io, options.json, result, () => `new signing key ${result.kid} is active; previous keys stay published until ${result.previous_keys_published_until}`);
+      printData(
+        io,
+        options.json,
+        result,
+        () =>
+          `new signing key ${result.kid} is active; previous keys stay published until ${result.previous_keys_published_until}`,
+      );
     });
 
   withJson(
     keys
       .command('list')
       .summary('the keys in the JWKS; ACTIVE marks the one that signs')
-      .description('Lists the published keys: kid, algorithm, curve, and which one signs new tokens (ACTIVE; the others only verify tokens they signed). --json prints the JWKS with active_kid beside its keys.')
+      .description(
+        'Lists the published keys: kid, algorithm, curve, and which one signs new tokens (ACTIVE; the others only verify tokens they signed). --json prints the JWKS with active_kid beside its keys.',
+      )
       .usage('[--json]'),
   )
     .addHelpText('after', examples('coregate keys list', 'coregate keys list --json'))
@@ -39,7 +47,12 @@ export function keysCommand(context: AdminContext): Command {
       printData(io, options.json, { keys: published, active_kid: activeKid }, () =>
         table(
           ['KID', 'ALG', 'CRV', 'ACTIVE'],
-          published.map((key) => [String(key['kid']), String(key['alg']), String(key['crv']), key['kid'] === activeKid ? 'ACTIVE' : null]),
+          published.map((key) => [
+            String(key['kid']),
+            String(key['alg']),
+            String(key['crv']),
+            key['kid'] === activeKid ? 'ACTIVE' : null,
+          ]),
         ),
       );
     });
@@ -57,7 +70,12 @@ export function keysCommand(context: AdminContext): Command {
     .addHelpText('after', examples('coregate keys list', 'coregate keys revoke 3f1c9b2e-8d4a-4c6b-9e2f-7a1d5c0b8e64'))
     .action(async (kid: string, options: { json?: boolean }) => {
       const revoked = await (await context.admin()).call('keys.revoke', { kid });
-      printData(io, options.json, revoked, () => `revoked signing key ${revoked.kid}: it is out of the JWKS and tokens it signed no longer verify`);
+      printData(
+        io,
+        options.json,
+        revoked,
+        () => `revoked signing key ${revoked.kid}: it is out of the JWKS and tokens it signed no longer verify`,
+      );
       if (revoked.rotatedTo) io.err(`it was the active key: ${revoked.rotatedTo} signs from now on`);
     });
   return keys;

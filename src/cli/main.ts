@@ -29,7 +29,15 @@ function program(context: AdminContext): Command {
     .addHelpText('after', FOOTER)
     .addCommand(serveCommand(context))
     .addCommand(coreSimCommand(context, { apiKey: coreApiKeyFromEnv() }));
-  for (const command of [clientsCommand, keysCommand, migrateCommand, auditCommand, sessionsCommand, institutionsCommand, webhooksCommand]) {
+  for (const command of [
+    clientsCommand,
+    keysCommand,
+    migrateCommand,
+    auditCommand,
+    sessionsCommand,
+    institutionsCommand,
+    webhooksCommand,
+  ]) {
     root.addCommand(command(context));
   }
   // `coregate version`, as before commander: kept working, not listed.
@@ -60,11 +68,19 @@ function lazyAdmin(io: CliIo): { get: () => Promise<AdminClient>; close: () => P
 
 /** A system error in one line naming the setting and the fix; `undefined` for anything else. */
 function friendlySystemError(error: unknown): string | undefined {
-  const { code, port, address, hostname } = error as { code?: string; port?: number; address?: string; hostname?: string };
-  if (code === 'EADDRINUSE') return `PORT ${port ?? ''} is in use: stop the other process or set PORT (or serve --port)`;
-  if (code === 'EADDRNOTAVAIL') return `HOST ${address ?? ''} is not an address of this machine: set HOST (or serve --host) to one of its addresses, or 0.0.0.0`;
+  const { code, port, address, hostname } = error as {
+    code?: string;
+    port?: number;
+    address?: string;
+    hostname?: string;
+  };
+  if (code === 'EADDRINUSE')
+    return `PORT ${port ?? ''} is in use: stop the other process or set PORT (or serve --port)`;
+  if (code === 'EADDRNOTAVAIL')
+    return `HOST ${address ?? ''} is not an address of this machine: set HOST (or serve --host) to one of its addresses, or 0.0.0.0`;
   if (code === 'EACCES' && port !== undefined) return `PORT ${port} needs privileges: set PORT to 1024 or above`;
-  if (code === 'ENOTFOUND') return `the host name ${hostname ?? ''} does not resolve: check DATABASE_URL, CORE_URL and REDIS_URL`;
+  if (code === 'ENOTFOUND')
+    return `the host name ${hostname ?? ''} does not resolve: check DATABASE_URL, CORE_URL and REDIS_URL`;
   return undefined;
 }
 

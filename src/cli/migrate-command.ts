@@ -13,7 +13,9 @@ export function migrateCommand(context: AdminContext): Command {
     .action(async (options: { json?: boolean }) => {
       const report = await (await context.admin()).call('migrate', {});
       printData(context.io, options.json, report, () =>
-        report.applied.length ? `applied ${report.applied.map((m) => m.version).join(', ')}; schema version ${report.current}` : `schema is up to date (version ${report.current})`,
+        report.applied.length
+          ? `applied ${report.applied.map((m) => m.version).join(', ')}; schema version ${report.current}`
+          : `schema is up to date (version ${report.current})`,
       );
     });
 }

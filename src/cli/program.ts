@@ -42,7 +42,8 @@ export function withJson(command: Command): Command {
 export function wholeNumber(min: number, max: number): (value: string) => number {
   return (value) => {
     const number = /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
-    if (!(number >= min && number <= max)) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
+    if (!(number >= min && number <= max))
+      throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
     return number;
   };
 }
@@ -57,14 +58,21 @@ export function printData(io: CliIo, json: boolean | undefined, document: unknow
 }
 
 /** Rows as tab-separated text under a header row; an absent value shows as `-`. */
-export function table(header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | boolean | null | undefined>>): string {
-  return [header, ...rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))))].map((row) => row.join('\t')).join('\n');
+export function table(
+  header: readonly string[],
+  rows: ReadonlyArray<ReadonlyArray<string | number | boolean | null | undefined>>,
+): string {
+  return [header, ...rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))))]
+    .map((row) => row.join('\t'))
+    .join('\n');
 }
 
 /** One record as aligned `name: value` lines; an absent value shows as `-`. */
 export function fields(record: ReadonlyArray<readonly [string, string | number | boolean | null | undefined]>): string {
   const width = Math.max(...record.map(([name]) => name.length)) + 2;
-  return record.map(([name, value]) => `${`${name}:`.padEnd(width)}${value === null || value === undefined ? '-' : String(value)}`).join('\n');
+  return record
+    .map(([name, value]) => `${`${name}:`.padEnd(width)}${value === null || value === undefined ? '-' : String(value)}`)
+    .join('\n');
 }
 
 /** Help text shown after a command's options. */
@@ -90,7 +98,10 @@ function commandPath(command: Command): string {
  * points at the command's help instead.
  */
 function oneLineError(text: string, command: Command): string {
-  const [first = '', ...rest] = text.trim().replace(/^error: /, '').split('\n');
+  const [first = '', ...rest] = text
+    .trim()
+    .replace(/^error: /, '')
+    .split('\n');
   // An option value refused by its parser (wholeNumber): the flag, the rule and the value given.
   const refused = /^option '(?:-\w, )?(--[^ ']+)[^']*' argument '(.*)' is invalid\. (.*)$/.exec(first);
   if (refused) return `coregate: ${refused[1]} ${refused[3]}, got ${JSON.stringify(refused[2])}\n`;
@@ -109,7 +120,12 @@ function prepare(command: Command, io: CliIo): void {
     .showSuggestionAfterError(true)
     .helpOption('-h, --help', 'print this help')
     // A command's line in its group's list: `show ID`, not `show [options] <ID>`.
-    .configureHelp({ subcommandTerm: (sub) => [sub.name(), ...sub.registeredArguments.map((arg) => (arg.required ? arg.name() : `[${arg.name()}]`))].join(' ') })
+    .configureHelp({
+      subcommandTerm: (sub) =>
+        [sub.name(), ...sub.registeredArguments.map((arg) => (arg.required ? arg.name() : `[${arg.name()}]`))].join(
+          ' ',
+        ),
+    })
     .configureOutput({
       writeOut: (text) => io.out(text),
       writeErr: (text) => io.err(text),

@@ -15,7 +15,8 @@ export function serveCommand(context: CommandContext): Command {
     .option('--host <ADDRESS>', 'listen address, instead of HOST')
     .addHelpText(
       'after',
-      () => `${examples('coregate serve', 'coregate serve --port 9000 --host 127.0.0.1')}\n\n` +
+      () =>
+        `${examples('coregate serve', 'coregate serve --port 9000 --host 127.0.0.1')}\n\n` +
         `Settings (environment variables; .env.example lists them all):\n${settingsHelp()}`,
     )
     .action(async (options: { port?: string; host?: string }) => {

@@ -18,7 +18,11 @@ const IMPORT_CONCURRENCY = 16;
 /** Where the server this environment describes is reached: its issuer, else its listening address. */
 function gatewayUrl(config: Config): string {
   if (config.issuer !== undefined) return config.issuer;
-  const host = ['0.0.0.0', '::', '[::]'].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const host = ['0.0.0.0', '::', '[::]'].includes(config.host)
+    ? '127.0.0.1'
+    : config.host.includes(':')
+      ? `[${config.host}]`
+      : config.host;
   return `${config.tlsCertFile === undefined ? 'http' : 'https'}://${host}:${config.port}`;
 }
 
@@ -50,12 +54,24 @@ export function sessionsCommand(context: AdminContext): Command {
       .usage('--platform P [--institution ID] [--limit N] [--json]')
       .option('--platform <P>', 'the platform (required)')
       .option('--institution <ID>', 'only customers at this institution')
-      .option('--limit <N>', `at most N customers (default: 1000, at most ${MAX_ASSOCIATIONS_LIMIT})`, wholeNumber(1, MAX_ASSOCIATIONS_LIMIT)),
+      .option(
+        '--limit <N>',
+        `at most N customers (default: 1000, at most ${MAX_ASSOCIATIONS_LIMIT})`,
+        wholeNumber(1, MAX_ASSOCIATIONS_LIMIT),
+      ),
   )
-    .addHelpText('after', examples('coregate sessions list --platform acme', 'coregate sessions list --platform acme --institution bank-b --json'))
+    .addHelpText(
+      'after',
+      examples(
+        'coregate sessions list --platform acme',
+        'coregate sessions list --platform acme --institution bank-b --json',
+      ),
+    )
     .action(async (options: { platform?: string; institution?: string; limit?: number; json?: boolean }) => {
       const platform = required(options.platform, 'platform');
-      const { associations, truncated } = await (await context.admin()).call('associations.list', {
+      const { associations, truncated } = await (
+        await context.admin()
+      ).call('associations.list', {
         platform,
         ...(options.limit !== undefined ? { limit: options.limit } : {}),
         ...(options.institution !== undefined ? { institution: options.institution } : {}),
@@ -64,8 +80,24 @@ export function sessionsCommand(context: AdminContext): Command {
       else {
         printData(io, options.json, associations.map(associationJson), () =>
           table(
-            ['INSTITUTION', 'CUSTOMER_ID', 'CUSTOMER_KEY', 'EXPIRES_AT', 'NEEDS_REREGISTRATION', 'CREATED_AT', 'UPDATED_AT'],
-            associations.map((a) => [a.institution, a.customerId, a.customerKey, a.expiresAt, a.needsReregistration, a.createdAt, a.updatedAt]),
+            [
+              'INSTITUTION',
+              'CUSTOMER_ID',
+              'CUSTOMER_KEY',
+              'EXPIRES_AT',
+              'NEEDS_REREGISTRATION',
+              'CREATED_AT',
+              'UPDATED_AT',
+            ],
+            associations.map((a) => [
+              a.institution,
+              a.customerId,
+              a.customerKey,
+              a.expiresAt,
+              a.needsReregistration,
+              a.createdAt,
+              a.updatedAt,
+            ]),
           ),
         );
       }
@@ -86,12 +118,19 @@ export function sessionsCommand(context: AdminContext): Command {
     .action(async (options: { platform?: string; customer?: string; institution?: string; json?: boolean }) => {
       const platform = required(options.platform, 'platform');
       const customerId = required(options.customer, 'customer');
-      const result = await (await context.admin()).call('associations.revoke', {
+      const result = await (
+        await context.admin()
+      ).call('associations.revoke', {
         platform,
         customerId,
         ...(options.institution !== undefined ? { institution: options.institution } : {}),
       });
-      printData(io, options.json, result, () => `revoked: customer "${customerId}" of platform "${platform}" must be registered again`);
+      printData(
+        io,
+        options.json,
+        result,
+        () => `revoked: customer "${customerId}" of platform "${platform}" must be registered again`,
+      );
     });
   withJson(
     sessions
@@ -104,7 +143,11 @@ export function sessionsCommand(context: AdminContext): Command {
       .option('--file <FILE>', 'the registrations, JSON Lines (required; - reads stdin)')
       .option('--credentials <FILE>', "the platform client's credentials file (required)")
       .option('--url <URL>', "coregate's URL (default: COREGATE_ISSUER, else http://HOST:PORT)")
-      .option('--concurrency <N>', `registrations in flight at once (default: ${IMPORT_CONCURRENCY})`, wholeNumber(1, 256))
+      .option(
+        '--concurrency <N>',
+        `registrations in flight at once (default: ${IMPORT_CONCURRENCY})`,
+        wholeNumber(1, 256),
+      )
       .option('--results <FILE>', 'write the per-line results there (default: stdout)'),
   )
     .addHelpText(
@@ -114,29 +157,46 @@ export function sessionsCommand(context: AdminContext): Command {
         'coregate sessions import --file customers.jsonl --credentials acme-client.json --url https://gw.bank.example --results results.jsonl --json',
       ),
     )
-    .action(async (options: { file?: string; credentials?: string; url?: string; concurrency?: number; results?: string; json?: boolean }) => {
-      const file = required(options.file, 'file');
-      const credentials = required(options.credentials, 'credentials');
-      if (options.json && options.results === undefined) throw new UsageError('--json prints the summary on stdout: give --results FILE for the per-line results');
-      const url = options.url ?? gatewayUrl(loadConfig());
-      const stop = new AbortController();
-      const interrupt = () => stop.abort(new Error('interrupted'));
-      process.once('SIGINT', interrupt);
-      process.once('SIGTERM', interrupt);
-      try {
-        const summary = await importRegistrations(
-          { file, credentials, url, concurrency: options.concurrency ?? IMPORT_CONCURRENCY, results: options.results },
-          io,
-          stop.signal,
-        );
-        // Results on stdout keep it JSON Lines: the summary then goes to stderr.
-        if (options.json === true || options.results !== undefined) printData(io, options.json, summary, () => summaryText(summary));
-        else io.err(summaryText(summary));
-        if (summary.failed > 0 || summary.stopped !== undefined) context.exitCode = 1;
-      } finally {
-        process.off('SIGINT', interrupt);
-        process.off('SIGTERM', interrupt);
-      }
-    });
+    .action(
+      async (options: {
+        file?: string;
+        credentials?: string;
+        url?: string;
+        concurrency?: number;
+        results?: string;
+        json?: boolean;
+      }) => {
+        const file = required(options.file, 'file');
+        const credentials = required(options.credentials, 'credentials');
+        if (options.json && options.results === undefined)
+          throw new UsageError('--json prints the summary on stdout: give --results FILE for the per-line results');
+        const url = options.url ?? gatewayUrl(loadConfig());
+        const stop = new AbortController();
+        const interrupt = () => stop.abort(new Error('interrupted'));
+        process.once('SIGINT', interrupt);
+        process.once('SIGTERM', interrupt);
+        try {
+          const summary = await importRegistrations(
+            {
+              file,
+              credentials,
+              url,
+              concurrency: options.concurrency ?? IMPORT_CONCURRENCY,
+              results: options.results,
+            },
+            io,
+            stop.signal,
+          );
+          // Results on stdout keep it JSON Lines: the summary then goes to stderr.
+          if (options.json === true || options.results !== undefined)
+            printData(io, options.json, summary, () => summaryText(summary));
+          else io.err(summaryText(summary));
+          if (summary.failed > 0 || summary.stopped !== undefined) context.exitCode = 1;
+        } finally {
+          process.off('SIGINT', interrupt);
+          process.off('SIGTERM', interrupt);
+        }
+      },
+    );
   return sessions;
 }

@@ -69,13 +69,17 @@ function readCredentials(path: string, io: CliIo): Credentials {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(code ? `--credentials ${path}: cannot read it (${code})` : `--credentials ${path}: not a JSON document`);
+    throw new UsageError(
+      code ? `--credentials ${path}: cannot read it (${code})` : `--credentials ${path}: not a JSON document`,
+    );
   }
   const record = (parsed ?? {}) as Record<string, unknown>;
   const clientId = record['client_id'];
   const clientSecret = record['client_secret'];
   if (typeof clientId !== 'string' || typeof clientSecret !== 'string' || clientId === '' || clientSecret === '') {
-    throw new UsageError(`--credentials ${path}: expected client_id and client_secret, as \`coregate clients create --json\` prints them`);
+    throw new UsageError(
+      `--credentials ${path}: expected client_id and client_secret, as \`coregate clients create --json\` prints them`,
+    );
   }
   // A secret readable by others is a secret shared with them: say so, as ssh does.
   if ((statSync(path).mode & 0o077) !== 0) io.err(`warning: ${path} is readable by other users; chmod 600 it`);
@@ -127,7 +131,10 @@ function resultSink(io: CliIo, path: string | undefined): ResultSink {
 }
 
 function describeProgress(summary: ImportSummary, progress: BulkRegistrationProgress | undefined): string {
-  const wait = progress?.pausedUntil === undefined ? '' : `, waiting ${Math.ceil((progress.pausedUntil - Date.now()) / 1000)} s as coregate asked`;
+  const wait =
+    progress?.pausedUntil === undefined
+      ? ''
+      : `, waiting ${Math.ceil((progress.pausedUntil - Date.now()) / 1000)} s as coregate asked`;
   return `import: ${summary.registered + summary.failed} of ${summary.lines} lines done (${summary.registered} registered, ${summary.failed} failed), ${progress?.inFlight ?? 0} in flight at ${progress?.concurrency ?? 0} at a time${wait}`;
 }
 
@@ -150,13 +157,29 @@ export function summaryText(summary: ImportSummary): string {
  * Runs the import; resolves with the summary, also when it stopped early (`stopped`).
  * Invalid lines and refused registrations are results, never a reason to stop.
  */
-export async function importRegistrations(options: ImportOptions, io: CliIo, signal: AbortSignal): Promise<ImportSummary> {
+export async function importRegistrations(
+  options: ImportOptions,
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<ImportSummary> {
   const credentials = readCredentials(options.credentials, io);
   // Loaded here: the other commands never need the client package.
   const { CoregateClient } = await import('@coregate/client');
-  const client: CoregateClient = new CoregateClient({ baseUrl: options.url, clientId: credentials.clientId, clientSecret: credentials.clientSecret });
+  const client: CoregateClient = new CoregateClient({
+    baseUrl: options.url,
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret,
+  });
   const started = Date.now();
-  const summary: ImportSummary = { lines: 0, registered: 0, failed: 0, reasons: {}, retried: 0, seconds: 0, perSecond: 0 };
+  const summary: ImportSummary = {
+    lines: 0,
+    registered: 0,
+    failed: 0,
+    reasons: {},
+    retried: 0,
+    seconds: 0,
+    perSecond: 0,
+  };
   const count = (result: LineResult) => {
     if (result.ok) summary.registered += 1;
     else {
@@ -192,7 +215,12 @@ export async function importRegistrations(options: ImportOptions, io: CliIo, sig
         continue;
       }
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-        invalid.push({ line, ok: false, reason: 'invalid_line', message: 'not a JSON object (expected the body of POST /core/sessions)' });
+        invalid.push({
+          line,
+          ok: false,
+          reason: 'invalid_line',
+          message: 'not a JSON object (expected the body of POST /core/sessions)',
+        });
         continue;
       }
       lineOf.set(index++, line);
@@ -223,7 +251,12 @@ export async function importRegistrations(options: ImportOptions, io: CliIo, sig
       const line = lineOf.get(result.index)!;
       lineOf.delete(result.index);
       const written: LineResult = result.ok
-        ? { line, ...(result.customerId === undefined ? {} : { customerId: result.customerId }), ok: true, customerKey: result.customerKey }
+        ? {
+            line,
+            ...(result.customerId === undefined ? {} : { customerId: result.customerId }),
+            ok: true,
+            customerKey: result.customerKey,
+          }
         : failure(line, result.customerId, result.error);
       count(written);
       await sink.write(written);
@@ -239,16 +272,27 @@ export async function importRegistrations(options: ImportOptions, io: CliIo, sig
     await sink.close();
   }
   summary.seconds = Math.round((Date.now() - started) / 100) / 10;
-  summary.perSecond = summary.seconds > 0 ? Math.round((summary.registered + summary.failed) / summary.seconds) : summary.registered + summary.failed;
+  summary.perSecond =
+    summary.seconds > 0
+      ? Math.round((summary.registered + summary.failed) / summary.seconds)
+      : summary.registered + summary.failed;
   return summary;
 }
 
 /** Why the import stopped early, in words for the operator. */
 function stopReason(error: unknown, signal: AbortSignal, pending: ReadonlyMap<number, number>): string {
   const inFlight = [...pending.values()].sort((a, b) => a - b);
-  const unsure = inFlight.length === 0 ? '' : `; lines ${inFlight.join(', ')} were being registered and may or may not be (registering them again is harmless)`;
+  const unsure =
+    inFlight.length === 0
+      ? ''
+      : `; lines ${inFlight.join(', ')} were being registered and may or may not be (registering them again is harmless)`;
   if (signal.aborted) return `interrupted${unsure}`;
   const { status, error: oauthError, message } = error as Partial<CoregateError>;
-  const what = oauthError !== undefined ? `the token endpoint refused the client (${oauthError}): check the credentials file` : status !== undefined ? `coregate refused the client (${status}): ${message}` : `${(error as Error)?.message ?? String(error)}`;
+  const what =
+    oauthError !== undefined
+      ? `the token endpoint refused the client (${oauthError}): check the credentials file`
+      : status !== undefined
+        ? `coregate refused the client (${status}): ${message}`
+        : `${(error as Error)?.message ?? String(error)}`;
   return `${what}${unsure}`;
 }

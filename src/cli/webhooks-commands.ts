@@ -6,7 +6,17 @@
 import { Command } from 'commander';
 import type { AdminClient } from '../server/admin-operations.js';
 import { MAX_DELIVERIES_LIMIT } from '../app/webhook-admin.js';
-import { examples, fields, printData, repeatable, required, table, wholeNumber, withJson, type AdminContext } from './program.js';
+import {
+  examples,
+  fields,
+  printData,
+  repeatable,
+  required,
+  table,
+  wholeNumber,
+  withJson,
+  type AdminContext,
+} from './program.js';
 
 const EVENT_TYPES = 'customer.registered, customer.reregistration_required, customer.deregistered';
 
@@ -19,7 +29,9 @@ const EVENT_TYPES = 'customer.registered, customer.reregistration_required, cust
 async function policyNote(admin: AdminClient): Promise<string | undefined> {
   const policy = await admin.call('webhooks.policy', {});
   if (policy.server || (policy.production && !policy.allowPrivate)) return undefined;
-  const checked = policy.production ? 'production mode with COREGATE_WEBHOOK_ALLOW_PRIVATE=true' : 'development mode (http:// and private addresses accepted)';
+  const checked = policy.production
+    ? 'production mode with COREGATE_WEBHOOK_ALLOW_PRIVATE=true'
+    : 'development mode (http:// and private addresses accepted)';
   return `note: the URL was checked under this command's policy, ${checked}; the server checks every delivery again under its own when it sends, and fails those its policy refuses`;
 }
 
@@ -51,8 +63,18 @@ export function webhooksCommand(context: AdminContext): Command {
       const platform = required(options.platform, 'platform');
       const url = required(options.url, 'url');
       const admin = await context.admin();
-      const added = await admin.call('webhooks.add', { platform, url, ...(options.event !== undefined ? { events: options.event } : {}) });
-      const document = { id: added.id, platform: added.platform, url: added.url, events: added.events, secret: added.secret };
+      const added = await admin.call('webhooks.add', {
+        platform,
+        url,
+        ...(options.event !== undefined ? { events: options.event } : {}),
+      });
+      const document = {
+        id: added.id,
+        platform: added.platform,
+        url: added.url,
+        events: added.events,
+        secret: added.secret,
+      };
       printData(io, options.json, document, () =>
         fields([
           ['id', added.id],
@@ -84,13 +106,27 @@ export function webhooksCommand(context: AdminContext): Command {
         printData(io, options.json, endpoints, () =>
           table(
             ['ID', 'URL', 'EVENTS', 'ENABLED', 'DISABLED_REASON', 'CREATED_AT'],
-            endpoints.map((e) => [e.id, e.url, e.events.length ? e.events.join(',') : '(all)', e.enabled, e.disabledReason, e.createdAt]),
+            endpoints.map((e) => [
+              e.id,
+              e.url,
+              e.events.length ? e.events.join(',') : '(all)',
+              e.enabled,
+              e.disabledReason,
+              e.createdAt,
+            ]),
           ),
         );
       }
     });
 
-  withJson(webhooks.command('remove').summary('remove a receiver and its deliveries').description('Removes a receiver and its deliveries.').usage('ID [--json]').argument('<ID>', 'the endpoint ID, as webhooks list shows it'))
+  withJson(
+    webhooks
+      .command('remove')
+      .summary('remove a receiver and its deliveries')
+      .description('Removes a receiver and its deliveries.')
+      .usage('ID [--json]')
+      .argument('<ID>', 'the endpoint ID, as webhooks list shows it'),
+  )
     .addHelpText('after', examples('coregate webhooks remove wh_Q2x8bVd0TnJ5a0lp'))
     .action(async (id: string, options: { json?: boolean }) => {
       const result = await (await context.admin()).call('webhooks.remove', { id });
@@ -101,7 +137,9 @@ export function webhooksCommand(context: AdminContext): Command {
     webhooks
       .command('enable')
       .summary('send to a receiver again (after a 410 Gone or disable)')
-      .description('Sends to a receiver again, with its id and secret unchanged: after it answered 410 Gone, or after webhooks disable. Its URL is checked as when it was added; events recorded while it was disabled are not sent.')
+      .description(
+        'Sends to a receiver again, with its id and secret unchanged: after it answered 410 Gone, or after webhooks disable. Its URL is checked as when it was added; events recorded while it was disabled are not sent.',
+      )
       .usage('ID [--json]')
       .argument('<ID>', 'the endpoint ID, as webhooks list shows it'),
   )
@@ -118,20 +156,26 @@ export function webhooksCommand(context: AdminContext): Command {
     webhooks
       .command('disable')
       .summary('stop sending to a receiver, keeping it')
-      .description('Stops sending to a receiver; its pending deliveries fail. webhooks enable sends to it again, with the same id and secret.')
+      .description(
+        'Stops sending to a receiver; its pending deliveries fail. webhooks enable sends to it again, with the same id and secret.',
+      )
       .usage('ID [--json]')
       .argument('<ID>', 'the endpoint ID, as webhooks list shows it'),
   )
     .addHelpText('after', examples('coregate webhooks disable wh_Q2x8bVd0TnJ5a0lp'))
     .action(async (id: string, options: { json?: boolean }) => {
       const endpoint = await (await context.admin()).call('webhooks.disable', { id });
-      io.out(options.json ? JSON.stringify(endpoint) : `disabled webhook endpoint ${id} (${endpoint.url}); its pending deliveries failed`);
+      io.out(
+        options.json
+          ? JSON.stringify(endpoint)
+          : `disabled webhook endpoint ${id} (${endpoint.url}); its pending deliveries failed`,
+      );
     });
 
   withJson(
     webhooks
       .command('rotate-secret')
-      .summary("a new signing secret, printed once")
+      .summary('a new signing secret, printed once')
       .description('Prints a new signing secret once; deliveries are signed with both secrets for 24 hours.')
       .usage('ID [--json]')
       .argument('<ID>', 'the endpoint ID, as webhooks list shows it'),
@@ -146,28 +190,47 @@ export function webhooksCommand(context: AdminContext): Command {
           ['previous_secret_valid_until', rotated.previousSecretValidUntil],
         ]),
       );
-      io.err(`Store the new secret now; deliveries are signed with the old one too until ${rotated.previousSecretValidUntil}.`);
+      io.err(
+        `Store the new secret now; deliveries are signed with the old one too until ${rotated.previousSecretValidUntil}.`,
+      );
     });
 
   withJson(
     webhooks
       .command('deliveries')
       .summary("a platform's deliveries, newest first")
-      .description("A platform's deliveries, newest first: status pending, delivered or failed, attempts, next attempt, and why the last attempt failed.")
+      .description(
+        "A platform's deliveries, newest first: status pending, delivered or failed, attempts, next attempt, and why the last attempt failed.",
+      )
       .usage('--platform P [--limit N] [--json]')
       .option('--platform <P>', 'the platform (required)')
-      .option('--limit <N>', `at most N deliveries (default: 50, at most ${MAX_DELIVERIES_LIMIT})`, wholeNumber(1, MAX_DELIVERIES_LIMIT)),
+      .option(
+        '--limit <N>',
+        `at most N deliveries (default: 50, at most ${MAX_DELIVERIES_LIMIT})`,
+        wholeNumber(1, MAX_DELIVERIES_LIMIT),
+      ),
   )
     .addHelpText('after', examples('coregate webhooks deliveries --platform acme --limit 10'))
     .action(async (options: { platform?: string; limit?: number; json?: boolean }) => {
       const platform = required(options.platform, 'platform');
-      const deliveries = await (await context.admin()).call('webhooks.deliveries', { platform, ...(options.limit !== undefined ? { limit: options.limit } : {}) });
+      const deliveries = await (
+        await context.admin()
+      ).call('webhooks.deliveries', { platform, ...(options.limit !== undefined ? { limit: options.limit } : {}) });
       if (!options.json && deliveries.length === 0) io.err(`no webhook deliveries on platform "${platform}"`);
       else {
         printData(io, options.json, deliveries, () =>
           table(
             ['ID', 'EVENT_TYPE', 'URL', 'STATUS', 'ATTEMPTS', 'LAST_HTTP_STATUS', 'NEXT_ATTEMPT_AT', 'REASON'],
-            deliveries.map((d) => [d.id, d.eventType, d.url, d.status, d.attempts, d.lastStatus, d.nextAttemptAt, d.reason]),
+            deliveries.map((d) => [
+              d.id,
+              d.eventType,
+              d.url,
+              d.status,
+              d.attempts,
+              d.lastStatus,
+              d.nextAttemptAt,
+              d.reason,
+            ]),
           ),
         );
       }

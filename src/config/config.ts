@@ -145,12 +145,26 @@ function present(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = { '1': true, true: true, yes: true, on: true, '0': false, false: false, no: false, off: false };
+const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = {
+  '1': true,
+  true: true,
+  yes: true,
+  on: true,
+  '0': false,
+  false: false,
+  no: false,
+  off: false,
+};
 
 function coerceValue(schema: TSchema, raw: string): unknown {
   if (TypeGuard.IsInteger(schema)) return /^-?\d+$/.test(raw) ? Number(raw) : raw;
   if (TypeGuard.IsBoolean(schema)) return BOOLEAN_WORDS[raw.toLowerCase()] ?? raw;
-  if (TypeGuard.IsArray(schema)) return raw.split(',').map((part) => part.trim()).filter(Boolean).map((part) => coerceValue(schema.items, part));
+  if (TypeGuard.IsArray(schema))
+    return raw
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .map((part) => coerceValue(schema.items, part));
   if (TypeGuard.IsUnion(schema)) {
     // The first variant the value fits; else the last one's coercion, for its errors.
     const candidates = schema.anyOf.map((variant) => [variant, coerceValue(variant, raw)] as const);
@@ -180,7 +194,12 @@ function validate(settings: unknown): Settings {
 }
 
 function reason(error: ValueError): string {
-  const schema = error.schema as TSchema & { minimum?: number; maximum?: number; format?: string; errorMessage?: string };
+  const schema = error.schema as TSchema & {
+    minimum?: number;
+    maximum?: number;
+    format?: string;
+    errorMessage?: string;
+  };
   switch (error.type) {
     case ValueErrorType.Integer:
       return `must be a whole number, got "${String(error.value)}"`;
@@ -193,9 +212,12 @@ function reason(error: ValueError): string {
       return SETTING_FORMATS[schema.format ?? '']?.problem(String(error.value)) ?? error.message;
     case ValueErrorType.Union: {
       const variants = (schema as TSchema & { anyOf: TSchema[] }).anyOf;
-      if (variants.every((variant) => TypeGuard.IsLiteral(variant))) return `must be one of ${variants.map((variant) => String(variant['const'])).join(', ')}`;
+      if (variants.every((variant) => TypeGuard.IsLiteral(variant)))
+        return `must be one of ${variants.map((variant) => String(variant['const'])).join(', ')}`;
       // Say why the closest variant refused it (a bad entry in a list, say).
-      const nested = error.errors.map((errors) => errors.First()).find((inner) => inner?.type === ValueErrorType.StringFormat);
+      const nested = error.errors
+        .map((errors) => errors.First())
+        .find((inner) => inner?.type === ValueErrorType.StringFormat);
       const why = nested === undefined ? '' : ` (${reason(nested)})`;
       return `${schema.errorMessage ?? error.message}${why}`;
     }
@@ -224,8 +246,13 @@ function toConfig(settings: Settings, cwd: string): Config {
     databaseUrl: settings.DATABASE_URL,
     dataDir: absolute(settings.COREGATE_DATA_DIR, cwd),
     coreUrl: settings.CORE_URL,
-    encryptionKey: settings.COREGATE_ENCRYPTION_KEY === undefined ? undefined : Buffer.from(settings.COREGATE_ENCRYPTION_KEY, 'base64'),
-    previousEncryptionKeys: Object.freeze((settings.COREGATE_PREVIOUS_ENCRYPTION_KEYS ?? []).map((key) => Buffer.from(key, 'base64'))),
+    encryptionKey:
+      settings.COREGATE_ENCRYPTION_KEY === undefined
+        ? undefined
+        : Buffer.from(settings.COREGATE_ENCRYPTION_KEY, 'base64'),
+    previousEncryptionKeys: Object.freeze(
+      (settings.COREGATE_PREVIOUS_ENCRYPTION_KEYS ?? []).map((key) => Buffer.from(key, 'base64')),
+    ),
     sessionSkewSeconds: settings.COREGATE_SESSION_SKEW_SECONDS,
     accessTokenTtlSeconds: settings.COREGATE_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: settings.COREGATE_REFRESH_TOKEN_TTL_SECONDS,
@@ -245,9 +272,14 @@ function toConfig(settings: Settings, cwd: string): Config {
     coreBreakerCooldownSeconds: settings.COREGATE_CORE_BREAKER_COOLDOWN_SECONDS,
     workers: settings.COREGATE_WORKERS,
     production: settings.NODE_ENV?.toLowerCase() === 'production',
-    tlsCertFile: settings.COREGATE_TLS_CERT_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_CERT_FILE, cwd),
-    tlsKeyFile: settings.COREGATE_TLS_KEY_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_KEY_FILE, cwd),
-    tlsClientCaFile: settings.COREGATE_TLS_CLIENT_CA_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_CLIENT_CA_FILE, cwd),
+    tlsCertFile:
+      settings.COREGATE_TLS_CERT_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_CERT_FILE, cwd),
+    tlsKeyFile:
+      settings.COREGATE_TLS_KEY_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_KEY_FILE, cwd),
+    tlsClientCaFile:
+      settings.COREGATE_TLS_CLIENT_CA_FILE === undefined
+        ? undefined
+        : absolute(settings.COREGATE_TLS_CLIENT_CA_FILE, cwd),
     tlsClientCertHeader: settings.COREGATE_TLS_CLIENT_CERT_HEADER?.toLowerCase(),
     redisUrl: settings.COREGATE_REDIS_URL,
     redisKeyPrefix: settings.COREGATE_REDIS_KEY_PREFIX,
@@ -283,7 +315,10 @@ function toConfig(settings: Settings, cwd: string): Config {
 function requireEncryptionKeyWhereNoneCanBeGenerated(config: Config): void {
   if (config.encryptionKey !== undefined || (config.databaseUrl === undefined && !config.production)) return;
   const why = config.databaseUrl !== undefined ? 'DATABASE_URL' : 'NODE_ENV=production';
-  throw new ConfigError('COREGATE_ENCRYPTION_KEY', `is required with ${why} (32 random bytes, base64: openssl rand -base64 32)`);
+  throw new ConfigError(
+    'COREGATE_ENCRYPTION_KEY',
+    `is required with ${why} (32 random bytes, base64: openssl rand -base64 32)`,
+  );
 }
 
 /** Several workers only where every piece can be shared between processes. */
@@ -291,26 +326,48 @@ function requireSharedPiecesForWorkers(config: Config): void {
   const count = config.workers;
   if (count > 1 && config.databaseUrl === undefined) {
     // PGlite is one process's database: several processes cannot share a data dir.
-    throw new ConfigError('COREGATE_WORKERS', `must be 1 with the embedded database (got ${count}); set DATABASE_URL to run several workers`);
+    throw new ConfigError(
+      'COREGATE_WORKERS',
+      `must be 1 with the embedded database (got ${count}); set DATABASE_URL to run several workers`,
+    );
   }
   if (count > 1 && config.coreUrl === undefined) {
     // Each worker would run its own simulator, and none would know another's core sessions.
-    throw new ConfigError('COREGATE_WORKERS', `must be 1 with the built-in core simulator (got ${count}); set CORE_URL (for example to bin/coregate core-sim)`);
+    throw new ConfigError(
+      'COREGATE_WORKERS',
+      `must be 1 with the built-in core simulator (got ${count}); set CORE_URL (for example to bin/coregate core-sim)`,
+    );
   }
 }
 
 /** Native HTTPS needs the certificate and its key: both or neither. */
 function requireTlsFilesInPairs(config: Config): void {
   if (config.tlsCertFile !== undefined && config.tlsKeyFile === undefined) {
-    throw new ConfigError('COREGATE_TLS_KEY_FILE', 'is required with COREGATE_TLS_CERT_FILE (set both for HTTPS, or neither)');
+    throw new ConfigError(
+      'COREGATE_TLS_KEY_FILE',
+      'is required with COREGATE_TLS_CERT_FILE (set both for HTTPS, or neither)',
+    );
   }
   if (config.tlsKeyFile !== undefined && config.tlsCertFile === undefined) {
-    throw new ConfigError('COREGATE_TLS_CERT_FILE', 'is required with COREGATE_TLS_KEY_FILE (set both for HTTPS, or neither)');
+    throw new ConfigError(
+      'COREGATE_TLS_CERT_FILE',
+      'is required with COREGATE_TLS_KEY_FILE (set both for HTTPS, or neither)',
+    );
   }
-  if (config.tlsClientCaFile !== undefined && config.tlsCertFile === undefined && config.tlsClientCertHeader === undefined) {
-    throw new ConfigError('COREGATE_TLS_CLIENT_CA_FILE', 'needs native HTTPS (COREGATE_TLS_CERT_FILE) or a proxy passing certificates (COREGATE_TLS_CLIENT_CERT_HEADER)');
+  if (
+    config.tlsClientCaFile !== undefined &&
+    config.tlsCertFile === undefined &&
+    config.tlsClientCertHeader === undefined
+  ) {
+    throw new ConfigError(
+      'COREGATE_TLS_CLIENT_CA_FILE',
+      'needs native HTTPS (COREGATE_TLS_CERT_FILE) or a proxy passing certificates (COREGATE_TLS_CLIENT_CERT_HEADER)',
+    );
   }
   if (config.tlsClientCertHeader !== undefined && config.trustProxy === false) {
-    throw new ConfigError('COREGATE_TLS_CLIENT_CERT_HEADER', 'is believed only from trusted proxies: set COREGATE_TRUST_PROXY too');
+    throw new ConfigError(
+      'COREGATE_TLS_CLIENT_CERT_HEADER',
+      'is believed only from trusted proxies: set COREGATE_TRUST_PROXY too',
+    );
   }
 }

@@ -7,7 +7,10 @@ const PACKAGE_JSON = new URL('../../../package.json', import.meta.url);
 function read(): { name: string; version: string } {
   try {
     const parsed = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { name?: unknown; version?: unknown };
-    return { name: typeof parsed.name === 'string' ? parsed.name : 'coregate', version: typeof parsed.version === 'string' ? parsed.version : '0.0.0' };
+    return {
+      name: typeof parsed.name === 'string' ? parsed.name : 'coregate',
+      version: typeof parsed.version === 'string' ? parsed.version : '0.0.0',
+    };
   } catch {
     return { name: 'coregate', version: '0.0.0' };
   }

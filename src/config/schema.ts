@@ -24,12 +24,25 @@ const RATE_LIMIT_MAX = 1_000_000_000;
 const DAY = 86_400;
 
 export const ConfigSchema = Type.Object({
-  PORT: Type.Integer({ minimum: 0, maximum: 65_535, default: 8080, description: 'listen port (`0` picks a free one; the log says which)' }),
+  PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65_535,
+    default: 8080,
+    description: 'listen port (`0` picks a free one; the log says which)',
+  }),
   HOST: Type.String({ default: '127.0.0.1', description: 'listen address' }),
   DATABASE_URL: Type.Optional(
-    Type.String({ format: 'postgres-url', defaultText: 'unset → embedded', description: '`postgres://…` for PostgreSQL; unset: embedded PGlite in `COREGATE_DATA_DIR`' }),
+    Type.String({
+      format: 'postgres-url',
+      defaultText: 'unset → embedded',
+      description: '`postgres://…` for PostgreSQL; unset: embedded PGlite in `COREGATE_DATA_DIR`',
+    }),
   ),
-  COREGATE_DATA_DIR: Type.String({ default: './data', valuesText: 'path', description: 'embedded database, generated encryption key, lock file and admin socket' }),
+  COREGATE_DATA_DIR: Type.String({
+    default: './data',
+    valuesText: 'path',
+    description: 'embedded database, generated encryption key, lock file and admin socket',
+  }),
   COREGATE_ENCRYPTION_KEY: Type.Optional(
     Type.String({
       format: 'base64-key',
@@ -40,20 +53,31 @@ export const ConfigSchema = Type.Object({
   ),
   COREGATE_PREVIOUS_ENCRYPTION_KEYS: Type.Optional(
     Type.Array(Type.String({ format: 'base64-key' }), {
-      description: 'older encryption keys (comma-separated base64) that still open what they sealed, after a key rotation ([operations](docs/operations.md#key-rotation))',
+      description:
+        'older encryption keys (comma-separated base64) that still open what they sealed, after a key rotation ([operations](docs/operations.md#key-rotation))',
     }),
   ),
   COREGATE_ISSUER: Type.Optional(
-    Type.String({ format: 'http-url', defaultText: '`http://HOST:PORT`', description: "public base URL, the `iss` of tokens and the discovery document's URLs" }),
+    Type.String({
+      format: 'http-url',
+      defaultText: '`http://HOST:PORT`',
+      description: "public base URL, the `iss` of tokens and the discovery document's URLs",
+    }),
   ),
   COREGATE_TOKEN_AUDIENCE: Type.Optional(
     Type.String({
       format: 'http-url',
       defaultText: '`{issuer}/core`',
-      description: "the `aud` of access tokens, checked by the gateway (RFC 9068): the gateway's public URL; never a client id",
+      description:
+        "the `aud` of access tokens, checked by the gateway (RFC 9068): the gateway's public URL; never a client id",
     }),
   ),
-  COREGATE_ACCESS_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: DAY, default: 3600, description: 'access token lifetime (`expires_in`)' }),
+  COREGATE_ACCESS_TOKEN_TTL_SECONDS: Type.Integer({
+    minimum: 60,
+    maximum: DAY,
+    default: 3600,
+    description: 'access token lifetime (`expires_in`)',
+  }),
   COREGATE_REFRESH_TOKEN_TTL_SECONDS: Type.Integer({
     minimum: 60,
     maximum: 365 * DAY,
@@ -81,50 +105,86 @@ export const ConfigSchema = Type.Object({
     description:
       "a TLS-terminating proxy in front: `true` (the immediate peer is the proxy) or a comma-separated list of proxy addresses/CIDRs; its `X-Forwarded-For` (caller address: IP allow-lists, rate limits) and `X-Forwarded-Proto` (HTTPS) are believed, nobody else's",
   }),
-  COREGATE_DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connection pool size per process' }),
+  COREGATE_DB_POOL_MAX: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 10,
+    description: 'PostgreSQL connection pool size per process',
+  }),
   COREGATE_WORKERS: Type.Integer({
     minimum: 1,
     maximum: 256,
     default: 1,
-    description: 'server processes sharing `PORT` (node:cluster); more than 1 needs `DATABASE_URL` and `CORE_URL` (see "Several processes")',
+    description:
+      'server processes sharing `PORT` (node:cluster); more than 1 needs `DATABASE_URL` and `CORE_URL` (see "Several processes")',
   }),
   CORE_URL: Type.Optional(
-    Type.String({ format: 'http-url', defaultText: 'unset → built-in simulator', description: 'base URL of the core banking system (reference core protocol)' }),
+    Type.String({
+      format: 'http-url',
+      defaultText: 'unset → built-in simulator',
+      description: 'base URL of the core banking system (reference core protocol)',
+    }),
   ),
-  COREGATE_CORE_API_KEY: Type.Optional(Type.String({ description: 'institution API key sent to the core as `X-Api-Key`' })),
-  COREGATE_CORE_TIMEOUT_MS: Type.Integer({ minimum: 50, maximum: 120_000, default: 5000, description: 'timeout of every call to the core' }),
+  COREGATE_CORE_API_KEY: Type.Optional(
+    Type.String({ description: 'institution API key sent to the core as `X-Api-Key`' }),
+  ),
+  COREGATE_CORE_TIMEOUT_MS: Type.Integer({
+    minimum: 50,
+    maximum: 120_000,
+    default: 5000,
+    description: 'timeout of every call to the core',
+  }),
   COREGATE_CORE_BREAKER_FAILURES: Type.Integer({
     minimum: 0,
     maximum: 10_000,
     default: 20,
     description:
-      'core calls within the breaker\'s 10 s window before it may open: it opens when more than half of them failed (unreachable, timeout, 5xx, off-protocol answer), and then `/core/*` answers 503 with `Retry-After` at once, without calling the core; a core failing every call opens it after this many calls; `0` turns the breaker off',
+      "core calls within the breaker's 10 s window before it may open: it opens when more than half of them failed (unreachable, timeout, 5xx, off-protocol answer), and then `/core/*` answers 503 with `Retry-After` at once, without calling the core; a core failing every call opens it after this many calls; `0` turns the breaker off",
   }),
   COREGATE_CORE_BREAKER_COOLDOWN_SECONDS: Type.Integer({
     minimum: 1,
     maximum: 3600,
     default: 10,
-    description: 'how long the open breaker refuses core calls; then one probe call goes through (success closes it, failure opens it again)',
+    description:
+      'how long the open breaker refuses core calls; then one probe call goes through (success closes it, failure opens it again)',
   }),
   COREGATE_ADMIN_PORT: Type.Optional(
     Type.Integer({
       minimum: 0,
       maximum: 65_535,
-      description: 'serve `/healthz`, `/readyz` and `/metrics` only on this port (plain HTTP, on `HOST`; `0` picks a free one); unset: on `PORT`',
+      description:
+        'serve `/healthz`, `/readyz` and `/metrics` only on this port (plain HTTP, on `HOST`; `0` picks a free one); unset: on `PORT`',
     }),
   ),
-  COREGATE_SESSION_SKEW_SECONDS: Type.Integer({ minimum: 0, maximum: DAY, default: 30, description: 'renew a core session this long before it expires' }),
-  COREGATE_SIM_SESSION_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: DAY, default: 900, description: 'session lifetime of the built-in simulator' }),
+  COREGATE_SESSION_SKEW_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: DAY,
+    default: 30,
+    description: 'renew a core session this long before it expires',
+  }),
+  COREGATE_SIM_SESSION_TTL_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: DAY,
+    default: 900,
+    description: 'session lifetime of the built-in simulator',
+  }),
   LOG_LEVEL: LogLevelSchema,
   NODE_ENV: Type.Optional(
     Type.String({
-      description: '`production`: production mode — `COREGATE_ENCRYPTION_KEY` required, never a demo client, loud warnings for the simulator and the embedded database',
+      description:
+        '`production`: production mode — `COREGATE_ENCRYPTION_KEY` required, never a demo client, loud warnings for the simulator and the embedded database',
     }),
   ),
   COREGATE_TLS_CERT_FILE: Type.Optional(
-    Type.String({ valuesText: 'path', description: 'PEM certificate (chain) for native HTTPS; with `COREGATE_TLS_KEY_FILE`, both or neither; read and checked at start' }),
+    Type.String({
+      valuesText: 'path',
+      description:
+        'PEM certificate (chain) for native HTTPS; with `COREGATE_TLS_KEY_FILE`, both or neither; read and checked at start',
+    }),
   ),
-  COREGATE_TLS_KEY_FILE: Type.Optional(Type.String({ valuesText: 'path', description: "the certificate's unencrypted PEM private key" })),
+  COREGATE_TLS_KEY_FILE: Type.Optional(
+    Type.String({ valuesText: 'path', description: "the certificate's unencrypted PEM private key" }),
+  ),
   COREGATE_TLS_CLIENT_CA_FILE: Type.Optional(
     Type.String({
       valuesText: 'path',
@@ -156,13 +216,15 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     maximum: RATE_LIMIT_MAX,
     default: 1200,
-    description: '`/oauth2/token` + `/oauth2/revoke` requests per source address (IPv6: per /64), before authentication; `0` = no limit',
+    description:
+      '`/oauth2/token` + `/oauth2/revoke` requests per source address (IPv6: per /64), before authentication; `0` = no limit',
   }),
   COREGATE_RATE_LIMIT_AUTH_FAILURES: Type.Integer({
     minimum: 0,
     maximum: RATE_LIMIT_MAX,
     default: 30,
-    description: 'failed client authentications per source address per window; once spent, that address is refused before any secret is checked; `0` = no limit',
+    description:
+      'failed client authentications per source address per window; once spent, that address is refused before any secret is checked; `0` = no limit',
   }),
   COREGATE_RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS: Type.Integer({
     minimum: 1,
@@ -181,7 +243,8 @@ export const ConfigSchema = Type.Object({
     Type.String({
       format: 'redis-url',
       defaultText: 'unset → in memory',
-      description: '`redis://` or `rediss://` URL of the rate-limit store shared by every process; unset: each process counts in its own memory',
+      description:
+        '`redis://` or `rediss://` URL of the rate-limit store shared by every process; unset: each process counts in its own memory',
     }),
   ),
   COREGATE_REDIS_KEY_PREFIX: Type.String({
@@ -203,11 +266,13 @@ export const ConfigSchema = Type.Object({
     maxItems: 30,
     default: [5, 30, 120, 600, 3600, 21600, 86400],
     errorMessage: 'must be a comma-separated list of whole numbers of seconds, 1 to 604800 each, at most 30',
-    description: 'waits before each retry of a failed webhook delivery (comma-separated seconds); after the last retry fails the delivery is `failed`',
+    description:
+      'waits before each retry of a failed webhook delivery (comma-separated seconds); after the last retry fails the delivery is `failed`',
   }),
   COREGATE_WEBHOOK_ALLOW_PRIVATE: Type.Boolean({
     default: false,
-    description: 'in production mode, allow webhook URLs that resolve to loopback, private or link-local addresses (on-premises receivers); `https://` is still required',
+    description:
+      'in production mode, allow webhook URLs that resolve to loopback, private or link-local addresses (on-premises receivers); `https://` is still required',
   }),
   COREGATE_WEBHOOK_RETENTION_DAYS: Type.Integer({
     minimum: 1,
@@ -227,19 +292,22 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     maximum: 3_600_000,
     default: 10_000,
-    description: "PostgreSQL's `idle_in_transaction_session_timeout` for coregate's connections: a transaction left idle this long is ended by the server (0 = never)",
+    description:
+      "PostgreSQL's `idle_in_transaction_session_timeout` for coregate's connections: a transaction left idle this long is ended by the server (0 = never)",
   }),
   COREGATE_DB_KEEPALIVE_SECONDS: Type.Integer({
     minimum: 0,
     maximum: 3600,
     default: 10,
-    description: 'TCP keep-alive on PostgreSQL connections, idle seconds before the first probe (0 = off): a connection across a dead network is found and dropped',
+    description:
+      'TCP keep-alive on PostgreSQL connections, idle seconds before the first probe (0 = off): a connection across a dead network is found and dropped',
   }),
   COREGATE_REQUEST_TIMEOUT_MS: Type.Integer({
     minimum: 1000,
     maximum: 600_000,
     default: 30_000,
-    description: 'a request, headers and body, must arrive within this, else 408 and the connection is closed; the headers alone within 10 s (or this, if shorter)',
+    description:
+      'a request, headers and body, must arrive within this, else 408 and the connection is closed; the headers alone within 10 s (or this, if shorter)',
   }),
   COREGATE_CORE_RETRIES: Type.Integer({
     minimum: 0,
@@ -263,5 +331,7 @@ export function settingSchemas(): ReadonlyArray<readonly [SettingName, TSchema]>
 
 /** The defaults, read from the schema. */
 export const DEFAULTS: Defaulted = Object.freeze(
-  Object.fromEntries(settingSchemas().flatMap(([name, schema]) => ('default' in schema ? [[name, schema['default']]] : []))),
+  Object.fromEntries(
+    settingSchemas().flatMap(([name, schema]) => ('default' in schema ? [[name, schema['default']]] : [])),
+  ),
 ) as Defaulted;

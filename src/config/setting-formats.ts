@@ -23,7 +23,9 @@ function urlFormat(protocols: readonly string[]): SettingFormat {
       } catch {
         return 'is not a valid URL';
       }
-      return protocols.includes(parsed.protocol) ? undefined : `must use ${protocols.join(' or ')} (got ${parsed.protocol})`;
+      return protocols.includes(parsed.protocol)
+        ? undefined
+        : `must use ${protocols.join(' or ')} (got ${parsed.protocol})`;
     },
   };
 }
@@ -32,9 +34,12 @@ const base64Key: SettingFormat = {
   label: '32 bytes, base64',
   problem(value) {
     // Each problem says how to make a good key: people paste passwords here.
-    if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return 'must be base64 of 32 random bytes: generate one with: openssl rand -base64 32';
+    if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value))
+      return 'must be base64 of 32 random bytes: generate one with: openssl rand -base64 32';
     const length = Buffer.from(value, 'base64').length;
-    return length === 32 ? undefined : `must decode to 32 bytes, got ${length}: generate one with: openssl rand -base64 32`;
+    return length === 32
+      ? undefined
+      : `must decode to 32 bytes, got ${length}: generate one with: openssl rand -base64 32`;
   },
 };
 

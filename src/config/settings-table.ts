@@ -17,7 +17,14 @@ export interface SettingDescription {
   readonly description: string;
 }
 
-type Annotated = TSchema & { defaultText?: string; valuesText?: string; format?: string; pattern?: string; minimum?: number; maximum?: number };
+type Annotated = TSchema & {
+  defaultText?: string;
+  valuesText?: string;
+  format?: string;
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+};
 
 function shownDefault(schema: Annotated): string {
   if (schema.defaultText !== undefined) return schema.defaultText;
@@ -43,7 +50,12 @@ function accepted(schema: Annotated): string {
 export function describeSettings(): readonly SettingDescription[] {
   return settingSchemas().map(([name, schema]) => {
     const annotated = schema as Annotated;
-    return { name, default: shownDefault(annotated), values: accepted(annotated), description: annotated.description ?? '' };
+    return {
+      name,
+      default: shownDefault(annotated),
+      values: accepted(annotated),
+      description: annotated.description ?? '',
+    };
   });
 }
 
@@ -52,7 +64,8 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|');
 /** The README's configuration table (markdown, ends with a newline). */
 export function configTable(): string {
   const rows = describeSettings().map(
-    (setting) => `| \`${setting.name}\` | ${cell(setting.default)} | ${cell(setting.values)} | ${cell(setting.description)} |`,
+    (setting) =>
+      `| \`${setting.name}\` | ${cell(setting.default)} | ${cell(setting.values)} | ${cell(setting.description)} |`,
   );
   return ['| variable | default | values | meaning |', '|---|---|---|---|', ...rows].join('\n') + '\n';
 }
@@ -65,12 +78,24 @@ function plain(markdown: string): string {
 /** The settings as `serve --help` can print them: one block per variable. */
 export function settingsHelp(): string {
   return describeSettings()
-    .map((setting) => `  ${setting.name} (default: ${plain(setting.default)}; ${plain(setting.values)})\n      ${plain(setting.description)}`)
+    .map(
+      (setting) =>
+        `  ${setting.name} (default: ${plain(setting.default)}; ${plain(setting.values)})\n      ${plain(setting.description)}`,
+    )
     .join('\n');
 }
 
 /** The concerns the operations guide groups the settings by, in its order. */
-const CONCERNS = ['listening', 'TLS and proxies', 'storage and secrets', 'tokens and caches', 'core', 'rate limits', 'webhooks', 'mode and logs'] as const;
+const CONCERNS = [
+  'listening',
+  'TLS and proxies',
+  'storage and secrets',
+  'tokens and caches',
+  'core',
+  'rate limits',
+  'webhooks',
+  'mode and logs',
+] as const;
 type Concern = (typeof CONCERNS)[number];
 
 /** Each setting's concern: a setting added to the schema does not compile until it has one. */
@@ -140,11 +165,17 @@ export interface GeneratedBlock {
   readonly generate: () => string;
 }
 
-export const CONFIG_TABLE_START = '<!-- config-table:start (generated from src/config/schema.ts: npm run config-table) -->';
+export const CONFIG_TABLE_START =
+  '<!-- config-table:start (generated from src/config/schema.ts: npm run config-table) -->';
 export const CONFIG_TABLE_END = '<!-- config-table:end -->';
-export const README_CONFIG_TABLE: GeneratedBlock = { start: CONFIG_TABLE_START, end: CONFIG_TABLE_END, generate: configTable };
+export const README_CONFIG_TABLE: GeneratedBlock = {
+  start: CONFIG_TABLE_START,
+  end: CONFIG_TABLE_END,
+  generate: configTable,
+};
 export const OPERATIONS_SETTINGS_TABLE: GeneratedBlock = {
-  start: '<!-- settings-by-concern:start (generated from src/config/schema.ts and settings-table.ts: npm run config-table) -->',
+  start:
+    '<!-- settings-by-concern:start (generated from src/config/schema.ts and settings-table.ts: npm run config-table) -->',
   end: '<!-- settings-by-concern:end -->',
   generate: settingsByConcernTable,
 };
@@ -169,8 +200,21 @@ export function withConfigTable(readme: string): string {
 export function envExample(): string {
   const blocks = describeSettings().map((setting) => {
     const shown = plain(setting.default);
-    const value = setting.default.startsWith('`') && setting.default.endsWith('`') && !setting.default.slice(1, -1).includes('`') ? shown : '';
-    return [`# ${plain(setting.description)}`, `# values: ${plain(setting.values)}; default: ${shown}`, `# ${setting.name}=${value}`].join('\n');
+    const value =
+      setting.default.startsWith('`') && setting.default.endsWith('`') && !setting.default.slice(1, -1).includes('`')
+        ? shown
+        : '';
+    return [
+      `# ${plain(setting.description)}`,
+      `# values: ${plain(setting.values)}; default: ${shown}`,
+      `# ${setting.name}=${value}`,
+    ].join('\n');
   });
-  return ['# coregate settings (generated from src/config/schema.ts by `npm run config-table`).', '# Copy to .env (or your unit file\'s EnvironmentFile) and uncomment what you change.', '', blocks.join('\n\n'), ''].join('\n');
+  return [
+    '# coregate settings (generated from src/config/schema.ts by `npm run config-table`).',
+    "# Copy to .env (or your unit file's EnvironmentFile) and uncomment what you change.",
+    '',
+    blocks.join('\n\n'),
+    '',
+  ].join('\n');
 }

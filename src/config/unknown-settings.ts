@@ -22,12 +22,15 @@ export interface UnknownSetting {
  * suggestion code is not exported and the names are a few dozen short strings.
  */
 export function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
       rows[i]![j] = best;
     }
   }
@@ -40,7 +43,8 @@ export function nearestName(name: string, known: readonly string[]): string | un
   let nearest: { name: string; distance: number } | undefined;
   for (const candidate of known) {
     const distance = editDistance(name, candidate);
-    if (distance <= limit && (nearest === undefined || distance < nearest.distance)) nearest = { name: candidate, distance };
+    if (distance <= limit && (nearest === undefined || distance < nearest.distance))
+      nearest = { name: candidate, distance };
   }
   return nearest?.name;
 }
@@ -57,6 +61,7 @@ export function unknownSettings(env: Readonly<Record<string, string | undefined>
 
 /** The warning for one unknown variable, in words. */
 export function unknownSettingWarning(setting: UnknownSetting): string {
-  const hint = setting.nearest === undefined ? 'see .env.example for every setting' : `did you mean ${setting.nearest}?`;
+  const hint =
+    setting.nearest === undefined ? 'see .env.example for every setting' : `did you mean ${setting.nearest}?`;
   return `${setting.name} is not a coregate setting and is ignored (${hint})`;
 }

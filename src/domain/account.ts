@@ -20,8 +20,13 @@ export const LOCAL_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{
 
 /** `YYYY-MM-DDTHH:mm:ss`, no zone; `0001-01-01T00:00:00` means no date. */
 const LocalDateTime = (description?: string) =>
-  Type.String({ pattern: LOCAL_DATE_TIME_PATTERN, examples: ['2019-05-01T00:00:00'], ...(description ? { description } : {}) });
-const Letter = (description: string, example: string) => Type.String({ pattern: LETTER_PATTERN, description, examples: [example] });
+  Type.String({
+    pattern: LOCAL_DATE_TIME_PATTERN,
+    examples: ['2019-05-01T00:00:00'],
+    ...(description ? { description } : {}),
+  });
+const Letter = (description: string, example: string) =>
+  Type.String({ pattern: LETTER_PATTERN, description, examples: [example] });
 const YesNo = () => Letter('`Y` or `N`', 'Y');
 
 /**

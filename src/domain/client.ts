@@ -21,7 +21,12 @@ export function isClientGrant(value: string): value is ClientGrant {
  * How a client authenticates at the token and revocation endpoints (RFC 8414
  * `token_endpoint_auth_method`): one method per client.
  */
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt', 'tls_client_auth', 'self_signed_tls_client_auth'] as const;
+export const TOKEN_ENDPOINT_AUTH_METHODS = [
+  'client_secret_basic',
+  'private_key_jwt',
+  'tls_client_auth',
+  'self_signed_tls_client_auth',
+] as const;
 export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
 
 export function isTokenEndpointAuthMethod(value: string): value is TokenEndpointAuthMethod {

@@ -75,7 +75,11 @@ export const ERROR_CODES = {
   missing_token: { envelope: 'NotAuthenticated', oauth: OAUTH_INVALID_REQUEST },
   invalid_token: { envelope: 'NotAuthenticated', oauth: OAUTH_INVALID_REQUEST },
   // A disabled client's token is an invalid token to its holder; only the operator learns why.
-  client_disabled: { envelope: 'NotAuthenticated', told: 'invalid_token', oauth: { error: 'invalid_client', status: 400 } },
+  client_disabled: {
+    envelope: 'NotAuthenticated',
+    told: 'invalid_token',
+    oauth: { error: 'invalid_client', status: 400 },
+  },
   // A DPoP proof that does not hold (RFC 9449 §5 at the token endpoint, §7.1 at the gateway).
   invalid_dpop_proof: { envelope: 'NotAuthenticated', oauth: { error: 'invalid_dpop_proof', status: 400 } },
   insufficient_scope: { envelope: 'Forbidden', oauth: OAUTH_INVALID_REQUEST },
@@ -100,7 +104,11 @@ export const ERROR_CODES = {
   core_failed: { envelope: 'BadGateway', oauth: OAUTH_SERVER_ERROR },
   unavailable: { envelope: 'Unavailable', oauth: { error: 'temporarily_unavailable', status: 503 } },
   // A disabled institution's clients are told the service is unavailable; the operator learns which.
-  institution_disabled: { envelope: 'Unavailable', told: 'unavailable', oauth: { error: 'invalid_client', status: 400 } },
+  institution_disabled: {
+    envelope: 'Unavailable',
+    told: 'unavailable',
+    oauth: { error: 'invalid_client', status: 400 },
+  },
 } as const satisfies Readonly<Record<string, ErrorKind>>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -181,12 +189,21 @@ const CLIENT_AUTHENTICATION_FAILED = 'client authentication failed';
 // --- One constructor per code ---
 
 /** 400 `invalid_request`: the envelope's `data.errors` names each bad field; the OAuth form says `message`. */
-export function invalidRequest(message: string, options: { problems?: readonly FieldProblem[]; detail?: string } = {}): ApiError {
+export function invalidRequest(
+  message: string,
+  options: { problems?: readonly FieldProblem[]; detail?: string } = {},
+): ApiError {
   return new ApiError('invalid_request', message, { data: { errors: options.problems ?? [] }, detail: options.detail });
 }
 
-export function invalidClient(detail?: string, options: { knownClient?: KnownClient; description?: string } = {}): ApiError {
-  return new ApiError('invalid_client', options.description ?? CLIENT_AUTHENTICATION_FAILED, { detail, knownClient: options.knownClient });
+export function invalidClient(
+  detail?: string,
+  options: { knownClient?: KnownClient; description?: string } = {},
+): ApiError {
+  return new ApiError('invalid_client', options.description ?? CLIENT_AUTHENTICATION_FAILED, {
+    detail,
+    knownClient: options.knownClient,
+  });
 }
 
 export function invalidGrant(description: string, detail?: string): ApiError {
@@ -205,13 +222,19 @@ export function unsupportedGrantType(description: string): ApiError {
  * A `DPoP` proof that is missing where the token needs one, malformed, or does not match the
  * request or the token (RFC 9449 §5, §7.1); `headers` carries the gateway's `DPoP` challenge.
  */
-export function invalidDpopProof(detail: string, headers: Readonly<Record<string, string>> = {}, description = 'invalid DPoP proof'): ApiError {
+export function invalidDpopProof(
+  detail: string,
+  headers: Readonly<Record<string, string>> = {},
+  description = 'invalid DPoP proof',
+): ApiError {
   return new ApiError('invalid_dpop_proof', description, { detail, headers });
 }
 
 /** No bearer token at all: the challenge without an error code (RFC 6750 §3.1). */
 export function missingToken(): ApiError {
-  return new ApiError('missing_token', 'a bearer access token is required', { headers: { 'www-authenticate': 'Bearer' } });
+  return new ApiError('missing_token', 'a bearer access token is required', {
+    headers: { 'www-authenticate': 'Bearer' },
+  });
 }
 
 const INVALID_TOKEN_CHALLENGE = { 'www-authenticate': 'Bearer error="invalid_token"' };
@@ -224,7 +247,10 @@ export function invalidToken(detail: string, scheme: 'Bearer' | 'DPoP' = 'Bearer
 
 /** The token of a disabled client: answered as {@link invalidToken}, audited as `client_disabled`. */
 export function clientDisabled(clientId: string): ApiError {
-  return new ApiError('client_disabled', 'invalid or expired access token', { detail: `client ${clientId} is disabled`, headers: INVALID_TOKEN_CHALLENGE });
+  return new ApiError('client_disabled', 'invalid or expired access token', {
+    detail: `client ${clientId} is disabled`,
+    headers: INVALID_TOKEN_CHALLENGE,
+  });
 }
 
 export function insufficientScope(scope: string): ApiError {
@@ -235,15 +261,22 @@ export function insufficientScope(scope: string): ApiError {
 
 /** A caller outside its client's IP allow-list: the gateway's 403 says the address (the caller's own). */
 export function ipNotWhitelisted(ip: string): ApiError {
-  return new ApiError('ip_not_whitelisted', `the caller IP address ${ip} is not whitelisted for this client`, { data: { ip }, detail: `caller ${ip}` });
+  return new ApiError('ip_not_whitelisted', `the caller IP address ${ip} is not whitelisted for this client`, {
+    data: { ip },
+    detail: `caller ${ip}`,
+  });
 }
 
 /** The token endpoint's form of {@link ipNotWhitelisted}: an `invalid_client` naming the address. */
 export function tokenCallerNotWhitelisted(ip: string, client: KnownClient): ApiError {
-  return new ApiError('ip_not_whitelisted', `client authentication failed: the address ${ip} is not in this client's IP allow-list`, {
-    detail: `caller ${ip} outside the allow-list of ${client.id}`,
-    knownClient: client,
-  });
+  return new ApiError(
+    'ip_not_whitelisted',
+    `client authentication failed: the address ${ip} is not in this client's IP allow-list`,
+    {
+      detail: `caller ${ip} outside the allow-list of ${client.id}`,
+      knownClient: client,
+    },
+  );
 }
 
 /** Registration: the core does not know the customer (no `WWW-Authenticate`: not a bearer problem). */
@@ -262,7 +295,9 @@ export function customerNotRegistered(): ApiError {
 }
 
 export function customerIdTaken(customerId: string): ApiError {
-  return new ApiError('customer_id_taken', 'this customerId is already registered for another core customer', { data: { customerId } });
+  return new ApiError('customer_id_taken', 'this customerId is already registered for another core customer', {
+    data: { customerId },
+  });
 }
 
 /** The path is not echoed: a caller may have put personal data in it. */
@@ -278,8 +313,16 @@ export function payloadTooLarge(): ApiError {
   return new ApiError('payload_too_large', 'request body is too large');
 }
 
-export function rateLimited(retryAfterSeconds: number, headers: Readonly<Record<string, string>>, detail: string): ApiError {
-  return new ApiError('rate_limited', 'too many requests, retry later', { data: { retryAfter: retryAfterSeconds }, detail, headers });
+export function rateLimited(
+  retryAfterSeconds: number,
+  headers: Readonly<Record<string, string>>,
+  detail: string,
+): ApiError {
+  return new ApiError('rate_limited', 'too many requests, retry later', {
+    data: { retryAfter: retryAfterSeconds },
+    detail,
+    headers,
+  });
 }
 
 /** An operator command named a record that does not exist (the message names it). */
@@ -312,5 +355,7 @@ export function unavailable(message: string, detail: string, retryAfterSeconds?:
 
 /** The caller's institution is disabled: 503 on every `/core/*` call of its clients. */
 export function institutionDisabled(institution: string): ApiError {
-  return new ApiError('institution_disabled', 'the institution is not available', { detail: `institution ${institution} is disabled` });
+  return new ApiError('institution_disabled', 'the institution is not available', {
+    detail: `institution ${institution} is disabled`,
+  });
 }

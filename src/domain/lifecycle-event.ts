@@ -6,7 +6,11 @@
  */
 import type { AssociationKey } from './association.js';
 
-export const LIFECYCLE_EVENT_TYPES = ['customer.registered', 'customer.reregistration_required', 'customer.deregistered'] as const;
+export const LIFECYCLE_EVENT_TYPES = [
+  'customer.registered',
+  'customer.reregistration_required',
+  'customer.deregistered',
+] as const;
 export type LifecycleEventType = (typeof LIFECYCLE_EVENT_TYPES)[number];
 
 /** Why a customer was deregistered. */
@@ -34,9 +38,18 @@ const DEFAULT_INSTITUTION = 'default';
  * The event about the association `key`. The one place that reads an association
  * key's fields for an event: when keys gain `institution`, only this changes.
  */
-export function lifecycleEvent(type: LifecycleEventType, key: AssociationKey, reason?: DeregistrationReason): LifecycleEvent {
+export function lifecycleEvent(
+  type: LifecycleEventType,
+  key: AssociationKey,
+  reason?: DeregistrationReason,
+): LifecycleEvent {
   const institution = (key as AssociationKey & { institution?: string }).institution ?? DEFAULT_INSTITUTION;
-  const data: LifecycleEventData = { institution, platform: key.platform, customerId: key.customerId, ...(reason ? { reason } : {}) };
+  const data: LifecycleEventData = {
+    institution,
+    platform: key.platform,
+    customerId: key.customerId,
+    ...(reason ? { reason } : {}),
+  };
   return { type, platform: key.platform, data };
 }
 

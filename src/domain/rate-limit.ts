@@ -41,7 +41,13 @@ export function gcraStep(storedTat: number | undefined, nowMs: number, limit: nu
   const next = tat + interval;
   if (next - nowMs > windowMs + slack) {
     const waitMs = next - windowMs - nowMs;
-    return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), tat, ttlMs: Math.ceil(tat - nowMs) };
+    return {
+      allowed: false,
+      remaining: 0,
+      retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
+      tat,
+      ttlMs: Math.ceil(tat - nowMs),
+    };
   }
   const remaining = Math.max(0, Math.floor((windowMs - (next - nowMs) + slack) / interval));
   return { allowed: true, remaining, retryAfterSeconds: 0, tat: next, ttlMs: Math.max(1, Math.ceil(next - nowMs)) };

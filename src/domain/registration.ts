@@ -56,11 +56,20 @@ export function normaliseBirthDay(value: string, today: Date): string | undefine
   else if (us) [month, day, year] = [Number(us[1]), Number(us[2]), Number(us[3])];
   else return undefined;
   if (!isCalendarDate(year, month, day)) return undefined;
-  if (year < 1900 || Date.UTC(year, month - 1, day) >= Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate())) return undefined;
+  if (
+    year < 1900 ||
+    Date.UTC(year, month - 1, day) >= Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate())
+  )
+    return undefined;
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
-function checkKeys(object: Record<string, unknown>, allowed: readonly string[], path: string, problems: FieldProblem[]): void {
+function checkKeys(
+  object: Record<string, unknown>,
+  allowed: readonly string[],
+  path: string,
+  problems: FieldProblem[],
+): void {
   for (const key of Object.keys(object)) {
     // A field name is echoed only if it looks like one: a value typed in the wrong place is not repeated.
     const name = /^[A-Za-z_][A-Za-z_]{0,39}$/.test(key) ? key : '(unknown field)';
@@ -68,7 +77,13 @@ function checkKeys(object: Record<string, unknown>, allowed: readonly string[], 
   }
 }
 
-function stringField(object: Record<string, unknown>, name: string, path: string, problems: FieldProblem[], trim = true): string | undefined {
+function stringField(
+  object: Record<string, unknown>,
+  name: string,
+  path: string,
+  problems: FieldProblem[],
+  trim = true,
+): string | undefined {
   const value = object[name];
   if (value === undefined) {
     problems.push({ path: `${path}/${name}`, message: 'is required' });
@@ -96,7 +111,10 @@ export function parseRegistration(body: unknown, today: Date): RegistrationParse
     // GET /core/accounts?customerId=, where blanks around it are refused too (docs/behaviour.md#registration-validation).
     customerId = stringField(registration, 'customerId', '/registration', problems, false);
     if (customerId !== undefined && !CUSTOMER_ID.test(customerId)) {
-      problems.push({ path: '/registration/customerId', message: 'must be 1 to 128 printable characters without spaces' });
+      problems.push({
+        path: '/registration/customerId',
+        message: 'must be 1 to 128 printable characters without spaces',
+      });
       customerId = undefined;
     }
   }
@@ -123,7 +141,10 @@ export function parseRegistration(body: unknown, today: Date): RegistrationParse
       }
       const birthDay = birthDayText === undefined ? undefined : normaliseBirthDay(birthDayText, today);
       if (birthDayText !== undefined && birthDay === undefined) {
-        problems.push({ path: '/demographics/birthDay', message: 'must be a real past date as YYYY-MM-DD or MM/DD/YYYY' });
+        problems.push({
+          path: '/demographics/birthDay',
+          message: 'must be a real past date as YYYY-MM-DD or MM/DD/YYYY',
+        });
       }
       if (socialSecurityNumber && accountNumber && ACCOUNT_NUMBER.test(accountNumber) && birthDay) {
         subject = { kind: 'demographics', socialSecurityNumber, accountNumber, birthDay };
@@ -136,7 +157,10 @@ export function parseRegistration(body: unknown, today: Date): RegistrationParse
       checkKeys(customer, ['customerKey'], '/customer', problems);
       const customerKey = stringField(customer, 'customerKey', '/customer', problems);
       if (customerKey !== undefined && !CUSTOMER_KEY.test(customerKey)) {
-        problems.push({ path: '/customer/customerKey', message: 'must be 1 to 128 printable characters without spaces' });
+        problems.push({
+          path: '/customer/customerKey',
+          message: 'must be 1 to 128 printable characters without spaces',
+        });
       } else if (customerKey !== undefined) subject = { kind: 'customerKey', customerKey };
     }
   }

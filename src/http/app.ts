@@ -119,11 +119,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // the leftmost X-Forwarded-For entry, which the caller writes itself (a proxy appends
     // to the header): anyone could pass an IP allow-list by sending it. (Fastify ignores
     // a numeric hop count, hence the function.) A list trusts exactly those proxies.
-    trustProxy: typeof deps.trustProxy !== 'boolean'
-      ? [...deps.trustProxy]
-      : deps.trustProxy
-        ? (_address: string, hop: number) => hop === 0
-        : false,
+    trustProxy:
+      typeof deps.trustProxy !== 'boolean'
+        ? [...deps.trustProxy]
+        : deps.trustProxy
+          ? (_address: string, hop: number) => hop === 0
+          : false,
     bodyLimit: BODY_LIMIT,
     // A caller's request id is kept only if it is short and plain: it ends up in logs.
     genReqId: (request) => {
@@ -142,7 +143,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Mutual TLS (RFC 8705): a certificate is asked for, never required — most callers have none, and
     // a self-signed one (self_signed_tls_client_auth) is judged by the client's registration, not the CA.
     ...(deps.tls
-      ? { https: { cert: deps.tls.cert, key: deps.tls.key, ...timeouts, ...(deps.tls.clientCa ? { requestCert: true, rejectUnauthorized: false, ca: deps.tls.clientCa } : {}) } }
+      ? {
+          https: {
+            cert: deps.tls.cert,
+            key: deps.tls.key,
+            ...timeouts,
+            ...(deps.tls.clientCa ? { requestCert: true, rejectUnauthorized: false, ca: deps.tls.clientCa } : {}),
+          },
+        }
       : {}),
   });
   // Every request carries these fields from its start (null until set): one object shape for
@@ -176,13 +184,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       openapi: '3.1.0',
       info: { title: 'coregate', version: deps.version ?? '0.1.0', description: API_DESCRIPTION },
       tags: [
-        { name: 'oauth', description: 'OAuth 2.0 authorization server: client credentials and refresh tokens, JWKS, metadata' },
-        { name: 'gateway', description: "The core banking gateway: register a platform's customers with the core, read their accounts" },
+        {
+          name: 'oauth',
+          description: 'OAuth 2.0 authorization server: client credentials and refresh tokens, JWKS, metadata',
+        },
+        {
+          name: 'gateway',
+          description: "The core banking gateway: register a platform's customers with the core, read their accounts",
+        },
         { name: 'operations', description: 'Probes and metrics for the operator' },
       ],
       components: {
         securitySchemes: {
-          clientSecretBasic: { type: 'http', scheme: 'basic', description: 'client_id and client_secret, each form-urlencoded (RFC 6749 §2.3.1)' },
+          clientSecretBasic: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'client_id and client_secret, each form-urlencoded (RFC 6749 §2.3.1)',
+          },
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
@@ -199,16 +217,30 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // HTTPS first, then the rate limits, then the routes' own client authentication.
     if (deps.httpsOnly) oauth.addHook('onRequest', requireHttps());
     if (deps.throttle) tokenEndpointRateLimits(oauth, deps.throttle);
-    const certificates = deps.clientCertificates ? { certificates: { source: deps.clientCertificates, clock: deps.clock } } : {};
+    const certificates = deps.clientCertificates
+      ? { certificates: { source: deps.clientCertificates, clock: deps.clock } }
+      : {};
     await oauth.register(tokenRoute, {
       authenticator: deps.authenticator,
       issuer: deps.tokenIssuer,
       ...certificates,
-      ...(deps.dpopProofs ? { dpop: { proofs: deps.dpopProofs, clock: deps.clock, tokenEndpointUrl: () => `${deps.issuer()}/oauth2/token` } } : {}),
+      ...(deps.dpopProofs
+        ? {
+            dpop: {
+              proofs: deps.dpopProofs,
+              clock: deps.clock,
+              tokenEndpointUrl: () => `${deps.issuer()}/oauth2/token`,
+            },
+          }
+        : {}),
     });
     await oauth.register(revokeRoute, { authenticator: deps.authenticator, revoker: deps.revoker, ...certificates });
   });
-  await app.register(wellKnownRoutes, { signer: deps.keyring, issuer: deps.issuer, ...(deps.clientSecurity ? { clientSecurity: deps.clientSecurity } : {}) });
+  await app.register(wellKnownRoutes, {
+    signer: deps.keyring,
+    issuer: deps.issuer,
+    ...(deps.clientSecurity ? { clientSecurity: deps.clientSecurity } : {}),
+  });
   await app.register(indexRoute, { version: deps.version ?? '0.1.0' });
   const gateway = deps.gateway;
   if (gateway) {
@@ -241,10 +273,21 @@ const API_REFERENCE = {
   routePrefix: '/docs',
   // Nothing leaves for the internet: no online validator badge.
   // BaseLayout: no top bar (its "Explore" box invites loading any other document).
-  uiConfig: { validatorUrl: null, docExpansion: 'list', deepLinking: true, tryItOutEnabled: false, layout: 'BaseLayout' },
+  uiConfig: {
+    validatorUrl: null,
+    docExpansion: 'list',
+    deepLinking: true,
+    tryItOutEnabled: false,
+    layout: 'BaseLayout',
+  },
   // coregate's name on the page and in the tab, not the plugin's logo.
   theme: { title: 'coregate API reference' },
-  logo: { type: 'image/svg+xml', content: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="160" height="32"><text x="0" y="24" font-family="sans-serif" font-size="24" fill="#fff">coregate</text></svg>') },
+  logo: {
+    type: 'image/svg+xml',
+    content: Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="160" height="32"><text x="0" y="24" font-family="sans-serif" font-size="24" fill="#fff">coregate</text></svg>',
+    ),
+  },
   staticCSP: true,
   // Only this origin, whatever the page tries: no CDN, no validator. (The plugin's default
   // allows any https: source and upgrades requests to https:, which breaks a plain-HTTP
@@ -255,7 +298,19 @@ const API_REFERENCE = {
 } as const;
 
 /** The `onRequest` hook guarding gateway routes with a `scope` (see `plugins/bearer-auth.ts`). */
-export function bearerGuard(deps: Pick<AppDeps, 'keyring' | 'clientDirectory' | 'clock' | 'institutions' | 'revokedAccessTokens' | 'dpopProofs' | 'clientCertificates'> & { issuer: () => string }, scope: string) {
+export function bearerGuard(
+  deps: Pick<
+    AppDeps,
+    | 'keyring'
+    | 'clientDirectory'
+    | 'clock'
+    | 'institutions'
+    | 'revokedAccessTokens'
+    | 'dpopProofs'
+    | 'clientCertificates'
+  > & { issuer: () => string },
+  scope: string,
+) {
   return requireBearer(
     {
       verifier: deps.keyring,

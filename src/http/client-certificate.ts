@@ -55,7 +55,11 @@ function issuedByOneOf(certificate: X509Certificate, cas: readonly X509Certifica
 }
 
 /** Reads (once per request) the certificate the caller presented; `undefined` when none. */
-export function presentedCertificate(request: FastifyRequest, source: ClientCertificateSource | undefined, now: Date): PresentedCertificate | undefined {
+export function presentedCertificate(
+  request: FastifyRequest,
+  source: ClientCertificateSource | undefined,
+  now: Date,
+): PresentedCertificate | undefined {
   if (request.clientCertificate !== undefined) return request.clientCertificate ?? undefined;
   let found: PresentedCertificate | undefined;
   const socket = request.raw.socket as Partial<TLSSocket>;

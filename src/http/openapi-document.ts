@@ -36,7 +36,11 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
     clientDirectory: notServing('clientDirectory'),
     trustProxy: false,
     gateway: {
-      sessions: { registrar: notServing('registrar'), reader: notServing('associationReader'), deregistrar: notServing('deregistrar') },
+      sessions: {
+        registrar: notServing('registrar'),
+        reader: notServing('associationReader'),
+        deregistrar: notServing('deregistrar'),
+      },
       accountReader: notServing('accountReader'),
     },
     metrics: notServing<NonNullable<AppDeps['metrics']>>('metrics'),

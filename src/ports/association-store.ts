@@ -55,19 +55,46 @@ export interface AssociationStore {
    * registration's audit row, is written by the same statement whenever it stores the
    * association (created or refreshed), and not at all on a conflict.
    */
-  register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[], audit?: AuditEvent, deadline?: DatabaseDeadline): Promise<RegisterResult>;
+  register(
+    key: AssociationKey,
+    session: NewSession,
+    now: Date,
+    events?: readonly LifecycleEvent[],
+    audit?: AuditEvent,
+    deadline?: DatabaseDeadline,
+  ): Promise<RegisterResult>;
   /**
    * Takes the renewal lease of the association at `version` until `leaseUntil`, so
    * that across processes one caller renews while the others wait (compare-and-swap).
    */
-  claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date, deadline?: DatabaseDeadline): Promise<ClaimResult>;
+  claimRenewal(
+    key: AssociationKey,
+    version: number,
+    owner: string,
+    now: Date,
+    leaseUntil: Date,
+    deadline?: DatabaseDeadline,
+  ): Promise<ClaimResult>;
   /** Stores the new session of a claimed renewal; `undefined` if the lease was lost meanwhile. */
-  completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date, deadline?: DatabaseDeadline): Promise<Association | undefined>;
+  completeRenewal(
+    key: AssociationKey,
+    version: number,
+    owner: string,
+    session: NewSession,
+    now: Date,
+    deadline?: DatabaseDeadline,
+  ): Promise<Association | undefined>;
   /** Gives the lease back after a failed renewal. */
   releaseRenewal(key: AssociationKey, owner: string, deadline?: DatabaseDeadline): Promise<void>;
   /** Marks that only a new registration can help: the core no longer knows the customer key. */
   /** `events` are recorded in the same transaction, only by the call that turns the mark on. */
-  markNeedsReregistration(key: AssociationKey, version: number, now: Date, events?: readonly LifecycleEvent[], deadline?: DatabaseDeadline): Promise<void>;
+  markNeedsReregistration(
+    key: AssociationKey,
+    version: number,
+    now: Date,
+    events?: readonly LifecycleEvent[],
+    deadline?: DatabaseDeadline,
+  ): Promise<void>;
 
   // Operator administration (`coregate sessions …`).
   /**

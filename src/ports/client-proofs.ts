@@ -22,7 +22,11 @@ export interface ClientAssertionVerifier {
    * `audiences`, `exp` in the future and at most five minutes ahead, `jti` present.
    * Throws {@link InvalidProof}.
    */
-  verify(assertion: string, jwks: ClientJwks, expected: { readonly clientId: string; readonly audiences: readonly string[]; readonly now: Date }): Promise<VerifiedAssertion>;
+  verify(
+    assertion: string,
+    jwks: ClientJwks,
+    expected: { readonly clientId: string; readonly audiences: readonly string[]; readonly now: Date },
+  ): Promise<VerifiedAssertion>;
 }
 
 export interface VerifiedDpopProof {

@@ -20,7 +20,9 @@ export interface NewInstitution {
 
 /** What `institutions update` changes: a field left `undefined` keeps its value. */
 export type InstitutionChanges = {
-  readonly [K in 'name' | 'coreUrl' | 'coreApiKey' | 'coreCaFile' | 'coreCertFile' | 'coreKeyFile' | 'coreTimeoutMs']?: NonNullable<NewInstitution[K]>;
+  readonly [
+    K in 'name' | 'coreUrl' | 'coreApiKey' | 'coreCaFile' | 'coreCertFile' | 'coreKeyFile' | 'coreTimeoutMs'
+  ]?: NonNullable<NewInstitution[K]>;
 };
 
 export interface InstitutionStore {

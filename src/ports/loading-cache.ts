@@ -91,9 +91,16 @@ export class LoadingCache<V, C = undefined> {
     if ((options.whenFeedDown ?? this.options.whenFeedDown) === 'bypass' && this.options.feed?.live !== true) {
       return this.load(key, options.context as C);
     }
-    const entry = (await this.entries.forceFetch(key, { context: options.context, forceRefresh: options.reload === true || !this.keeps })) as Entry<V>;
+    const entry = (await this.entries.forceFetch(key, {
+      context: options.context,
+      forceRefresh: options.reload === true || !this.keeps,
+    })) as Entry<V>;
     // Loaded for its callers only: dropped unless it is already something newer.
-    if ((!this.keeps || (entry.value === undefined && this.options.keepMisses === false)) && this.entries.peek(key) === entry) this.entries.delete(key);
+    if (
+      (!this.keeps || (entry.value === undefined && this.options.keepMisses === false)) &&
+      this.entries.peek(key) === entry
+    )
+      this.entries.delete(key);
     return entry.value;
   }
 

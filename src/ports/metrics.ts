@@ -6,13 +6,7 @@
 
 /** Outcome of one call to the core, named after the port's typed results. */
 export type CoreCallOutcome =
-  | 'ok'
-  | 'customer_not_recognised'
-  | 'session_rejected'
-  | 'unavailable'
-  | 'busy'
-  | 'protocol_error'
-  | 'error';
+  'ok' | 'customer_not_recognised' | 'session_rejected' | 'unavailable' | 'busy' | 'protocol_error' | 'error';
 
 export type CoreCallOperation = 'startSession' | 'listAccounts' | 'ping' | 'endSession';
 

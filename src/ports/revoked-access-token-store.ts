@@ -9,7 +9,11 @@ export interface RevokedAccessToken {
 
 export interface RevokedAccessTokenStore {
   /** Records the revocation (again is harmless) and prunes rows whose token has expired; `deadline`: the revoking request's (`database-deadline.ts`). */
-  revoke(token: RevokedAccessToken & { readonly clientId: string }, now: Date, deadline?: DatabaseDeadline): Promise<void>;
+  revoke(
+    token: RevokedAccessToken & { readonly clientId: string },
+    now: Date,
+    deadline?: DatabaseDeadline,
+  ): Promise<void>;
   /** Every revoked token still alive at `now`. */
   listLive(now: Date): Promise<RevokedAccessToken[]>;
 }

@@ -100,7 +100,13 @@ export interface WebhookStore {
    * Leases up to `limit` due pending deliveries until `leaseUntil` (`FOR UPDATE SKIP
    * LOCKED`): among all processes sharing the database, one holds each at a time.
    */
-  claimDue(owner: string, now: Date, leaseUntil: Date, limit: number, fairness?: ClaimFairness): Promise<ClaimedDelivery[]>;
+  claimDue(
+    owner: string,
+    now: Date,
+    leaseUntil: Date,
+    limit: number,
+    fairness?: ClaimFairness,
+  ): Promise<ClaimedDelivery[]>;
   /** Records an attempt of a delivery this owner holds, and releases the lease; false when the lease had passed to another. */
   recordAttempt(id: string, owner: string, outcome: AttemptOutcome, now: Date): Promise<boolean>;
   /** A platform's deliveries, newest first. */

@@ -41,7 +41,10 @@ export async function openAdminClient(config: Config, options: AdminClientOption
       return server;
     }
     if (config.production) {
-      throw new ConfigError('DATABASE_URL', `is required with NODE_ENV=production: without it this command would open ${where}, which no production server uses`);
+      throw new ConfigError(
+        'DATABASE_URL',
+        `is required with NODE_ENV=production: without it this command would open ${where}, which no production server uses`,
+      );
     }
   }
   options.onDatabase?.(where);

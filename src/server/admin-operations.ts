@@ -87,13 +87,22 @@ export interface AdminOperations extends InstitutionOperations, WebhookOperation
   'clients.list': { args: { platform?: string }; result: ClientView[] };
   'clients.show': { args: { id: string }; result: ClientView };
   'clients.set-enabled': { args: { id: string; enabled: boolean }; result: ClientView };
-  'clients.rotate-secret': { args: { id: string; graceSeconds?: number }; result: { client: ClientView; secret: string; previousSecretUntil?: string | null } };
+  'clients.rotate-secret': {
+    args: { id: string; graceSeconds?: number };
+    result: { client: ClientView; secret: string; previousSecretUntil?: string | null };
+  };
   'keys.rotate': { args: Record<string, never>; result: { kid: string; previousKeysPublishedUntil: string } };
   /** The JWKS, and which of its keys signs new tokens. */
   'keys.list': { args: Record<string, never>; result: PublicJwks & { activeKid: string } };
   migrate: { args: Record<string, never>; result: MigrationReport };
-  'audit.list': { args: { platform?: string; customerId?: string; since?: string; until?: string; type?: string; limit?: number }; result: AuditEventView[] };
-  'associations.list': { args: { platform: string; limit?: number; institution?: string }; result: { associations: AssociationView[]; truncated: boolean } };
+  'audit.list': {
+    args: { platform?: string; customerId?: string; since?: string; until?: string; type?: string; limit?: number };
+    result: AuditEventView[];
+  };
+  'associations.list': {
+    args: { platform: string; limit?: number; institution?: string };
+    result: { associations: AssociationView[]; truncated: boolean };
+  };
   'associations.revoke': {
     args: { platform: string; customerId: string; institution?: string };
     result: { platform: string; customerId: string; institution: string; revoked: true };
@@ -119,7 +128,9 @@ export class AdminOperationFailed extends Error {
 }
 
 /** The handler table: one function per operation. */
-export type AdminHandlers = { [N in AdminOperationName]: (args: AdminOperations[N]['args']) => Promise<AdminOperations[N]['result']> };
+export type AdminHandlers = {
+  [N in AdminOperationName]: (args: AdminOperations[N]['args']) => Promise<AdminOperations[N]['result']>;
+};
 
 export interface AdminOperationsOptions {
   /**
@@ -147,11 +158,24 @@ function clientView(client: Client): ClientView {
     authMethod: client.authMethod,
     requireBoundTokens: client.requireBoundTokens,
     tlsSubjectDn: client.tlsSubjectDn,
-    jwksKids: client.jwks ? client.jwks.keys.map((key) => (typeof key['kid'] === 'string' ? key['kid'] : '(no kid)')) : null,
+    jwksKids: client.jwks
+      ? client.jwks.keys.map((key) => (typeof key['kid'] === 'string' ? key['kid'] : '(no kid)'))
+      : null,
   };
 }
 
-export type AdminServices = Pick<Services, 'clientRegistry' | 'keyring' | 'database' | 'auditReader' | 'associationAdmin' | 'institutionAdmin' | 'webhookAdmin' | 'audit' | 'config'>;
+export type AdminServices = Pick<
+  Services,
+  | 'clientRegistry'
+  | 'keyring'
+  | 'database'
+  | 'auditReader'
+  | 'associationAdmin'
+  | 'institutionAdmin'
+  | 'webhookAdmin'
+  | 'audit'
+  | 'config'
+>;
 
 /** The existing operator operations, each followed by its audit row once it succeeded (docs/behaviour.md#audit-log). */
 function audited(services: AdminServices, handlers: AdminHandlers): AdminHandlers {
@@ -160,17 +184,30 @@ function audited(services: AdminServices, handlers: AdminHandlers): AdminHandler
     ...handlers,
     'clients.create': async (args) => {
       const result = await handlers['clients.create'](args);
-      await audit('client.created', { clientId: result.client.id, platform: result.client.platform, institution: result.client.institution });
+      await audit('client.created', {
+        clientId: result.client.id,
+        platform: result.client.platform,
+        institution: result.client.institution,
+      });
       return result;
     },
     'clients.set-enabled': async (args) => {
       const client = await handlers['clients.set-enabled'](args);
-      await audit(args.enabled ? 'client.enabled' : 'client.disabled', { clientId: client.id, platform: client.platform, institution: client.institution });
+      await audit(args.enabled ? 'client.enabled' : 'client.disabled', {
+        clientId: client.id,
+        platform: client.platform,
+        institution: client.institution,
+      });
       return client;
     },
     'clients.rotate-secret': async (args) => {
       const result = await handlers['clients.rotate-secret'](args);
-      await audit('client.secret_rotated', { clientId: result.client.id, platform: result.client.platform, institution: result.client.institution, ...(args.graceSeconds ? { reason: `grace_${args.graceSeconds}s` } : {}) });
+      await audit('client.secret_rotated', {
+        clientId: result.client.id,
+        platform: result.client.platform,
+        institution: result.client.institution,
+        ...(args.graceSeconds ? { reason: `grace_${args.graceSeconds}s` } : {}),
+      });
       return result;
     },
     'keys.rotate': async (args) => {
@@ -318,4 +355,3 @@ export function directAdminClient(services: Services, options: AdminOperationsOp
     close: () => services.close(),
   };
 }
-

@@ -30,7 +30,12 @@ import {
 /** What travels back: the result, a use case's refusal, or an unexpected error's message. */
 type Answer =
   | { readonly result: unknown }
-  | { readonly failed: { readonly message: string; readonly problems: ReadonlyArray<{ path: string; message: string }> } }
+  | {
+      readonly failed: {
+        readonly message: string;
+        readonly problems: ReadonlyArray<{ path: string; message: string }>;
+      };
+    }
   | { readonly error: string };
 
 /** A Unix socket path must fit `sun_path` (108 bytes on Linux, 104 on macOS, with its NUL). */
@@ -57,7 +62,9 @@ export function adminSocketPlace(dataDir: string): AdminSocketPlace {
   const path = join(dir, 'admin.sock');
   if (Buffer.byteLength(path) >= MAX_SOCKET_PATH_BYTES) {
     dispose();
-    throw new Error(`no place for the admin socket: ${inDataDir} and ${path} are longer than a Unix socket path may be; use a shorter COREGATE_DATA_DIR or TMPDIR`);
+    throw new Error(
+      `no place for the admin socket: ${inDataDir} and ${path} are longer than a Unix socket path may be; use a shorter COREGATE_DATA_DIR or TMPDIR`,
+    );
   }
   return { path, dispose };
 }
@@ -99,7 +106,9 @@ export class AdminSocketRefused extends Error {
     readonly path: string,
     problem: string,
   ) {
-    super(`refusing the admin socket ${path}: ${problem} (the socket and its directory must be the server's user's, mode 0700/0600)`);
+    super(
+      `refusing the admin socket ${path}: ${problem} (the socket and its directory must be the server's user's, mode 0700/0600)`,
+    );
   }
 }
 
@@ -109,7 +118,8 @@ async function answer(handlers: AdminHandlers, body: string): Promise<Answer> {
   try {
     const { operation, args } = JSON.parse(body) as { operation: unknown; args: unknown };
     if (!isAdminOperation(handlers, operation)) throw new Error(`unknown admin operation "${String(operation)}"`);
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new Error('admin operation arguments must be an object');
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      throw new Error('admin operation arguments must be an object');
     return { result: await executeAdminOperation(handlers, operation, args as never) };
   } catch (error) {
     if (error instanceof AdminOperationFailed) return { failed: { message: error.message, problems: error.problems } };
@@ -128,7 +138,9 @@ export async function serveAdminSocket(path: string, handlers: AdminHandlers): P
       if (body.length > MAX_REQUEST_BYTES) req.destroy();
     });
     req.on('end', () => {
-      void answer(handlers, body).then((result) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result)));
+      void answer(handlers, body).then((result) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result)),
+      );
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -148,26 +160,33 @@ export async function serveAdminSocket(path: string, handlers: AdminHandlers): P
 
 function send(path: string, operation: AdminOperationName, args: unknown): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath: path, method: 'POST', path: '/operation', headers: { 'content-type': 'application/json' } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(body) as Answer);
-        } catch (error) {
-          reject(error);
-        }
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      { socketPath: path, method: 'POST', path: '/operation', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(body) as Answer);
+          } catch (error) {
+            reject(error);
+          }
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify({ operation, args }));
   });
 }
 
 /** Calls one operation on the server listening on `path`. */
-export async function callAdminSocket<N extends AdminOperationName>(path: string, name: N, args: AdminOperations[N]['args']): Promise<AdminOperations[N]['result']> {
+export async function callAdminSocket<N extends AdminOperationName>(
+  path: string,
+  name: N,
+  args: AdminOperations[N]['args'],
+): Promise<AdminOperations[N]['result']> {
   const reply = await send(path, name, args);
   if ('failed' in reply) throw new AdminOperationFailed(reply.failed.message, reply.failed.problems);
   if ('error' in reply) throw new Error(reply.error);

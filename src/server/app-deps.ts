@@ -27,7 +27,11 @@ export function appDepsFrom(services: Services): AppDeps {
     institutions: services.institutions,
     trustProxy: config.trustProxy,
     gateway: {
-      sessions: { registrar: services.registrar, reader: services.associationReader, deregistrar: services.deregistrar },
+      sessions: {
+        registrar: services.registrar,
+        reader: services.associationReader,
+        deregistrar: services.deregistrar,
+      },
       accountReader: services.accountReader,
     },
     metrics: services.metrics,

@@ -56,8 +56,17 @@ export function followChanges(feed: ChangeFeed, followers: ChangeFollowers, logg
           return;
         }
         for (const cache of [clients, institutions, keyring, associations]) cache.forgetAll();
-        revokedAccessTokens.reload().catch((error: unknown) => logger.warn({ err: error }, 'revoked access tokens: cannot read them again yet; retrying while the feed is down'));
-        logger.info('change feed live: cached clients, institutions, signing keys and associations are dropped as soon as they change');
+        revokedAccessTokens
+          .reload()
+          .catch((error: unknown) =>
+            logger.warn(
+              { err: error },
+              'revoked access tokens: cannot read them again yet; retrying while the feed is down',
+            ),
+          );
+        logger.info(
+          'change feed live: cached clients, institutions, signing keys and associations are dropped as soon as they change',
+        );
         return;
     }
   });

@@ -143,7 +143,10 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
       logger.info({ workerPid: worker.process.pid, slot: slot.index }, 'worker serving');
       if (phase === 'starting' && slots.every((each) => each.ready)) {
         phase = 'running';
-        logger.info({ workers: slots.length, url: (message as { url?: unknown }).url }, `all ${slots.length} workers serving`);
+        logger.info(
+          { workers: slots.length, url: (message as { url?: unknown }).url },
+          `all ${slots.length} workers serving`,
+        );
       }
     });
     worker.on('exit', (code, signal) => {
@@ -159,13 +162,19 @@ export async function superviseWorkers(config: Config, options: SupervisorOption
       }
       if (phase === 'starting') {
         // A worker that cannot start (port taken, bad TLS files, ...) will not do better when forked again.
-        logger.error({ workerPid: pid, code, signal, slot: slot.index }, 'worker exited before all workers were serving; stopping');
+        logger.error(
+          { workerPid: pid, code, signal, slot: slot.index },
+          'worker exited before all workers were serving; stopping',
+        );
         stop('a worker could not start', 1);
         return;
       }
       slot.failures = Date.now() - slot.startedAt >= STABLE_AFTER_MS && slot.ready ? 0 : slot.failures + 1;
       const delay = Math.min(RESTART_BACKOFF_MS.initial * 2 ** Math.max(0, slot.failures - 1), RESTART_BACKOFF_MS.max);
-      logger.error({ workerPid: pid, code, signal, slot: slot.index, restartInMs: delay }, 'worker died unexpectedly; restarting it');
+      logger.error(
+        { workerPid: pid, code, signal, slot: slot.index, restartInMs: delay },
+        'worker died unexpectedly; restarting it',
+      );
       slot.restartTimer = setTimeout(() => fork(slot), delay);
     });
   };

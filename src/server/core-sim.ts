@@ -36,7 +36,15 @@ export interface RunningCoreSim {
 
 /** Starts the simulator's HTTP server; rejects when it cannot listen. */
 export async function startCoreSim(options: CoreSimServerOptions): Promise<RunningCoreSim> {
-  const simulator = new CoreSimulator({ sessionTtlSeconds: options.sessionTtlSeconds, ...(options.customers ? { customers: options.customers } : {}) });
-  const running = await startSimulatorServer({ simulator, port: options.port, host: options.host, ...(options.apiKey ? { apiKey: options.apiKey } : {}) });
+  const simulator = new CoreSimulator({
+    sessionTtlSeconds: options.sessionTtlSeconds,
+    ...(options.customers ? { customers: options.customers } : {}),
+  });
+  const running = await startSimulatorServer({
+    simulator,
+    port: options.port,
+    host: options.host,
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+  });
   return { url: running.url, description: simulator.customers.description, close: () => running.close() };
 }

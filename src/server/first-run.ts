@@ -50,14 +50,24 @@ Get a new secret with: bin/coregate clients rotate-secret ${clientId}
  * Creates the demo client when the database has no client at all, and prints the walk-through to
  * stdout; on later starts names the demo client (if it is still there) and how to get a new secret.
  */
-export async function welcomeFirstRun(services: Pick<Services, 'clientRegistry'>, url: string, out: (text: string) => void = (text) => process.stdout.write(text)): Promise<boolean> {
+export async function welcomeFirstRun(
+  services: Pick<Services, 'clientRegistry'>,
+  url: string,
+  out: (text: string) => void = (text) => process.stdout.write(text),
+): Promise<boolean> {
   const existing = await services.clientRegistry.list();
   if (existing.length > 0) {
-    const demo = existing.find((client) => client.name === DEMO_CLIENT_NAME && client.platform === 'demo' && client.enabled);
+    const demo = existing.find(
+      (client) => client.name === DEMO_CLIENT_NAME && client.platform === 'demo' && client.enabled,
+    );
     if (demo) out(demoClientReminder(demo.id));
     return false;
   }
-  const { client, secret } = await services.clientRegistry.create({ name: DEMO_CLIENT_NAME, platform: 'demo', grants: ['refresh_token'] });
+  const { client, secret } = await services.clientRegistry.create({
+    name: DEMO_CLIENT_NAME,
+    platform: 'demo',
+    grants: ['refresh_token'],
+  });
   out(walkthrough(url, client.id, secret));
   return true;
 }

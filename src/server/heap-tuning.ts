@@ -18,8 +18,12 @@ export const HEAP_GROWING_PERCENT = 50;
 const FLAG = '--heap-growing-percent';
 
 /** Sets the growing factor unless node was started with one; says whether it did. */
-export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv, setFlags: (flags: string) => void = setFlagsFromString): boolean {
-  if (execArgv.some((arg) => arg === FLAG || arg.startsWith(`${FLAG}=`) || arg.startsWith('--heap_growing_percent'))) return false;
+export function limitHeapGrowth(
+  execArgv: readonly string[] = process.execArgv,
+  setFlags: (flags: string) => void = setFlagsFromString,
+): boolean {
+  if (execArgv.some((arg) => arg === FLAG || arg.startsWith(`${FLAG}=`) || arg.startsWith('--heap_growing_percent')))
+    return false;
   setFlags(`${FLAG}=${HEAP_GROWING_PERCENT}`);
   return true;
 }

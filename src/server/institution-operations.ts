@@ -51,7 +51,11 @@ function institutionView(institution: Institution): InstitutionView {
   };
 }
 
-type Handlers = { [N in keyof InstitutionOperations]: (args: InstitutionOperations[N]['args']) => Promise<InstitutionOperations[N]['result']> };
+type Handlers = {
+  [N in keyof InstitutionOperations]: (
+    args: InstitutionOperations[N]['args'],
+  ) => Promise<InstitutionOperations[N]['result']>;
+};
 
 export function institutionOperations(services: Pick<Services, 'institutionAdmin'>): Handlers {
   const admin = services.institutionAdmin;

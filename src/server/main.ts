@@ -87,7 +87,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   try {
     if (embedded) started.socket = adminSocketPlace(config.dataDir);
     const socketPath = started.socket?.path;
-    const services = await openServices(config, 'server', { logger, ...(socketPath ? { adminSocket: socketPath } : {}) });
+    const services = await openServices(config, 'server', {
+      logger,
+      ...(socketPath ? { adminSocket: socketPath } : {}),
+    });
     started.services = services;
     await services.keyring.ensureActiveKey();
     if (embedded) logger.info({ dataDir: config.dataDir }, 'using the embedded database (PGlite)');
@@ -110,7 +113,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // Webhook deliveries in the background: a slow receiver never holds a request.
     services.webhookDispatcher.start();
     services.retentionPruner.start();
-    if (socketPath) started.adminServer = await serveAdminSocket(socketPath, adminOperations(services, { server: true }));
+    if (socketPath)
+      started.adminServer = await serveAdminSocket(socketPath, adminOperations(services, { server: true }));
     logger.info({ url, issuer: services.issuer.get() }, `coregate listening on ${url}`);
     logStartupChecks(config, logger, {
       tls,
@@ -128,7 +132,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     const stop = () => (stopping ??= closeStarted(started));
     return { app, services, url, adminUrl: started.opsServer?.url, stop };
   } catch (error) {
-    await closeStarted(started).catch((closing: unknown) => logger.error({ err: closing }, 'error while closing a failed start'));
+    await closeStarted(started).catch((closing: unknown) =>
+      logger.error({ err: closing }, 'error while closing a failed start'),
+    );
     throw error;
   }
 }
@@ -138,7 +144,8 @@ export async function serve(config: Config): Promise<number> {
   // Before the server's modules and caches fill the heap (each worker runs this too).
   limitHeapGrowth();
   // COREGATE_WORKERS > 1: this process supervises workers that each run the rest (server/cluster.ts).
-  if (supervisesWorkers(config)) return superviseWorkers(config, { shutdownGraceMs: SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS });
+  if (supervisesWorkers(config))
+    return superviseWorkers(config, { shutdownGraceMs: SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS });
   const server = await startServer(config).catch((error: unknown) => {
     // A worker that cannot start must exit, for its supervisor to learn it.
     leaveCluster();

@@ -33,7 +33,10 @@ export interface OperatorOperations<V> {
 export type OperatorServices = Pick<Services, 'clientRegistry' | 'keyring' | 'audit'>;
 
 /** Writes one operator action's audit row. */
-export type OperatorAudit = (type: AuditEventType, target: { clientId?: string; platform?: string; institution?: string; reason?: string }) => Promise<void>;
+export type OperatorAudit = (
+  type: AuditEventType,
+  target: { clientId?: string; platform?: string; institution?: string; reason?: string },
+) => Promise<void>;
 
 export function operatorAudit(services: Pick<Services, 'audit'>): OperatorAudit {
   return (type, target) =>
@@ -50,7 +53,11 @@ export function operatorAudit(services: Pick<Services, 'audit'>): OperatorAudit 
     });
 }
 
-type Handlers<V> = { [N in keyof OperatorOperations<V>]: (args: OperatorOperations<V>[N]['args']) => Promise<OperatorOperations<V>[N]['result']> };
+type Handlers<V> = {
+  [N in keyof OperatorOperations<V>]: (
+    args: OperatorOperations<V>[N]['args'],
+  ) => Promise<OperatorOperations<V>[N]['result']>;
+};
 
 /** The new operations, each audited once it succeeded. */
 export function operatorOperations<V>(services: OperatorServices, view: (client: Client) => V): Handlers<V> {
@@ -58,12 +65,20 @@ export function operatorOperations<V>(services: OperatorServices, view: (client:
   return {
     'clients.update': async ({ id, ...changes }) => {
       const client = await services.clientRegistry.update(id, changes);
-      await audit('client.updated', { clientId: client.id, platform: client.platform, institution: client.institution });
+      await audit('client.updated', {
+        clientId: client.id,
+        platform: client.platform,
+        institution: client.institution,
+      });
       return view(client);
     },
     'clients.delete': async ({ id }) => {
       const client = await services.clientRegistry.delete(id);
-      await audit('client.deleted', { clientId: client.id, platform: client.platform, institution: client.institution });
+      await audit('client.deleted', {
+        clientId: client.id,
+        platform: client.platform,
+        institution: client.institution,
+      });
       return { client_id: client.id, deleted: true };
     },
     'keys.revoke': async ({ kid }) => {

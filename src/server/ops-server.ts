@@ -23,7 +23,11 @@ export function opsDeps(services: Services): OpsDeps {
 }
 
 /** Listens on `config.adminPort` (0 picks a free one); `undefined` when the setting is unset. */
-export async function startOpsServer(config: Config, services: Services, logger: FastifyBaseLogger): Promise<OpsServer | undefined> {
+export async function startOpsServer(
+  config: Config,
+  services: Services,
+  logger: FastifyBaseLogger,
+): Promise<OpsServer | undefined> {
   if (config.adminPort === undefined) return undefined;
   const app = await buildAdminApp({ logger, ops: opsDeps(services) });
   await app.listen({ port: config.adminPort, host: config.host });

@@ -160,18 +160,47 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const readiness = buildReadiness(basics, { keyring: tokens.keyring, institutions, metrics });
   const { audit, auditReader } = buildAudit(basics);
   const webhooks = buildWebhooks(basics, { sealer, metrics, audit });
-  const retentionPruner = buildRetentionPruner(basics, { webhookStore: webhooks.store, refreshTokens: tokens.refreshTokens });
+  const retentionPruner = buildRetentionPruner(basics, {
+    webhookStore: webhooks.store,
+    refreshTokens: tokens.refreshTokens,
+  });
   // A commit that queued webhook deliveries nudges this process's dispatcher (when it runs).
-  const customers = buildAssociations(basics, { sealer, institutions, audit, metrics, onEventsQueued: () => webhooks.dispatcher.nudge() });
+  const customers = buildAssociations(basics, {
+    sealer,
+    institutions,
+    audit,
+    metrics,
+    onEventsQueued: () => webhooks.dispatcher.nudge(),
+  });
   const { rateLimiter, throttle } = buildRateLimits(basics, { metrics });
-  const clients = buildClients(basics, { hasher, institutionStore: cores.institutionStore, institutions, changeFeed, assertionCheck: security.assertionCheck });
+  const clients = buildClients(basics, {
+    hasher,
+    institutionStore: cores.institutionStore,
+    institutions,
+    changeFeed,
+    assertionCheck: security.assertionCheck,
+  });
   const { revokedAccessTokens } = tokens;
   if (changeFeed) {
     await revokedAccessTokens.reload();
-    revokedAccessTokens.start((error) => logger.warn({ err: error }, 'revoked access tokens: cannot read them; retrying'));
-    followChanges(changeFeed, { clients: clients.clientDirectory, institutions, keyring: tokens.keyring, associations: customers.associations, revokedAccessTokens }, logger);
+    revokedAccessTokens.start((error) =>
+      logger.warn({ err: error }, 'revoked access tokens: cannot read them; retrying'),
+    );
+    followChanges(
+      changeFeed,
+      {
+        clients: clients.clientDirectory,
+        institutions,
+        keyring: tokens.keyring,
+        associations: customers.associations,
+        revokedAccessTokens,
+      },
+      logger,
+    );
     // Not live yet: every cache falls back until it is (the feed keeps trying).
-    await changeFeed.start().catch((error: unknown) => logger.warn({ err: error }, 'change feed: cannot listen yet; retrying'));
+    await changeFeed
+      .start()
+      .catch((error: unknown) => logger.warn({ err: error }, 'change feed: cannot listen yet; retrying'));
   }
   let closed = false;
   return {
@@ -245,12 +274,29 @@ export interface OpenServicesOptions {
  * Opens the configured database (taking the embedded one's data directory) and
  * builds the services on it; whatever was opened is closed again when that fails.
  */
-export async function openServices(config: Config, role: ServicesRole, options: OpenServicesOptions = {}): Promise<Services> {
-  const logger = options.logger ?? createLogger(role === 'command' && config.logLevel === 'info' ? 'warn' : config.logLevel);
-  const opened = await openDatabase(config, { role, ...(options.adminSocket ? { adminSocket: options.adminSocket } : {}) });
-  if (opened.tightened) logger.warn({ dataDir: config.dataDir, entries: opened.tightened }, 'the data dir was open to other users: its modes are now 0700 (directories) and 0600 (files)');
+export async function openServices(
+  config: Config,
+  role: ServicesRole,
+  options: OpenServicesOptions = {},
+): Promise<Services> {
+  const logger =
+    options.logger ?? createLogger(role === 'command' && config.logLevel === 'info' ? 'warn' : config.logLevel);
+  const opened = await openDatabase(config, {
+    role,
+    ...(options.adminSocket ? { adminSocket: options.adminSocket } : {}),
+  });
+  if (opened.tightened)
+    logger.warn(
+      { dataDir: config.dataDir, entries: opened.tightened },
+      'the data dir was open to other users: its modes are now 0700 (directories) and 0600 (files)',
+    );
   try {
-    return await createServices(config, { logger, database: opened.database, onClose: opened.release, listenForChanges: role === 'server' });
+    return await createServices(config, {
+      logger,
+      database: opened.database,
+      onClose: opened.release,
+      listenForChanges: role === 'server',
+    });
   } catch (error) {
     await opened.database.close().catch(() => {});
     opened.release();

@@ -32,7 +32,9 @@ export function logStartupChecks(config: Config, logger: Logger, facts: StartupF
       logger.info({ validTo: facts.tls?.validTo.toISOString() }, 'serving HTTPS (COREGATE_TLS_CERT_FILE)');
       break;
     case 'proxy':
-      logger.info('behind a trusted proxy (COREGATE_TRUST_PROXY): token requests need X-Forwarded-Proto: https from it');
+      logger.info(
+        'behind a trusted proxy (COREGATE_TRUST_PROXY): token requests need X-Forwarded-Proto: https from it',
+      );
       break;
     case 'loopback':
       logger.warn(
@@ -49,13 +51,23 @@ export function logStartupChecks(config: Config, logger: Logger, facts: StartupF
   }
   if (facts.tls) {
     const daysLeft = (facts.tls.validTo.getTime() - facts.now.getTime()) / 86_400_000;
-    if (daysLeft < 0) logger.error({ validTo: facts.tls.validTo.toISOString() }, 'the TLS certificate has expired: clients will refuse the connection');
-    else if (daysLeft < CERT_EXPIRY_WARNING_DAYS) logger.warn({ validTo: facts.tls.validTo.toISOString() }, `the TLS certificate expires in ${Math.floor(daysLeft)} days`);
+    if (daysLeft < 0)
+      logger.error(
+        { validTo: facts.tls.validTo.toISOString() },
+        'the TLS certificate has expired: clients will refuse the connection',
+      );
+    else if (daysLeft < CERT_EXPIRY_WARNING_DAYS)
+      logger.warn(
+        { validTo: facts.tls.validTo.toISOString() },
+        `the TLS certificate expires in ${Math.floor(daysLeft)} days`,
+      );
   }
 
   if (config.production) {
     if (facts.simulator) {
-      logger.warn('NODE_ENV=production but CORE_URL is not set: the BUILT-IN CORE SIMULATOR with fictitious demo data answers for the core');
+      logger.warn(
+        'NODE_ENV=production but CORE_URL is not set: the BUILT-IN CORE SIMULATOR with fictitious demo data answers for the core',
+      );
     }
     if (config.databaseUrl === undefined) {
       logger.warn(
@@ -67,6 +79,9 @@ export function logStartupChecks(config: Config, logger: Logger, facts: StartupF
     logger.info('CORE_URL is not set: using the built-in core simulator with its demo data');
   }
   if (config.redisUrl === undefined && config.workers > 1) {
-    logger.warn({ workers: config.workers }, 'rate limits are counted per worker process without COREGATE_REDIS_URL: each worker allows the full budget');
+    logger.warn(
+      { workers: config.workers },
+      'rate limits are counted per worker process without COREGATE_REDIS_URL: each worker allows the full budget',
+    );
   }
 }

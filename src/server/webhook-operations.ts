@@ -32,7 +32,10 @@ export interface WebhookOperations {
   'webhooks.remove': { args: { id: string }; result: { id: string; removed: true } };
   'webhooks.enable': { args: { id: string }; result: WebhookEndpointView };
   'webhooks.disable': { args: { id: string }; result: WebhookEndpointView };
-  'webhooks.rotate-secret': { args: { id: string }; result: { id: string; secret: string; previousSecretValidUntil: string } };
+  'webhooks.rotate-secret': {
+    args: { id: string };
+    result: { id: string; secret: string; previousSecretValidUntil: string };
+  };
   /** The target policy the process running the operations applies, and whether that is the server (which applies it at send time too). */
   'webhooks.policy': { args: Record<string, never>; result: WebhookPolicyView };
   'webhooks.deliveries': { args: { platform: string; limit?: number }; result: DeliveryRecordView[] };
@@ -45,7 +48,9 @@ export interface WebhookPolicyView {
   readonly server: boolean;
 }
 
-type Handlers = { [N in keyof WebhookOperations]: (args: WebhookOperations[N]['args']) => Promise<WebhookOperations[N]['result']> };
+type Handlers = {
+  [N in keyof WebhookOperations]: (args: WebhookOperations[N]['args']) => Promise<WebhookOperations[N]['result']>;
+};
 
 function endpointView(endpoint: WebhookEndpoint): WebhookEndpointView {
   return {

@@ -59,10 +59,16 @@ for (const backend of BACKENDS) {
       const { db, statements } = recording(open.database);
       const store = new SqlAssociationStore(db, new AesGcmSealer([encryptionKey(randomBytes(32))]));
       // A customerId not yet registered: what every registration asks first.
-      assert.equal(await store.find({ institution: 'default', platform: 'bulk', customerId: 'customer-new' }), undefined);
+      assert.equal(
+        await store.find({ institution: 'default', platform: 'bulk', customerId: 'customer-new' }),
+        undefined,
+      );
       const [lookup] = statements;
       assert.ok(lookup);
-      const [explained] = await open.database.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${lookup.text}`, lookup.params);
+      const [explained] = await open.database.query<{ 'QUERY PLAN': unknown }>(
+        `explain (format json) ${lookup.text}`,
+        lookup.params,
+      );
       const rawPlan = explained!['QUERY PLAN'];
       const plan = (typeof rawPlan === 'string' ? JSON.parse(rawPlan) : rawPlan) as [{ Plan: PlanNode }];
       const scans = nodes(plan[0].Plan).filter((node) => node['Index Name'] !== undefined);
@@ -75,7 +81,11 @@ for (const backend of BACKENDS) {
       const store = new SqlAssociationStore(open.database, new AesGcmSealer([encryptionKey(randomBytes(32))]));
       const key = { institution: 'default', platform: 'bulk', customerId: 'customer-answered' };
       const first = new Date('2026-01-02T03:04:05.678Z');
-      const session = (id: string, at: Date) => ({ customerKey: 'C-answered', delegateReferenceId: id, expiresAt: new Date(at.getTime() + 900_000) });
+      const session = (id: string, at: Date) => ({
+        customerKey: 'C-answered',
+        delegateReferenceId: id,
+        expiresAt: new Date(at.getTime() + 900_000),
+      });
       const created = await store.register(key, session('delegate-1', first), first);
       assert.equal(created.outcome, 'registered');
       assert.deepEqual(created.association, await store.find(key));
@@ -84,7 +94,10 @@ for (const backend of BACKENDS) {
       assert.equal(refreshed.outcome, 'registered');
       const stored = await store.find(key);
       assert.deepEqual(refreshed.association, stored);
-      assert.deepEqual([stored!.version, stored!.createdAt, stored!.updatedAt, stored!.delegateReferenceId], [2, first, later, 'delegate-2']);
+      assert.deepEqual(
+        [stored!.version, stored!.createdAt, stored!.updatedAt, stored!.delegateReferenceId],
+        [2, first, later, 'delegate-2'],
+      );
     });
   });
 }

@@ -57,8 +57,23 @@ function auditContract(backend: Backend): void {
     });
 
     it('stores every field of an event, nulls included, and gives it an id', async () => {
-      const full = event({ type: 'token.denied', outcome: 'failure', reason: 'invalid_client', platform: 'fields', customerId: null, requestId: 'req-f' });
-      const bare = event({ type: 'session.revoked', actor: 'operator', clientId: null, platform: 'fields', customerId: 'c-9', requestId: null, occurredAt: at(1) });
+      const full = event({
+        type: 'token.denied',
+        outcome: 'failure',
+        reason: 'invalid_client',
+        platform: 'fields',
+        customerId: null,
+        requestId: 'req-f',
+      });
+      const bare = event({
+        type: 'session.revoked',
+        actor: 'operator',
+        clientId: null,
+        platform: 'fields',
+        customerId: 'c-9',
+        requestId: null,
+        occurredAt: at(1),
+      });
       await log.record(full);
       await log.record(bare);
       const [second, first] = await log.list({ platform: 'fields', limit: 10 });
@@ -72,7 +87,18 @@ function auditContract(backend: Backend): void {
     });
 
     it('stores the count and source address of an aggregated row', async () => {
-      const aggregated = event({ type: 'access.denied', outcome: 'failure', reason: 'invalid_token', clientId: null, platform: null, customerId: null, requestId: null, count: 2000, sourceIp: '198.51.100.9', occurredAt: at(2) });
+      const aggregated = event({
+        type: 'access.denied',
+        outcome: 'failure',
+        reason: 'invalid_token',
+        clientId: null,
+        platform: null,
+        customerId: null,
+        requestId: null,
+        count: 2000,
+        sourceIp: '198.51.100.9',
+        occurredAt: at(2),
+      });
       await log.record(aggregated);
       const [stored] = await log.list({ type: 'access.denied', since: at(2), until: at(3), limit: 10 });
       assert.ok(stored);
@@ -83,17 +109,18 @@ function auditContract(backend: Backend): void {
     it('stores values that need quoting inside a batch exactly (commas, quotes, braces, backslashes, the word NULL)', async () => {
       // A batch is one statement with one array per column: the array encoding must not bend a value.
       const awkward = ['a,b', 'say "hi"', '{x}', 'back\\slash', 'NULL', "it's", ' padded ', 'ünïcödé'];
-      const events = awkward.map((reason, i) => event({ platform: 'quoting', reason, customerId: reason, requestId: `q-${i}`, occurredAt: at(40 + i) }));
+      const events = awkward.map((reason, i) =>
+        event({ platform: 'quoting', reason, customerId: reason, requestId: `q-${i}`, occurredAt: at(40 + i) }),
+      );
       await Promise.all(events.map((each) => log.record(each)));
       const stored = await log.list({ platform: 'quoting', limit: 100 });
-      assert.deepEqual(
-        stored.map(({ id: _id, ...rest }) => rest).reverse(),
-        events,
-      );
+      assert.deepEqual(stored.map(({ id: _id, ...rest }) => rest).reverse(), events);
     });
 
     it('group-commits concurrent records: each resolves once its row is stored, none lost', async () => {
-      const events = Array.from({ length: 1200 }, (_, i) => event({ platform: 'batch', customerId: `c-${i}`, requestId: `req-${i}` }));
+      const events = Array.from({ length: 1200 }, (_, i) =>
+        event({ platform: 'batch', customerId: `c-${i}`, requestId: `req-${i}` }),
+      );
       await Promise.all(events.map((each) => log.record(each)));
       const stored = await log.list({ platform: 'batch', limit: 5000 });
       assert.equal(stored.length, 1200);
@@ -101,7 +128,9 @@ function auditContract(backend: Backend): void {
     });
 
     it('rejects the records of a failed batch, and writes the next batch', async () => {
-      const failing = log.record(event({ platform: 'batch-fail', type: 'no.such.type' as never, outcome: 'nonsense' as never }));
+      const failing = log.record(
+        event({ platform: 'batch-fail', type: 'no.such.type' as never, outcome: 'nonsense' as never }),
+      );
       await assert.rejects(failing);
       await log.record(event({ platform: 'batch-fail' }));
       assert.equal((await log.list({ platform: 'batch-fail', limit: 10 })).length, 1);
@@ -114,9 +143,15 @@ function auditContract(backend: Backend): void {
       await log.record(event({ platform, requestId: 'r-3a', occurredAt: at(30) }));
       await log.record(event({ platform, requestId: 'r-3b', occurredAt: at(30) }));
       const all = await log.list({ platform, limit: 100 });
-      assert.deepEqual(all.map((record) => record.requestId), ['r-3b', 'r-3a', 'r-2', 'r-1']);
+      assert.deepEqual(
+        all.map((record) => record.requestId),
+        ['r-3b', 'r-3a', 'r-2', 'r-1'],
+      );
       const two = await log.list({ platform, limit: 2 });
-      assert.deepEqual(two.map((record) => record.requestId), ['r-3b', 'r-3a']);
+      assert.deepEqual(
+        two.map((record) => record.requestId),
+        ['r-3b', 'r-3a'],
+      );
     });
 
     it('filters by platform, by customer, by time (inclusive), and by all at once', async () => {
@@ -130,7 +165,9 @@ function auditContract(backend: Backend): void {
       assert.deepEqual(ids(await log.list({ customerId: 'shared', limit: 10 })), ['b-new', 'a-new', 'a-old']);
       assert.deepEqual(ids(await log.list({ platform: 'alpha', customerId: 'shared', limit: 10 })), ['a-new', 'a-old']);
       assert.deepEqual(ids(await log.list({ customerId: 'shared', since: at(200), limit: 10 })), ['b-new', 'a-new']);
-      assert.deepEqual(ids(await log.list({ platform: 'alpha', customerId: 'shared', since: at(200), limit: 10 })), ['a-new']);
+      assert.deepEqual(ids(await log.list({ platform: 'alpha', customerId: 'shared', since: at(200), limit: 10 })), [
+        'a-new',
+      ]);
       assert.deepEqual(ids(await log.list({ platform: 'beta', since: at(301), limit: 10 })), []);
       assert.deepEqual(ids(await log.list({ platform: 'nobody', limit: 10 })), []);
       const unfiltered = await log.list({ since: at(300), limit: 10 });
@@ -140,7 +177,10 @@ function auditContract(backend: Backend): void {
     it('refuses UPDATE, DELETE and TRUNCATE of the audit table, and keeps the rows', async () => {
       await log.record(event({ platform: 'immutable', requestId: 'keep-me' }));
       const before = await state.db.query<{ n: number }>('select count(*)::int as n from audit_log');
-      await assert.rejects(state.db.query(`update audit_log set reason = 'tampered' where platform = 'immutable'`), /append-only/);
+      await assert.rejects(
+        state.db.query(`update audit_log set reason = 'tampered' where platform = 'immutable'`),
+        /append-only/,
+      );
       await assert.rejects(state.db.query(`update audit_log set reason = 'tampered'`), /append-only/);
       await assert.rejects(state.db.query(`delete from audit_log where platform = 'immutable'`), /append-only/);
       await assert.rejects(state.db.query('delete from audit_log'), /append-only/);
@@ -160,10 +200,15 @@ function auditContract(backend: Backend): void {
     });
 
     it('has an index for each filter of `audit list`', async () => {
-      const rows = await state.db.query<{ indexdef: string }>(`select indexdef from pg_indexes where tablename = 'audit_log'`);
+      const rows = await state.db.query<{ indexdef: string }>(
+        `select indexdef from pg_indexes where tablename = 'audit_log'`,
+      );
       const definitions = rows.map((row) => row.indexdef.replace(/\s+/g, ' '));
       for (const columns of ['(occurred_at, id)', '(platform, occurred_at, id)', '(customer_id, occurred_at, id)']) {
-        assert.ok(definitions.some((definition) => definition.endsWith(columns)), `an index on ${columns}: ${definitions.join('; ')}`);
+        assert.ok(
+          definitions.some((definition) => definition.endsWith(columns)),
+          `an index on ${columns}: ${definitions.join('; ')}`,
+        );
       }
     });
   });
@@ -188,9 +233,36 @@ function auditContract(backend: Backend): void {
 
       const listed = await store.listByPlatform('p-list', 10);
       assert.deepEqual(listed, [
-        { institution: 'default', platform: 'p-list', customerId: 'amy', customerKey: 'C-1', expiresAt: at(900), needsReregistration: false, createdAt: at(5), updatedAt: at(5) },
-        { institution: 'default', platform: 'p-list', customerId: 'bob', customerKey: 'C-2', expiresAt: at(900), needsReregistration: true, createdAt: at(7), updatedAt: at(8) },
-        { institution: 'default', platform: 'p-list', customerId: 'zed', customerKey: 'C-3', expiresAt: at(900), needsReregistration: false, createdAt: T0, updatedAt: T0 },
+        {
+          institution: 'default',
+          platform: 'p-list',
+          customerId: 'amy',
+          customerKey: 'C-1',
+          expiresAt: at(900),
+          needsReregistration: false,
+          createdAt: at(5),
+          updatedAt: at(5),
+        },
+        {
+          institution: 'default',
+          platform: 'p-list',
+          customerId: 'bob',
+          customerKey: 'C-2',
+          expiresAt: at(900),
+          needsReregistration: true,
+          createdAt: at(7),
+          updatedAt: at(8),
+        },
+        {
+          institution: 'default',
+          platform: 'p-list',
+          customerId: 'zed',
+          customerKey: 'C-3',
+          expiresAt: at(900),
+          needsReregistration: false,
+          createdAt: T0,
+          updatedAt: T0,
+        },
       ]);
       assert.deepEqual(
         (await store.listByPlatform('p-list', 2)).map((summary) => summary.customerId),
@@ -205,11 +277,22 @@ function auditContract(backend: Backend): void {
       assert.equal(await store.delete({ institution: 'default', platform: 'p-del', customerId: 'gone' }), true);
       assert.equal(await store.find({ institution: 'default', platform: 'p-del', customerId: 'gone' }), undefined);
       assert.equal(await store.delete({ institution: 'default', platform: 'p-del', customerId: 'gone' }), false);
-      assert.equal((await store.find({ institution: 'default', platform: 'p-del2', customerId: 'gone' }))?.customerKey, 'C-1', "another platform's customerId is untouched");
+      assert.equal(
+        (await store.find({ institution: 'default', platform: 'p-del2', customerId: 'gone' }))?.customerKey,
+        'C-1',
+        "another platform's customerId is untouched",
+      );
       // Registered again afterwards: a fresh association.
-      const again = await store.register({ institution: 'default', platform: 'p-del', customerId: 'gone' }, session('C-2'), at(60));
+      const again = await store.register(
+        { institution: 'default', platform: 'p-del', customerId: 'gone' },
+        session('C-2'),
+        at(60),
+      );
       assert.equal(again.outcome, 'registered');
-      assert.equal((await store.find({ institution: 'default', platform: 'p-del', customerId: 'gone' }))?.customerKey, 'C-2');
+      assert.equal(
+        (await store.find({ institution: 'default', platform: 'p-del', customerId: 'gone' }))?.customerKey,
+        'C-2',
+      );
     });
   });
 }

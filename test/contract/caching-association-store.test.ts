@@ -19,7 +19,11 @@ describe('CachingAssociationStore (pglite)', () => {
   let sql: SqlAssociationStore;
   let cached: CachingAssociationStore;
   const clock = new FakeClock();
-  const session = (id: string) => ({ customerKey: 'C-1001', delegateReferenceId: id, expiresAt: new Date(clock.now().getTime() + 900_000) });
+  const session = (id: string) => ({
+    customerKey: 'C-1001',
+    delegateReferenceId: id,
+    expiresAt: new Date(clock.now().getTime() + 900_000),
+  });
 
   before(async () => {
     opened = await pgliteBackend.open();
@@ -57,7 +61,13 @@ describe('CachingAssociationStore (pglite)', () => {
     assert.equal((await cached.find(key))?.delegateReferenceId, 'd-2', 'registration');
 
     const current = (await cached.find(key))!;
-    const claim = await cached.claimRenewal(key, current.version, 'me', clock.now(), new Date(clock.now().getTime() + 10_000));
+    const claim = await cached.claimRenewal(
+      key,
+      current.version,
+      'me',
+      clock.now(),
+      new Date(clock.now().getTime() + 10_000),
+    );
     assert.equal(claim.outcome, 'claimed');
     await cached.completeRenewal(key, current.version, 'me', session('d-3'), clock.now());
     assert.equal((await cached.find(key))?.delegateReferenceId, 'd-3', 'renewal');
@@ -100,7 +110,10 @@ describe('CachingAssociationStore (pglite)', () => {
     release();
     const answers = await Promise.all(pending);
     assert.equal(reads, 1, 'one read for three callers');
-    assert.deepEqual(answers.map((a) => a?.delegateReferenceId), ['s-1', 's-1', 's-1']);
+    assert.deepEqual(
+      answers.map((a) => a?.delegateReferenceId),
+      ['s-1', 's-1', 's-1'],
+    );
     // ...so what the read saw is not kept: the next read sees the registration.
     assert.equal((await store.find(key))?.delegateReferenceId, 's-2');
     assert.equal(reads, 2);

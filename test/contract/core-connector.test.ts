@@ -17,8 +17,16 @@ import {
 import { ACCOUNT_FIELDS } from '../../src/adapters/core/account-record.js';
 import { HttpCoreConnector } from '../../src/adapters/core/http-core-connector.js';
 import { InProcessCoreConnector } from '../../src/adapters/core/in-process-core-connector.js';
-import { CoreSimulator, type SimulatorFaults, type SimulatorStats } from '../../src/adapters/core/simulator/core-simulator.js';
-import { DEMO_CUSTOMERS, generatedCustomer, generatedDemographics } from '../../src/adapters/core/simulator/demo-data.js';
+import {
+  CoreSimulator,
+  type SimulatorFaults,
+  type SimulatorStats,
+} from '../../src/adapters/core/simulator/core-simulator.js';
+import {
+  DEMO_CUSTOMERS,
+  generatedCustomer,
+  generatedDemographics,
+} from '../../src/adapters/core/simulator/demo-data.js';
 import { startSimulatorServer } from '../../src/adapters/core/simulator/simulator-server.js';
 import { FakeClock } from '../support/fake-clock.js';
 import type { RegistrationSubject } from '../../src/domain/registration.js';
@@ -40,8 +48,17 @@ const TIMEOUT_MS = 300;
 const ctx = () => ({ requestId: `req-${randomUUID()}` });
 
 /** Demographics as the gateway hands them to the port: already normalised (dashes gone). */
-function normalisedDemographics(customer: { socialSecurityNumber: string; accountNumber: string; birthDay: string }): RegistrationSubject {
-  return { kind: 'demographics', socialSecurityNumber: customer.socialSecurityNumber.replace(/-/g, ''), accountNumber: customer.accountNumber, birthDay: customer.birthDay };
+function normalisedDemographics(customer: {
+  socialSecurityNumber: string;
+  accountNumber: string;
+  birthDay: string;
+}): RegistrationSubject {
+  return {
+    kind: 'demographics',
+    socialSecurityNumber: customer.socialSecurityNumber.replace(/-/g, ''),
+    accountNumber: customer.accountNumber,
+    birthDay: customer.birthDay,
+  };
 }
 
 const ada = DEMO_CUSTOMERS[0]!;
@@ -76,13 +93,31 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
       const demographics = generatedDemographics(123_456);
       const session = await s.connector.startSession(normalisedDemographics(demographics), ctx());
       assert.equal(session.customerKey, 'C-123456');
-      assert.deepEqual(await s.connector.listAccounts(session.delegateReferenceId, ctx()), generatedCustomer(123_456)!.accounts);
+      assert.deepEqual(
+        await s.connector.listAccounts(session.delegateReferenceId, ctx()),
+        generatedCustomer(123_456)!.accounts,
+      );
     });
 
     it('throws CustomerNotRecognised for unknown demographics or customer key', async () => {
-      await assert.rejects(s.connector.startSession({ ...normalisedDemographics(ada), birthDay: '1980-04-13' } as RegistrationSubject, ctx()), CustomerNotRecognised);
-      await assert.rejects(s.connector.startSession({ ...normalisedDemographics(ada), accountNumber: '70009999' } as RegistrationSubject, ctx()), CustomerNotRecognised);
-      await assert.rejects(s.connector.startSession({ kind: 'customerKey', customerKey: 'C-0000' }, ctx()), CustomerNotRecognised);
+      await assert.rejects(
+        s.connector.startSession(
+          { ...normalisedDemographics(ada), birthDay: '1980-04-13' } as RegistrationSubject,
+          ctx(),
+        ),
+        CustomerNotRecognised,
+      );
+      await assert.rejects(
+        s.connector.startSession(
+          { ...normalisedDemographics(ada), accountNumber: '70009999' } as RegistrationSubject,
+          ctx(),
+        ),
+        CustomerNotRecognised,
+      );
+      await assert.rejects(
+        s.connector.startSession({ kind: 'customerKey', customerKey: 'C-0000' }, ctx()),
+        CustomerNotRecognised,
+      );
     });
 
     it('lists accounts with every field of the account record and its type', async () => {
@@ -101,7 +136,10 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
         assert.equal(account.customerKey, 'C-1001');
       }
       assert.ok(accounts.some((account) => account.maturityDate === NO_DATE));
-      assert.ok(accounts.every((account) => account.interestRate >= 0 && account.interestRate < 1), 'interest rates are fractions');
+      assert.ok(
+        accounts.every((account) => account.interestRate >= 0 && account.interestRate < 1),
+        'interest rates are fractions',
+      );
     });
 
     it('lists no accounts for a customer without any', async () => {
@@ -126,7 +164,10 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
       const other = await s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1003' }, ctx());
       await s.connector.endSession!(session.delegateReferenceId, ctx());
       await assert.rejects(s.connector.listAccounts(session.delegateReferenceId, ctx()), SessionRejected);
-      assert.ok(Array.isArray(await s.connector.listAccounts(other.delegateReferenceId, ctx())), 'the customer’s other session lives on');
+      assert.ok(
+        Array.isArray(await s.connector.listAccounts(other.delegateReferenceId, ctx())),
+        'the customer’s other session lives on',
+      );
       await s.connector.endSession!(session.delegateReferenceId, ctx());
       await s.connector.endSession!('never-issued', ctx());
     });
@@ -151,7 +192,10 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
       await s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1004' }, ctx());
       await s.connector.listAccounts(one.delegateReferenceId, ctx());
       await assert.rejects(s.connector.listAccounts('unknown', ctx()), SessionRejected);
-      await assert.rejects(s.connector.startSession({ kind: 'customerKey', customerKey: 'C-0000' }, ctx()), CustomerNotRecognised);
+      await assert.rejects(
+        s.connector.startSession({ kind: 'customerKey', customerKey: 'C-0000' }, ctx()),
+        CustomerNotRecognised,
+      );
       const after = await s.stats();
       assert.equal(after.sessionsStarted - before.sessionsStarted, 2);
       assert.equal(after.accountRequests - before.accountRequests, 2);
@@ -172,10 +216,14 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
     it('throws CoreUnavailable when the core fails (errorRate 1, errorStatus 500), until faults are reset', async () => {
       const session = await s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx());
       await s.setFaults({ errorRate: 1, errorStatus: 500 });
-      const listing = await s.connector.listAccounts(session.delegateReferenceId, ctx()).catch((error: unknown) => error);
+      const listing = await s.connector
+        .listAccounts(session.delegateReferenceId, ctx())
+        .catch((error: unknown) => error);
       assert.ok(listing instanceof CoreUnavailable, String(listing));
       assert.equal(listing.retrySafe, true, 'reading accounts is safe to retry');
-      const starting = await s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx()).catch((error: unknown) => error);
+      const starting = await s.connector
+        .startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx())
+        .catch((error: unknown) => error);
       assert.ok(starting instanceof CoreUnavailable, String(starting));
       assert.equal(starting.retrySafe, false, 'the core may have started a session');
       await s.setFaults({});
@@ -186,7 +234,10 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
       const session = await s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx());
       const started = (await s.stats()).sessionsStarted;
       await s.setFaults({ errorRate: 1, errorStatus: 429 });
-      for (const call of [() => s.connector.listAccounts(session.delegateReferenceId, ctx()), () => s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx())]) {
+      for (const call of [
+        () => s.connector.listAccounts(session.delegateReferenceId, ctx()),
+        () => s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx()),
+      ]) {
         const error = await call().catch((caught: unknown) => caught);
         assert.ok(error instanceof CoreBusy, String(error));
         assert.equal(error.retrySafe, true, 'the core did nothing');
@@ -200,13 +251,19 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
       const session = await s.connector.startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx());
       await s.setFaults({ latencyMs: 5000 });
       const started = performance.now();
-      const error = await s.connector.listAccounts(session.delegateReferenceId, ctx()).catch((caught: unknown) => caught);
+      const error = await s.connector
+        .listAccounts(session.delegateReferenceId, ctx())
+        .catch((caught: unknown) => caught);
       const elapsed = performance.now() - started;
       assert.ok(error instanceof CoreUnavailable, String(error));
       assert.match(error.message, /within 300 ms/);
       assert.ok(elapsed >= s.timeoutMs - 20 && elapsed < s.timeoutMs + 700, `gave up after ${Math.round(elapsed)} ms`);
       await s.setFaults({ latencyMs: 50 });
-      assert.equal((await s.connector.listAccounts(session.delegateReferenceId, ctx())).length, 3, 'latency under the timeout is fine');
+      assert.equal(
+        (await s.connector.listAccounts(session.delegateReferenceId, ctx())).length,
+        3,
+        'latency under the timeout is fine',
+      );
     });
 
     it('never puts the delegate reference ID or demographics into error messages', async () => {
@@ -217,11 +274,16 @@ function coreConnectorContract(name: string, open: () => Promise<Subject>): void
         await s.connector.startSession(normalisedDemographics(ada), ctx()).catch((error: Error) => error),
       ];
       await s.setFaults({});
-      errors.push(await s.connector.startSession({ ...normalisedDemographics(ada), birthDay: '1999-01-01' } as RegistrationSubject, ctx()).catch((error: Error) => error));
+      errors.push(
+        await s.connector
+          .startSession({ ...normalisedDemographics(ada), birthDay: '1999-01-01' } as RegistrationSubject, ctx())
+          .catch((error: Error) => error),
+      );
       for (const error of errors) {
         assert.ok(error instanceof Error);
         const text = `${error.message} ${String(error.stack)}`;
-        for (const secret of [session.delegateReferenceId, '123456789', '70001234', '1980-04-12']) assert.ok(!text.includes(secret), `"${error.message}" leaks a secret`);
+        for (const secret of [session.delegateReferenceId, '123456789', '70001234', '1980-04-12'])
+          assert.ok(!text.includes(secret), `"${error.message}" leaks a secret`);
       }
     });
   });

@@ -75,7 +75,10 @@ for (const backend of BACKENDS) {
       await sleep(50);
       const started = performance.now();
       await assert.rejects(
-        database.transaction((tx) => tx.query("insert into deadline_probe (k) values ('abandoned')"), new DatabaseDeadline(BUDGET_MS)),
+        database.transaction(
+          (tx) => tx.query("insert into deadline_probe (k) values ('abandoned')"),
+          new DatabaseDeadline(BUDGET_MS),
+        ),
         isUnavailable,
       );
       assert.ok(performance.now() - started < BUDGET_MS + SLACK_MS, 'bounded by the deadline');
@@ -84,35 +87,45 @@ for (const backend of BACKENDS) {
       await sleep(200);
       assert.deepEqual(await rows(database, 'deadline_probe'), []);
       // The database serves the next request as usual.
-      await database.transaction((tx) => tx.query("insert into deadline_probe (k) values ('later')"), new DatabaseDeadline(BUDGET_MS));
+      await database.transaction(
+        (tx) => tx.query("insert into deadline_probe (k) values ('later')"),
+        new DatabaseDeadline(BUDGET_MS),
+      );
       assert.deepEqual(await rows(database, 'deadline_probe'), ['later']);
       await database.query('delete from deadline_probe');
     });
   });
 }
 
-describe('PostgreSQL: a statement that gave up waiting for a connection is never sent (postgres)', { skip: postgresSkip }, () => {
-  let fresh: FreshDatabase;
-  let database: PostgresDatabase;
+describe(
+  'PostgreSQL: a statement that gave up waiting for a connection is never sent (postgres)',
+  { skip: postgresSkip },
+  () => {
+    let fresh: FreshDatabase;
+    let database: PostgresDatabase;
 
-  before(async () => {
-    fresh = await createFreshDatabase();
-    database = new PostgresDatabase({ connectionString: fresh.url, poolMax: 1 });
-    await database.query('create table deadline_probe (k text primary key)');
-  });
-  after(async () => {
-    await database?.close();
-    await fresh?.drop();
-  });
+    before(async () => {
+      fresh = await createFreshDatabase();
+      database = new PostgresDatabase({ connectionString: fresh.url, poolMax: 1 });
+      await database.query('create table deadline_probe (k text primary key)');
+    });
+    after(async () => {
+      await database?.close();
+      await fresh?.drop();
+    });
 
-  it('leaves the row unwritten after the one pooled connection frees up', async () => {
-    let release!: () => void;
-    const holding = database.transaction(() => new Promise<void>((resolve) => (release = resolve)));
-    await sleep(50);
-    await assert.rejects(database.query("insert into deadline_probe (k) values ('abandoned')", [], new DatabaseDeadline(BUDGET_MS)), isUnavailable);
-    release();
-    await holding;
-    await sleep(200);
-    assert.deepEqual(await rows(database, 'deadline_probe'), []);
-  });
-});
+    it('leaves the row unwritten after the one pooled connection frees up', async () => {
+      let release!: () => void;
+      const holding = database.transaction(() => new Promise<void>((resolve) => (release = resolve)));
+      await sleep(50);
+      await assert.rejects(
+        database.query("insert into deadline_probe (k) values ('abandoned')", [], new DatabaseDeadline(BUDGET_MS)),
+        isUnavailable,
+      );
+      release();
+      await holding;
+      await sleep(200);
+      assert.deepEqual(await rows(database, 'deadline_probe'), []);
+    });
+  },
+);

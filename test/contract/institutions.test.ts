@@ -32,7 +32,10 @@ for (const backend of BACKENDS) {
 
     it('moves clients, associations and audit rows of a version-3 database to "default" with nothing lost', async () => {
       const db = opened.database;
-      await migrate(db, MIGRATIONS.filter((migration) => migration.version <= 3));
+      await migrate(
+        db,
+        MIGRATIONS.filter((migration) => migration.version <= 3),
+      );
       // Rows as the version-3 code wrote them: the delegate sealed with the (platform, customerId) context.
       await db.query(
         `insert into clients (id, name, platform, scopes, grants, allowed_ips, enabled, secret_digest, created_at, secret_rotated_at, updated_at)
@@ -52,7 +55,10 @@ for (const backend of BACKENDS) {
       );
 
       const report = await migrate(db);
-      assert.deepEqual(report.applied.map((m) => m.version), MIGRATIONS.filter((m) => m.version > 3).map((m) => m.version));
+      assert.deepEqual(
+        report.applied.map((m) => m.version),
+        MIGRATIONS.filter((m) => m.version > 3).map((m) => m.version),
+      );
 
       const client = await new SqlClientStore(db).findById('cg_old');
       assert.equal(client?.institution, 'default');
@@ -73,31 +79,69 @@ for (const backend of BACKENDS) {
       assert.equal(audit[0]!.requestId, 'req-old');
 
       const institutions = await new SqlInstitutionStore(db, sealer).list();
-      assert.deepEqual(institutions.map((i) => [i.id, i.enabled, i.coreUrl]), [['default', true, undefined]]);
+      assert.deepEqual(
+        institutions.map((i) => [i.id, i.enabled, i.coreUrl]),
+        [['default', true, undefined]],
+      );
     });
 
     it('keeps the same platform and customerId apart at two institutions, and a new audit row names its institution', async () => {
       const db = opened.database;
       const institutions = new SqlInstitutionStore(db, sealer);
       await institutions.create({
-        id: 'bank-b', name: 'Bank B', coreUrl: 'http://127.0.0.1:8091', coreApiKey: undefined,
-        coreCaFile: undefined, coreCertFile: undefined, coreKeyFile: undefined, coreTimeoutMs: undefined, createdAt: T0,
+        id: 'bank-b',
+        name: 'Bank B',
+        coreUrl: 'http://127.0.0.1:8091',
+        coreApiKey: undefined,
+        coreCaFile: undefined,
+        coreCertFile: undefined,
+        coreKeyFile: undefined,
+        coreTimeoutMs: undefined,
+        createdAt: T0,
       });
       const associations = new SqlAssociationStore(db, sealer);
-      const session = (customerKey: string, drid: string) => ({ customerKey, delegateReferenceId: drid, expiresAt: at(900) });
+      const session = (customerKey: string, drid: string) => ({
+        customerKey,
+        delegateReferenceId: drid,
+        expiresAt: at(900),
+      });
       const atB = { institution: 'bank-b', platform: 'acme', customerId: 'cust-1' };
       const registered = await associations.register(atB, session('C-2002', 'DRID-b'), at(1));
       assert.equal(registered.outcome, 'registered', 'the customerId of default is free at bank-b');
       assert.equal((await associations.find(atB))?.delegateReferenceId, 'DRID-b');
-      assert.equal((await associations.find({ ...atB, institution: 'default' }))?.customerKey, 'C-1001', 'default keeps its own');
-      assert.equal((await associations.find({ ...atB, institution: 'bank-c' })), undefined);
-      assert.deepEqual((await associations.listByPlatform('acme', 10)).map((a) => [a.institution, a.customerKey]), [['bank-b', 'C-2002'], ['default', 'C-1001']]);
-      assert.deepEqual((await associations.listByPlatform('acme', 10, 'bank-b')).map((a) => a.customerKey), ['C-2002']);
+      assert.equal(
+        (await associations.find({ ...atB, institution: 'default' }))?.customerKey,
+        'C-1001',
+        'default keeps its own',
+      );
+      assert.equal(await associations.find({ ...atB, institution: 'bank-c' }), undefined);
+      assert.deepEqual(
+        (await associations.listByPlatform('acme', 10)).map((a) => [a.institution, a.customerKey]),
+        [
+          ['bank-b', 'C-2002'],
+          ['default', 'C-1001'],
+        ],
+      );
+      assert.deepEqual(
+        (await associations.listByPlatform('acme', 10, 'bank-b')).map((a) => a.customerKey),
+        ['C-2002'],
+      );
       assert.equal(await associations.delete(atB), true);
       assert.ok(await associations.find({ ...atB, institution: 'default' }), 'deleting at bank-b leaves default alone');
 
       const log = new SqlAuditLog(db);
-      await log.record({ type: 'token.issued', outcome: 'success', reason: null, actor: 'client', clientId: 'cg_x', platform: 'acme', institution: 'bank-b', customerId: null, requestId: 'req-b', occurredAt: at(2) });
+      await log.record({
+        type: 'token.issued',
+        outcome: 'success',
+        reason: null,
+        actor: 'client',
+        clientId: 'cg_x',
+        platform: 'acme',
+        institution: 'bank-b',
+        customerId: null,
+        requestId: 'req-b',
+        occurredAt: at(2),
+      });
       const [latest] = await log.list({ platform: 'acme', limit: 1 });
       assert.equal(latest?.institution, 'bank-b');
     });
@@ -106,8 +150,15 @@ for (const backend of BACKENDS) {
       const db = opened.database;
       const store = new SqlInstitutionStore(db, sealer);
       const created = await store.create({
-        id: 'bank-key', name: 'Keyed', coreUrl: 'https://core.bank.example', coreApiKey: 'the-secret-api-key',
-        coreCaFile: '/etc/ca.pem', coreCertFile: '/etc/c.pem', coreKeyFile: '/etc/k.pem', coreTimeoutMs: 2500, createdAt: T0,
+        id: 'bank-key',
+        name: 'Keyed',
+        coreUrl: 'https://core.bank.example',
+        coreApiKey: 'the-secret-api-key',
+        coreCaFile: '/etc/ca.pem',
+        coreCertFile: '/etc/c.pem',
+        coreKeyFile: '/etc/k.pem',
+        coreTimeoutMs: 2500,
+        createdAt: T0,
       });
       assert.equal(created?.coreApiKey, 'the-secret-api-key');
       const [row] = await db.query<{ core_api_key_sealed: string; core_api_key_key_id: string }>(
@@ -115,7 +166,10 @@ for (const backend of BACKENDS) {
       );
       assert.doesNotMatch(row!.core_api_key_sealed, /the-secret-api-key/);
       assert.ok(row!.core_api_key_key_id.length > 0);
-      assert.equal(await store.create({ ...created, coreApiKey: undefined, createdAt: T0, coreUrl: 'http://x' }), undefined);
+      assert.equal(
+        await store.create({ ...created, coreApiKey: undefined, createdAt: T0, coreUrl: 'http://x' }),
+        undefined,
+      );
       const updated = await store.update('bank-key', { name: 'Renamed', coreTimeoutMs: 3000 }, at(5));
       assert.equal(updated?.coreApiKey, 'the-secret-api-key', 'a change without a key keeps the key');
       assert.equal(updated?.name, 'Renamed');

@@ -90,7 +90,11 @@ function rateLimiterContract(store: Store): void {
     clock.advance(0.5);
     assert.deepEqual(await limiter.hit(k, 3, 30), { allowed: true, remaining: 0, retryAfterSeconds: 0 });
     clock.advance(30);
-    assert.deepEqual(await limiter.hit(k, 3, 30), { allowed: true, remaining: 2, retryAfterSeconds: 0 }, 'a full bucket again');
+    assert.deepEqual(
+      await limiter.hit(k, 3, 30),
+      { allowed: true, remaining: 2, retryAfterSeconds: 0 },
+      'a full bucket again',
+    );
   });
 
   it('peek answers what a hit would, counting nothing', async () => {
@@ -116,16 +120,25 @@ function rateLimiterContract(store: Store): void {
     const decisions = await Promise.all(Array.from({ length: 50 }, () => limiter.hit(k, 20, 60)));
     assert.equal(decisions.filter((d) => d.allowed).length, 20);
     assert.deepEqual(
-      decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((x, y) => x - y),
+      decisions
+        .filter((d) => d.allowed)
+        .map((d) => d.remaining)
+        .sort((x, y) => x - y),
       Array.from({ length: 20 }, (_, i) => i),
       'every admitted hit saw a distinct remaining count',
     );
   });
 
   it('handles limits that do not divide the window and long windows alike', async () => {
-    for (const [limit, windowSeconds] of [[7, 60], [30, 300], [6000, 60], [1, 86_400]] as const) {
+    for (const [limit, windowSeconds] of [
+      [7, 60],
+      [30, 300],
+      [6000, 60],
+      [1, 86_400],
+    ] as const) {
       const k = key();
-      for (let i = 0; i < Math.min(limit, 100); i += 1) assert.ok((await limiter.hit(k, limit, windowSeconds)).allowed, `${limit}/${windowSeconds}s #${i + 1}`);
+      for (let i = 0; i < Math.min(limit, 100); i += 1)
+        assert.ok((await limiter.hit(k, limit, windowSeconds)).allowed, `${limit}/${windowSeconds}s #${i + 1}`);
       if (limit <= 100) {
         const refused = await limiter.hit(k, limit, windowSeconds);
         assert.equal(refused.allowed, false, `${limit}/${windowSeconds}s over budget`);
@@ -145,11 +158,16 @@ describe('RedisRateLimiter', { skip: redisSkip }, () => {
 
   it('shares one budget between limiters of separate processes', async () => {
     const clock = new FakeClock();
-    const [first, second] = [new RedisRateLimiter({ url: REDIS_URL, clock, keyPrefix: prefix }), new RedisRateLimiter({ url: REDIS_URL, clock, keyPrefix: prefix })];
+    const [first, second] = [
+      new RedisRateLimiter({ url: REDIS_URL, clock, keyPrefix: prefix }),
+      new RedisRateLimiter({ url: REDIS_URL, clock, keyPrefix: prefix }),
+    ];
     try {
       await Promise.all([first.connect(), second.connect()]);
       const k = key();
-      const decisions = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? first : second).hit(k, 10, 60)));
+      const decisions = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? first : second).hit(k, 10, 60)),
+      );
       assert.equal(decisions.filter((d) => d.allowed).length, 10);
     } finally {
       await Promise.all([first.close(), second.close()]);
@@ -180,14 +198,30 @@ describe('RedisRateLimiter', { skip: redisSkip }, () => {
     const clock = new FakeClock();
     const changes: string[] = [];
     // Port 1 on loopback: nothing listens, the connection is refused.
-    const limiter = new RedisRateLimiter({ url: 'redis://127.0.0.1:1', clock, keyPrefix: prefix, onConnectionChange: (state) => changes.push(state) });
+    const limiter = new RedisRateLimiter({
+      url: 'redis://127.0.0.1:1',
+      clock,
+      keyPrefix: prefix,
+      onConnectionChange: (state) => changes.push(state),
+    });
     try {
       await assert.rejects(limiter.connect());
       const started = performance.now();
       await assert.rejects(limiter.hit(key(), 1, 60));
       assert.ok(performance.now() - started < 200, 'no waiting for a connection');
       const failures: unknown[] = [];
-      const throttle = new RequestThrottle(limiter, { gatewayPerClientPerMinute: 1, tokenPerClientPerMinute: 1, tokenPerIpPerMinute: 1, authFailuresPerIp: 1, authFailureWindowSeconds: 60, bearerFailuresPerIpPerMinute: 1 }, (e) => failures.push(e));
+      const throttle = new RequestThrottle(
+        limiter,
+        {
+          gatewayPerClientPerMinute: 1,
+          tokenPerClientPerMinute: 1,
+          tokenPerIpPerMinute: 1,
+          authFailuresPerIp: 1,
+          authFailureWindowSeconds: 60,
+          bearerFailuresPerIpPerMinute: 1,
+        },
+        (e) => failures.push(e),
+      );
       for (let i = 0; i < 3; i += 1) await throttle.admitGatewayRequest('cg_a');
       assert.equal(throttle.limiterFailures, 3);
       assert.deepEqual(changes, ['down'], 'the outage is reported once');
@@ -196,25 +230,38 @@ describe('RedisRateLimiter', { skip: redisSkip }, () => {
     }
   });
 
-  it('limits again as soon as Redis comes back', { skip: installed('redis-server') ? false : 'redis-server is not installed' }, async () => {
-    const port = await freePort();
-    const changes: string[] = [];
-    const limiter = new RedisRateLimiter({ url: `redis://127.0.0.1:${port}`, clock: new FakeClock(), keyPrefix: prefix, onConnectionChange: (state) => changes.push(state) });
-    await assert.rejects(limiter.connect());
-    const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { cwd: tmpdir(), stdio: 'ignore' });
-    try {
-      const k = key();
-      let first;
-      for (const deadline = Date.now() + 5000; first === undefined && Date.now() < deadline; ) {
-        first = await limiter.hit(k, 1, 60).catch(() => undefined);
-        if (first === undefined) await sleep(50);
+  it(
+    'limits again as soon as Redis comes back',
+    { skip: installed('redis-server') ? false : 'redis-server is not installed' },
+    async () => {
+      const port = await freePort();
+      const changes: string[] = [];
+      const limiter = new RedisRateLimiter({
+        url: `redis://127.0.0.1:${port}`,
+        clock: new FakeClock(),
+        keyPrefix: prefix,
+        onConnectionChange: (state) => changes.push(state),
+      });
+      await assert.rejects(limiter.connect());
+      const redis = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { cwd: tmpdir(), stdio: 'ignore' },
+      );
+      try {
+        const k = key();
+        let first;
+        for (const deadline = Date.now() + 5000; first === undefined && Date.now() < deadline;) {
+          first = await limiter.hit(k, 1, 60).catch(() => undefined);
+          if (first === undefined) await sleep(50);
+        }
+        assert.equal(first?.allowed, true, 'reconnected in the background');
+        assert.equal((await limiter.hit(k, 1, 60)).allowed, false, 'and limits again');
+        assert.deepEqual(changes, ['down', 'up']);
+      } finally {
+        redis.kill();
+        await limiter.close();
       }
-      assert.equal(first?.allowed, true, 'reconnected in the background');
-      assert.equal((await limiter.hit(k, 1, 60)).allowed, false, 'and limits again');
-      assert.deepEqual(changes, ['down', 'up']);
-    } finally {
-      redis.kill();
-      await limiter.close();
-    }
-  });
+    },
+  );
 });

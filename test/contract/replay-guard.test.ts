@@ -14,7 +14,11 @@ import { BACKENDS, type OpenBackend } from '../support/backends.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { REDIS_URL, redisSkip } from '../support/redis.js';
 
-function contract(name: string, skip: string | false, open: () => Promise<{ guards: [ReplayGuard, ReplayGuard]; close(): Promise<void> }>): void {
+function contract(
+  name: string,
+  skip: string | false,
+  open: () => Promise<{ guards: [ReplayGuard, ReplayGuard]; close(): Promise<void> }>,
+): void {
   describe(`replay guard (${name})`, { skip }, () => {
     let guards: [ReplayGuard, ReplayGuard];
     let close: () => Promise<void>;
@@ -30,7 +34,9 @@ function contract(name: string, skip: string | false, open: () => Promise<{ guar
       assert.equal(await guards[0].firstUse(key, until, clock.now()), true);
       assert.equal(await guards[0].firstUse(key, until, clock.now()), false, 'again, same instance');
       assert.equal(await guards[1].firstUse(key, until, clock.now()), false, 'again, another instance');
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => guards[i % 2]!.firstUse(`race:${key}`, until, clock.now())));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => guards[i % 2]!.firstUse(`race:${key}`, until, clock.now())),
+      );
       assert.equal(results.filter(Boolean).length, 1, 'of concurrent first uses exactly one wins');
     });
   });
@@ -40,14 +46,23 @@ for (const backend of BACKENDS) {
   contract(backend.name, backend.skip, async () => {
     const opened: OpenBackend = await backend.open();
     await migrate(opened.database);
-    return { guards: [new SqlReplayGuard(opened.database), new SqlReplayGuard(opened.database)], close: () => opened.close() };
+    return {
+      guards: [new SqlReplayGuard(opened.database), new SqlReplayGuard(opened.database)],
+      close: () => opened.close(),
+    };
   });
 }
 
 contract('redis', redisSkip, async () => {
   const opened = await BACKENDS[0]!.open();
   const prefix = `coregate:test:${randomUUID()}:`;
-  const make = () => new RedisReplayGuard({ url: REDIS_URL, keyPrefix: prefix, fallback: new SqlReplayGuard(opened.database), onFallback: (error) => assert.fail(String(error)) });
+  const make = () =>
+    new RedisReplayGuard({
+      url: REDIS_URL,
+      keyPrefix: prefix,
+      fallback: new SqlReplayGuard(opened.database),
+      onFallback: (error) => assert.fail(String(error)),
+    });
   const guards: [ReplayGuard, ReplayGuard] = [make(), make()];
   return {
     guards,

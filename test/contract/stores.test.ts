@@ -84,11 +84,18 @@ function storeContract(backend: Backend): void {
       const second =
         state.opened.databaseUrl === undefined
           ? state.db
-          : new PostgresDatabase({ connectionString: state.opened.databaseUrl, poolMax: 2, applicationName: 'coregate-test-2' });
+          : new PostgresDatabase({
+              connectionString: state.opened.databaseUrl,
+              poolMax: 2,
+              applicationName: 'coregate-test-2',
+            });
       try {
         const reports = await Promise.all([migrate(state.db), migrate(second)]);
         const applied = reports.flatMap((report) => report.applied.map((m) => m.version)).sort((a, b) => a - b);
-        assert.deepEqual(applied, MIGRATIONS.map((m) => m.version).sort((a, b) => a - b));
+        assert.deepEqual(
+          applied,
+          MIGRATIONS.map((m) => m.version).sort((a, b) => a - b),
+        );
         for (const report of reports) assert.equal(report.current, LATEST_VERSION);
       } finally {
         if (second !== state.db) await second.close();
@@ -109,11 +116,20 @@ function storeContract(backend: Backend): void {
     });
 
     it('applies a failing migration not at all (one transaction)', async () => {
-      const broken = { version: LATEST_VERSION + 1, name: 'broken', statements: ['create table contract_half_done (x integer)', 'select * from no_such_table'] };
+      const broken = {
+        version: LATEST_VERSION + 1,
+        name: 'broken',
+        statements: ['create table contract_half_done (x integer)', 'select * from no_such_table'],
+      };
       await assert.rejects(() => migrate(state.db, [...MIGRATIONS, broken]));
-      const tables = await state.db.query("select 1 from information_schema.tables where table_name = 'contract_half_done'");
+      const tables = await state.db.query(
+        "select 1 from information_schema.tables where table_name = 'contract_half_done'",
+      );
       assert.equal(tables.length, 0);
-      const versions = await state.db.query<{ version: number }>('select version from schema_migrations where version = $1', [broken.version]);
+      const versions = await state.db.query<{ version: number }>(
+        'select version from schema_migrations where version = $1',
+        [broken.version],
+      );
       assert.equal(versions.length, 0);
       assert.deepEqual((await migrate(state.db)).applied, []);
     });
@@ -126,16 +142,32 @@ function storeContract(backend: Backend): void {
     const store = () => new SqlClientStore(state.db);
 
     it('keeps a key client: no secret, its public JWKS as given, bound tokens required; a new method replaces the credentials', async () => {
-      const jwks = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }] };
-      const created = await store().create({ ...newClient({}), secretDigest: null, authMethod: 'private_key_jwt', jwks, requireBoundTokens: true });
+      const jwks = {
+        keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }],
+      };
+      const created = await store().create({
+        ...newClient({}),
+        secretDigest: null,
+        authMethod: 'private_key_jwt',
+        jwks,
+        requireBoundTokens: true,
+      });
       const found = await store().findById(created.id);
       assert.equal(found!.secretDigest, null);
       assert.equal(found!.authMethod, 'private_key_jwt');
       assert.deepEqual(found!.jwks, jwks);
       assert.equal(found!.requireBoundTokens, true);
       const rotated = { keys: [{ ...jwks.keys[0]!, kid: 'k2' }] };
-      assert.deepEqual((await store().update(created.id, { jwks: rotated }, T0))!.jwks, rotated, 'new keys, same method');
-      const tls = await store().update(created.id, { authMethod: 'tls_client_auth', jwks: null, tlsSubjectDn: 'CN=acme,O=Acme' }, T0);
+      assert.deepEqual(
+        (await store().update(created.id, { jwks: rotated }, T0))!.jwks,
+        rotated,
+        'new keys, same method',
+      );
+      const tls = await store().update(
+        created.id,
+        { authMethod: 'tls_client_auth', jwks: null, tlsSubjectDn: 'CN=acme,O=Acme' },
+        T0,
+      );
       assert.equal(tls!.authMethod, 'tls_client_auth');
       assert.equal(tls!.jwks, null);
       assert.equal(tls!.tlsSubjectDn, 'CN=acme,O=Acme');
@@ -144,7 +176,14 @@ function storeContract(backend: Backend): void {
 
     it('drops the secret of a client moved to a key method', async () => {
       const created = await store().create(newClient({}));
-      const moved = await store().update(created.id, { authMethod: 'private_key_jwt', jwks: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }] } }, T0);
+      const moved = await store().update(
+        created.id,
+        {
+          authMethod: 'private_key_jwt',
+          jwks: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }] },
+        },
+        T0,
+      );
       assert.equal(moved!.secretDigest, null);
       assert.equal(moved!.previousSecretDigest, null);
     });
@@ -201,7 +240,10 @@ function storeContract(backend: Backend): void {
     it('refuses a second client with the same id (unique violation)', async () => {
       const input = newClient();
       await store().create(input);
-      await assert.rejects(() => store().create({ ...input, name: 'again' }), (error: unknown) => isUniqueViolation(error));
+      await assert.rejects(
+        () => store().create({ ...input, name: 'again' }),
+        (error: unknown) => isUniqueViolation(error),
+      );
     });
 
     it('lists every client, oldest first', async () => {
@@ -315,10 +357,13 @@ function storeContract(backend: Backend): void {
     it('lets exactly one of 10 concurrent consumers have the token', async () => {
       const token = refreshToken(clientA);
       await store().insert(token);
-      const results = await Promise.all(Array.from({ length: 10 }, () => store().consume(token.digest, clientA, at(10))));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => store().consume(token.digest, clientA, at(10))),
+      );
       const outcomes = results.map((result) => result.outcome);
       assert.equal(outcomes.filter((outcome) => outcome === 'consumed').length, 1, outcomes.join(','));
-      for (const outcome of outcomes) assert.ok(outcome === 'consumed' || outcome === 'replayed' || outcome === 'dead', outcome);
+      for (const outcome of outcomes)
+        assert.ok(outcome === 'consumed' || outcome === 'replayed' || outcome === 'dead', outcome);
     });
 
     it("revokes a token's chain on request, only for its own client", async () => {
@@ -338,7 +383,10 @@ function storeContract(backend: Backend): void {
     it('refuses a second token with the same digest', async () => {
       const token = refreshToken(clientA);
       await store().insert(token);
-      await assert.rejects(() => store().insert({ ...token, chainId: randomUUID() }), (error: unknown) => isUniqueViolation(error));
+      await assert.rejects(
+        () => store().insert({ ...token, chainId: randomUUID() }),
+        (error: unknown) => isUniqueViolation(error),
+      );
     });
   });
 
@@ -362,14 +410,19 @@ function storeContract(backend: Backend): void {
       await reset();
       const first = signingKey(T0);
       await store().activate(first, { retireActive: false, publishUntil: T0 });
-      await assert.rejects(() => store().activate(signingKey(at(1)), { retireActive: false, publishUntil: at(1) }), ActiveKeyConflict);
+      await assert.rejects(
+        () => store().activate(signingKey(at(1)), { retireActive: false, publishUntil: at(1) }),
+        ActiveKeyConflict,
+      );
       assert.deepEqual(await store().listPublished(at(2)), [first]);
     });
 
     it('lets exactly one of two concurrent first activations win', async () => {
       await reset();
       const keys = [signingKey(T0), signingKey(T0)];
-      const results = await Promise.allSettled(keys.map((key) => store().activate(key, { retireActive: false, publishUntil: T0 })));
+      const results = await Promise.allSettled(
+        keys.map((key) => store().activate(key, { retireActive: false, publishUntil: T0 })),
+      );
       const won = results.filter((result) => result.status === 'fulfilled');
       const lost = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
       assert.equal(won.length, 1);
@@ -403,9 +456,18 @@ function storeContract(backend: Backend): void {
       await store().activate(k1, { retireActive: false, publishUntil: T0 });
       await store().activate(k2, { retireActive: true, publishUntil: at(100) });
       await store().activate(k3, { retireActive: true, publishUntil: at(200) });
-      assert.deepEqual((await store().listPublished(at(50))).map((key) => key.kid), [k3.kid, k2.kid, k1.kid]);
-      assert.deepEqual((await store().listPublished(at(150))).map((key) => key.kid), [k3.kid, k2.kid]);
-      assert.deepEqual((await store().listPublished(at(250))).map((key) => key.kid), [k3.kid]);
+      assert.deepEqual(
+        (await store().listPublished(at(50))).map((key) => key.kid),
+        [k3.kid, k2.kid, k1.kid],
+      );
+      assert.deepEqual(
+        (await store().listPublished(at(150))).map((key) => key.kid),
+        [k3.kid, k2.kid],
+      );
+      assert.deepEqual(
+        (await store().listPublished(at(250))).map((key) => key.kid),
+        [k3.kid],
+      );
       const active = (await store().listPublished(at(250))).filter((key) => key.retiredAt === null);
       assert.equal(active.length, 1);
     });
@@ -414,7 +476,9 @@ function storeContract(backend: Backend): void {
       await reset();
       await store().activate(signingKey(T0), { retireActive: false, publishUntil: T0 });
       const rotations = [signingKey(at(10)), signingKey(at(10))];
-      const results = await Promise.allSettled(rotations.map((key) => store().activate(key, { retireActive: true, publishUntil: at(1000) })));
+      const results = await Promise.allSettled(
+        rotations.map((key) => store().activate(key, { retireActive: true, publishUntil: at(1000) })),
+      );
       assert.ok(results.some((result) => result.status === 'fulfilled'));
       for (const result of results) {
         if (result.status === 'rejected') assert.ok(result.reason instanceof ActiveKeyConflict, String(result.reason));

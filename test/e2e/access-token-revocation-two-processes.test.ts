@@ -9,74 +9,96 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
-import { basicAuth, killAll, requestToken, runJson, startServer, tempDataDir, type CreatedClient, type ServerProcess } from './support/process.js';
+import {
+  basicAuth,
+  killAll,
+  requestToken,
+  runJson,
+  startServer,
+  tempDataDir,
+  type CreatedClient,
+  type ServerProcess,
+} from './support/process.js';
 
 after(killAll);
 
 const REVOCATION_ARRIVES_MS = 1000;
 
-describe('an access token revoked at one server is refused by every server', { skip: postgresSkip, timeout: 120_000 }, () => {
-  let database: FreshDatabase;
-  let data: { dir: string; remove: () => void };
-  let servers: ServerProcess[] = [];
-  let env: Record<string, string>;
-  let client: CreatedClient;
+describe(
+  'an access token revoked at one server is refused by every server',
+  { skip: postgresSkip, timeout: 120_000 },
+  () => {
+    let database: FreshDatabase;
+    let data: { dir: string; remove: () => void };
+    let servers: ServerProcess[] = [];
+    let env: Record<string, string>;
+    let client: CreatedClient;
 
-  before(async () => {
-    data = tempDataDir();
-    database = await createFreshDatabase();
-    env = {
-      DATABASE_URL: database.url,
-      COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      COREGATE_DATA_DIR: data.dir,
-      COREGATE_ISSUER: 'http://coregate.revocation.test',
-    };
-    client = await runJson<CreatedClient>(['clients', 'create', '--name', 'revocation', '--json'], env);
-    servers = [await startServer(env), await startServer(env)];
-  });
-
-  after(async () => {
-    await Promise.allSettled(servers.map((server) => server.stop()));
-    await database?.drop();
-    data?.remove();
-  });
-
-  async function issue(): Promise<string> {
-    const issued = await requestToken(servers[0]!.url, client);
-    assert.equal(issued.status, 200, JSON.stringify(issued.body));
-    return String(issued.body['access_token']);
-  }
-
-  /** 401 when the bearer check refuses the token; anything else (no association: 4xx) means admitted. */
-  async function gatewayStatus(server: ServerProcess, token: string): Promise<number> {
-    const response = await fetch(`${server.url}/core/accounts?customerId=nobody`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5_000) });
-    await response.arrayBuffer();
-    return response.status;
-  }
-
-  it('revoked at the second server: refused by both gateways within 1 s; another token of the client still admitted', async () => {
-    const revoked = await issue();
-    const kept = await issue();
-    // Both servers have verified (and cached) the token before it is revoked.
-    for (const server of servers) assert.notEqual(await gatewayStatus(server, revoked), 401);
-    const answer = await fetch(`${servers[1]!.url}/oauth2/revoke`, {
-      method: 'POST',
-      headers: { authorization: basicAuth(client.client_id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: revoked, token_type_hint: 'access_token' }),
+    before(async () => {
+      data = tempDataDir();
+      database = await createFreshDatabase();
+      env = {
+        DATABASE_URL: database.url,
+        COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        COREGATE_DATA_DIR: data.dir,
+        COREGATE_ISSUER: 'http://coregate.revocation.test',
+      };
+      client = await runJson<CreatedClient>(['clients', 'create', '--name', 'revocation', '--json'], env);
+      servers = [await startServer(env), await startServer(env)];
     });
-    assert.equal(answer.status, 200, await answer.text());
-    const since = performance.now();
-    for (;;) {
-      const statuses = await Promise.all(servers.map((server) => gatewayStatus(server, revoked)));
-      if (statuses.every((status) => status === 401)) break;
-      assert.ok(performance.now() - since < REVOCATION_ARRIVES_MS, `not refused everywhere within ${REVOCATION_ARRIVES_MS} ms: ${statuses.join(', ')}`);
-      await sleep(25);
-    }
-    for (const server of servers) assert.notEqual(await gatewayStatus(server, kept), 401, 'the other token');
 
-    const later = await startServer(env);
-    servers.push(later);
-    assert.equal(await gatewayStatus(later, revoked), 401, 'a server started after the revocation');
-    assert.notEqual(await gatewayStatus(later, kept), 401);
-  });
-});
+    after(async () => {
+      await Promise.allSettled(servers.map((server) => server.stop()));
+      await database?.drop();
+      data?.remove();
+    });
+
+    async function issue(): Promise<string> {
+      const issued = await requestToken(servers[0]!.url, client);
+      assert.equal(issued.status, 200, JSON.stringify(issued.body));
+      return String(issued.body['access_token']);
+    }
+
+    /** 401 when the bearer check refuses the token; anything else (no association: 4xx) means admitted. */
+    async function gatewayStatus(server: ServerProcess, token: string): Promise<number> {
+      const response = await fetch(`${server.url}/core/accounts?customerId=nobody`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(5_000),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    }
+
+    it('revoked at the second server: refused by both gateways within 1 s; another token of the client still admitted', async () => {
+      const revoked = await issue();
+      const kept = await issue();
+      // Both servers have verified (and cached) the token before it is revoked.
+      for (const server of servers) assert.notEqual(await gatewayStatus(server, revoked), 401);
+      const answer = await fetch(`${servers[1]!.url}/oauth2/revoke`, {
+        method: 'POST',
+        headers: {
+          authorization: basicAuth(client.client_id, client.client_secret),
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ token: revoked, token_type_hint: 'access_token' }),
+      });
+      assert.equal(answer.status, 200, await answer.text());
+      const since = performance.now();
+      for (;;) {
+        const statuses = await Promise.all(servers.map((server) => gatewayStatus(server, revoked)));
+        if (statuses.every((status) => status === 401)) break;
+        assert.ok(
+          performance.now() - since < REVOCATION_ARRIVES_MS,
+          `not refused everywhere within ${REVOCATION_ARRIVES_MS} ms: ${statuses.join(', ')}`,
+        );
+        await sleep(25);
+      }
+      for (const server of servers) assert.notEqual(await gatewayStatus(server, kept), 401, 'the other token');
+
+      const later = await startServer(env);
+      servers.push(later);
+      assert.equal(await gatewayStatus(later, revoked), 401, 'a server started after the revocation');
+      assert.notEqual(await gatewayStatus(later, kept), 401);
+    });
+  },
+);

@@ -31,7 +31,10 @@ describe('the admin socket of a running server', { timeout: 120_000 }, () => {
     assert.equal(stats.uid, process.getuid!());
     assert.equal(statSync(holder.adminSocket).mode & 0o777, 0o600);
 
-    const created = await runJson<{ client_id: string }>(['clients', 'create', '--name', 'through the socket', '--json'], env);
+    const created = await runJson<{ client_id: string }>(
+      ['clients', 'create', '--name', 'through the socket', '--json'],
+      env,
+    );
     assert.match(created.client_id, /\S/);
     assert.equal((await server.stop()).code, 0);
     assert.equal(existsSync(dir), false, 'the private directory is removed at shutdown');

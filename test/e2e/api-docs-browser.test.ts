@@ -42,45 +42,68 @@ describe('API reference on a running server', { timeout: 90_000 }, () => {
     assert.deepEqual(await response.json(), JSON.parse(readFileSync(join(ROOT, 'docs', 'openapi.json'), 'utf8')));
   });
 
-  it('/docs renders both gateway endpoints in headless Chromium, from this server only', { skip: chromiumSkip }, async () => {
-    if (chromiumMissing) assert.fail(`${chromiumMissing}: CI requires it`);
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // playwright-core gives each launch a fresh temporary profile.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      timeout: 20_000,
-    });
-    try {
-      const page = await browser.newPage();
-      const requested: string[] = [];
-      const problems: string[] = [];
-      page.on('request', (request) => requested.push(request.url()));
-      page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(message.text());
+  it(
+    '/docs renders both gateway endpoints in headless Chromium, from this server only',
+    { skip: chromiumSkip },
+    async () => {
+      if (chromiumMissing) assert.fail(`${chromiumMissing}: CI requires it`);
+      const browser: Browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        // playwright-core gives each launch a fresh temporary profile.
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+        timeout: 20_000,
       });
-      page.on('pageerror', (error) => problems.push(error.message));
+      try {
+        const page = await browser.newPage();
+        const requested: string[] = [];
+        const problems: string[] = [];
+        page.on('request', (request) => requested.push(request.url()));
+        page.on('console', (message) => {
+          if (message.type() === 'error') problems.push(message.text());
+        });
+        page.on('pageerror', (error) => problems.push(error.message));
 
-      const response = await page.goto(`${server.url}/docs`, { waitUntil: 'load', timeout: 15_000 });
-      assert.equal(response?.status(), 200);
-      await page.waitForSelector('.opblock-summary-path', { timeout: 15_000 });
-      // Swagger UI breaks long paths with zero-width spaces.
-      const paths = await page.$$eval('.opblock-summary-path', (elements) => elements.map((element) => (element.textContent ?? '').replace(/[\u200b-\u200d\ufeff]/g, '').trim()));
-      for (const path of ['/core/sessions', '/core/accounts', '/oauth2/token']) assert.ok(paths.includes(path), `${path} on the page: ${paths.join(', ')}`);
+        const response = await page.goto(`${server.url}/docs`, { waitUntil: 'load', timeout: 15_000 });
+        assert.equal(response?.status(), 200);
+        await page.waitForSelector('.opblock-summary-path', { timeout: 15_000 });
+        // Swagger UI breaks long paths with zero-width spaces.
+        const paths = await page.$$eval('.opblock-summary-path', (elements) =>
+          elements.map((element) => (element.textContent ?? '').replace(/[\u200b-\u200d\ufeff]/g, '').trim()),
+        );
+        for (const path of ['/core/sessions', '/core/accounts', '/oauth2/token'])
+          assert.ok(paths.includes(path), `${path} on the page: ${paths.join(', ')}`);
 
-      // An operation opens to its parameters and responses.
-      await (await page.$$('.opblock-summary-path'))[paths.indexOf('/core/accounts')]!.click();
-      await page.waitForSelector('.opblock-body .parameter__name', { timeout: 10_000 });
-      const parameters = await page.$$eval('.opblock-body .parameter__name', (elements) => elements.map((element) => element.textContent ?? ''));
-      assert.ok(parameters.some((name) => name.includes('customerId')), `parameters: ${parameters.join(', ')}`);
+        // An operation opens to its parameters and responses.
+        await (await page.$$('.opblock-summary-path'))[paths.indexOf('/core/accounts')]!.click();
+        await page.waitForSelector('.opblock-body .parameter__name', { timeout: 10_000 });
+        const parameters = await page.$$eval('.opblock-body .parameter__name', (elements) =>
+          elements.map((element) => element.textContent ?? ''),
+        );
+        assert.ok(
+          parameters.some((name) => name.includes('customerId')),
+          `parameters: ${parameters.join(', ')}`,
+        );
 
-      const origin = new URL(server.url).origin;
-      const elsewhere = requested.filter((url) => new URL(url).origin !== origin);
-      assert.deepEqual(elsewhere, [], 'every file comes from the server itself');
-      assert.ok(requested.some((url) => url.endsWith('/swagger-ui-bundle.js')), requested.join(', '));
-      assert.deepEqual(problems, [], 'no script or Content-Security-Policy errors');
-    } finally {
-      await browser.close();
-    }
-  });
+        const origin = new URL(server.url).origin;
+        const elsewhere = requested.filter((url) => new URL(url).origin !== origin);
+        assert.deepEqual(elsewhere, [], 'every file comes from the server itself');
+        assert.ok(
+          requested.some((url) => url.endsWith('/swagger-ui-bundle.js')),
+          requested.join(', '),
+        );
+        assert.deepEqual(problems, [], 'no script or Content-Security-Policy errors');
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });

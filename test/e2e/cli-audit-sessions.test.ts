@@ -9,7 +9,16 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { createFreshDatabase, postgresSkip } from '../support/postgres.js';
-import { killAll, requestToken, runCli, runJson, startServer, tempDataDir, type CreatedClient, type Env } from './support/process.js';
+import {
+  killAll,
+  requestToken,
+  runCli,
+  runJson,
+  startServer,
+  tempDataDir,
+  type CreatedClient,
+  type Env,
+} from './support/process.js';
 
 after(killAll);
 
@@ -36,13 +45,42 @@ interface SessionJson {
 }
 
 // docs/behaviour.md#institution-isolation: audit rows and `sessions list` carry the institution.
-const AUDIT_KEYS = ['actor', 'clientId', 'customerId', 'id', 'institution', 'occurredAt', 'outcome', 'platform', 'reason', 'requestId', 'type'];
-const SESSION_KEYS = ['createdAt', 'customerId', 'customerKey', 'expiresAt', 'institution', 'needsReregistration', 'updatedAt'];
+const AUDIT_KEYS = [
+  'actor',
+  'clientId',
+  'customerId',
+  'id',
+  'institution',
+  'occurredAt',
+  'outcome',
+  'platform',
+  'reason',
+  'requestId',
+  'type',
+];
+const SESSION_KEYS = [
+  'createdAt',
+  'customerId',
+  'customerKey',
+  'expiresAt',
+  'institution',
+  'needsReregistration',
+  'updatedAt',
+];
 
-async function gateway(url: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<number> {
+async function gateway(
+  url: string,
+  token: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<number> {
   const response = await fetch(`${url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     signal: AbortSignal.timeout(5_000),
   });
@@ -52,7 +90,8 @@ async function gateway(url: string, token: string, method: 'GET' | 'POST', path:
 
 const register = (url: string, token: string, customerId: string, customerKey: string) =>
   gateway(url, token, 'POST', '/core/sessions', { customer: { customerKey }, registration: { customerId } });
-const accounts = (url: string, token: string, customerId: string) => gateway(url, token, 'GET', `/core/accounts?customerId=${encodeURIComponent(customerId)}`);
+const accounts = (url: string, token: string, customerId: string) =>
+  gateway(url, token, 'GET', `/core/accounts?customerId=${encodeURIComponent(customerId)}`);
 
 function assertNewestFirst(events: AuditJson[]): void {
   for (let i = 1; i < events.length; i += 1) {
@@ -66,7 +105,10 @@ function assertNewestFirst(events: AuditJson[]): void {
  */
 async function walkThrough(env: Env, url: string, full: boolean): Promise<void> {
   const platform = `e2e-${randomBytes(3).toString('hex')}`;
-  const client = await runJson<CreatedClient>(['clients', 'create', '--name', 'audit e2e', '--platform', platform, '--json'], env);
+  const client = await runJson<CreatedClient>(
+    ['clients', 'create', '--name', 'audit e2e', '--platform', platform, '--json'],
+    env,
+  );
   const issued = await requestToken(url, client);
   assert.equal(issued.status, 200);
   const token = String(issued.body['access_token']);
@@ -107,9 +149,18 @@ async function walkThrough(env: Env, url: string, full: boolean): Promise<void> 
 
   // Filters: by customer, by time, by count.
   const ada = await runJson<AuditJson[]>(['audit', 'list', '--platform', platform, '--customer', 'ada', '--json'], env);
-  assert.deepEqual(ada.map((event) => event.type), ['accounts.listed', 'session.registered']);
-  const recent = await runJson<AuditJson[]>(['audit', 'list', '--customer', 'bob', '--since', between, '--limit', '1', '--json'], env);
-  assert.deepEqual(recent.map((event) => [event.type, event.customerId, event.platform]), [['session.registered', 'bob', platform]]);
+  assert.deepEqual(
+    ada.map((event) => event.type),
+    ['accounts.listed', 'session.registered'],
+  );
+  const recent = await runJson<AuditJson[]>(
+    ['audit', 'list', '--customer', 'bob', '--since', between, '--limit', '1', '--json'],
+    env,
+  );
+  assert.deepEqual(
+    recent.map((event) => [event.type, event.customerId, event.platform]),
+    [['session.registered', 'bob', platform]],
+  );
   if (full) await optionChecks(env, platform, all[0]!);
 
   await sessionsWalkThrough(env, url, platform, token, client);
@@ -132,15 +183,24 @@ async function optionChecks(env: Env, platform: string, newestOfPlatform: AuditJ
   assert.match(missingPlatform.stderr, /--platform/);
 }
 
-async function sessionsWalkThrough(env: Env, url: string, platform: string, token: string, client: CreatedClient): Promise<void> {
+async function sessionsWalkThrough(
+  env: Env,
+  url: string,
+  platform: string,
+  token: string,
+  client: CreatedClient,
+): Promise<void> {
   // Sessions: the platform's customers, never a delegate reference ID.
   const listed = await runCli(['sessions', 'list', '--platform', platform, '--json'], env);
   assert.equal(listed.code, 0, listed.stderr);
   const sessions = JSON.parse(listed.stdout) as SessionJson[];
-  assert.deepEqual(sessions.map((session) => [session.customerId, session.customerKey, session.needsReregistration]), [
-    ['ada', 'C-1001', false],
-    ['bob', 'C-1002', false],
-  ]);
+  assert.deepEqual(
+    sessions.map((session) => [session.customerId, session.customerKey, session.needsReregistration]),
+    [
+      ['ada', 'C-1001', false],
+      ['bob', 'C-1002', false],
+    ],
+  );
   for (const session of sessions) {
     assert.deepEqual(Object.keys(session).sort(), SESSION_KEYS);
     assert.ok(Date.parse(session.expiresAt) > Date.now());
@@ -148,18 +208,34 @@ async function sessionsWalkThrough(env: Env, url: string, platform: string, toke
   assert.doesNotMatch(listed.stdout + listed.stderr, /delegate|"v1\./i);
 
   // Revoke: gone from the list, audited as the operator's, and the customer must register again.
-  const revoked = await runJson<{ platform: string; customerId: string; revoked: boolean }>(['sessions', 'revoke', '--platform', platform, '--customer', 'ada', '--json'], env);
+  const revoked = await runJson<{ platform: string; customerId: string; revoked: boolean }>(
+    ['sessions', 'revoke', '--platform', platform, '--customer', 'ada', '--json'],
+    env,
+  );
   assert.deepEqual(revoked, { platform, customerId: 'ada', institution: 'default', revoked: true });
   const left = await runJson<SessionJson[]>(['sessions', 'list', '--platform', platform, '--json'], env);
-  assert.deepEqual(left.map((session) => session.customerId), ['bob']);
+  assert.deepEqual(
+    left.map((session) => session.customerId),
+    ['bob'],
+  );
   // Refused at once: on the embedded database the server made the revocation (admin socket); on
   // PostgreSQL the CLI's delete was announced on the change feed, which the server follows within
   // milliseconds — well before the `sessions list` process above has even started — although it
   // caches associations for COREGATE_ASSOCIATION_CACHE_SECONDS (5 s).
   assert.equal(await accounts(url, token, 'ada'), 404);
-  const afterRevoke = await runJson<AuditJson[]>(['audit', 'list', '--platform', platform, '--customer', 'ada', '--limit', '2', '--json'], env);
+  const afterRevoke = await runJson<AuditJson[]>(
+    ['audit', 'list', '--platform', platform, '--customer', 'ada', '--limit', '2', '--json'],
+    env,
+  );
   assert.deepEqual(
-    afterRevoke.map((event) => [event.type, event.outcome, event.reason, event.actor, event.clientId, event.requestId === null]),
+    afterRevoke.map((event) => [
+      event.type,
+      event.outcome,
+      event.reason,
+      event.actor,
+      event.clientId,
+      event.requestId === null,
+    ]),
     [
       ['accounts.listed', 'failure', 'customer_not_registered', 'client', client.client_id, false],
       ['session.revoked', 'success', null, 'operator', null, true],
@@ -191,7 +267,11 @@ describe('coregate audit and sessions commands', { timeout: 120_000, concurrency
     t.after(() => database.drop());
     const data = tempDataDir();
     t.after(data.remove);
-    const env = { DATABASE_URL: database.url, COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'), COREGATE_DATA_DIR: data.dir };
+    const env = {
+      DATABASE_URL: database.url,
+      COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      COREGATE_DATA_DIR: data.dir,
+    };
     const server = await startServer(env);
     t.after(() => server.kill());
     await walkThrough(env, server.url, false);

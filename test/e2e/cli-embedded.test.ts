@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { killAll, requestToken, runCli, runJson, startServer, tempDataDir, type CreatedClient } from './support/process.js';
+import {
+  killAll,
+  requestToken,
+  runCli,
+  runJson,
+  startServer,
+  tempDataDir,
+  type CreatedClient,
+} from './support/process.js';
 
 after(killAll);
 
@@ -39,7 +47,10 @@ describe('coregate CLI on the embedded database, no server', { timeout: 120_000 
     const listed = await runCli(['clients', 'list', '--json'], env);
     assert.equal(listed.code, 0, listed.stderr);
     const list = oneJsonDocument<Array<Record<string, unknown>>>(listed.stdout);
-    assert.deepEqual(list.map((c) => c['client_id']), [client.client_id]);
+    assert.deepEqual(
+      list.map((c) => c['client_id']),
+      [client.client_id],
+    );
     for (const entry of list) {
       assert.equal(entry['client_secret'], undefined);
       assert.ok(!JSON.stringify(entry).includes('digest'));
@@ -89,7 +100,14 @@ describe('coregate CLI on the embedded database, no server', { timeout: 120_000 
     const data = tempDataDir();
     t.after(data.remove);
     const env = { COREGATE_DATA_DIR: join(data.dir, 'never-created') };
-    for (const args of [['--help'], ['clients', '--help'], ['clients', 'create', '--help'], ['keys', '--help'], ['migrate', '--help'], ['serve', '--help']]) {
+    for (const args of [
+      ['--help'],
+      ['clients', '--help'],
+      ['clients', 'create', '--help'],
+      ['keys', '--help'],
+      ['migrate', '--help'],
+      ['serve', '--help'],
+    ]) {
       const result = await runCli(args, env);
       assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stdout, /Usage/, args.join(' '));
@@ -117,7 +135,10 @@ describe('coregate CLI on the embedded database, no server', { timeout: 120_000 
       assert.equal(lines.length, 1, result.stderr);
       assert.match(lines[0]!, /PORT/);
     }
-    const noKey = await runCli(['migrate'], { COREGATE_DATA_DIR: data.dir, DATABASE_URL: 'postgres://127.0.0.1:1/none' });
+    const noKey = await runCli(['migrate'], {
+      COREGATE_DATA_DIR: data.dir,
+      DATABASE_URL: 'postgres://127.0.0.1:1/none',
+    });
     assert.equal(noKey.code, 2);
     assert.match(noKey.stderr.trim(), /^[^\n]*COREGATE_ENCRYPTION_KEY[^\n]*$/);
   });

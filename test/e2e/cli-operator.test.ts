@@ -6,7 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { killAll, requestToken, runCli, runJson, startServer, tempDataDir, type CreatedClient } from './support/process.js';
+import {
+  killAll,
+  requestToken,
+  runCli,
+  runJson,
+  startServer,
+  tempDataDir,
+  type CreatedClient,
+} from './support/process.js';
 
 after(killAll);
 
@@ -36,7 +44,11 @@ describe('coregate CLI: operator experience', { timeout: 180_000 }, () => {
     assert.equal(shortKey.code, 2);
     assert.match(shortKey.stderr, /COREGATE_ENCRYPTION_KEY .*generate one with: openssl rand -base64 32/);
 
-    const refused = await runCli(['clients', 'list'], { ...env, NODE_ENV: 'production', COREGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
+    const refused = await runCli(['clients', 'list'], {
+      ...env,
+      NODE_ENV: 'production',
+      COREGATE_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    });
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /DATABASE_URL is required with NODE_ENV=production/);
   });
@@ -55,7 +67,10 @@ describe('coregate CLI: operator experience', { timeout: 180_000 }, () => {
       assert.match(busy.stderr, new RegExp(`PORT ${port} is in use: stop the other process or set PORT`));
       const held = await runCli(['serve'], { COREGATE_DATA_DIR: other.dir, PORT: '0' });
       assert.equal(held.code, 2, held.stderr);
-      assert.match(held.stderr, new RegExp(`is held by coregate pid ${running.pid}: stop it, or use the CLI while it runs`));
+      assert.match(
+        held.stderr,
+        new RegExp(`is held by coregate pid ${running.pid}: stop it, or use the CLI while it runs`),
+      );
     } finally {
       await running.stop();
     }
@@ -74,13 +89,25 @@ describe('coregate CLI: operator experience', { timeout: 180_000 }, () => {
     const client = JSON.parse(created.stdout) as CreatedClient;
     await runJson(['clients', 'create', '--name', 'other', '--platform', 'other', '--json'], env);
 
-    const listed = await runJson<Array<{ client_id: string }>>(['clients', 'list', '--platform', 'acme', '--json'], env);
-    assert.deepEqual(listed.map((c) => c.client_id), [client.client_id]);
+    const listed = await runJson<Array<{ client_id: string }>>(
+      ['clients', 'list', '--platform', 'acme', '--json'],
+      env,
+    );
+    assert.deepEqual(
+      listed.map((c) => c.client_id),
+      [client.client_id],
+    );
 
-    const updated = await runJson<{ name: string; allowed_ips: string[] }>(['clients', 'update', client.client_id, '--name', 'Acme Ltd', '--allow-ip', '10.0.0.0/8', '--json'], env);
+    const updated = await runJson<{ name: string; allowed_ips: string[] }>(
+      ['clients', 'update', client.client_id, '--name', 'Acme Ltd', '--allow-ip', '10.0.0.0/8', '--json'],
+      env,
+    );
     assert.equal(updated.name, 'Acme Ltd');
     assert.deepEqual(updated.allowed_ips, ['10.0.0.0/8']);
-    const cleared = await runJson<{ allowed_ips: string[] }>(['clients', 'update', client.client_id, '--clear-allow-ips', '--json'], env);
+    const cleared = await runJson<{ allowed_ips: string[] }>(
+      ['clients', 'update', client.client_id, '--clear-allow-ips', '--json'],
+      env,
+    );
     assert.deepEqual(cleared.allowed_ips, []);
 
     const graced = await runCli(['clients', 'rotate-secret', client.client_id, '--grace', '300', '--json'], env);
@@ -95,29 +122,61 @@ describe('coregate CLI: operator experience', { timeout: 180_000 }, () => {
 
     // keys revoke: the active key is rotated away and its tokens stop verifying at once.
     const token = (await requestToken(server.url, third)).body['access_token'] as string;
-    const before = await fetch(`${server.url}/core/accounts?customerId=nobody`, { headers: { authorization: `Bearer ${token}` } });
+    const before = await fetch(`${server.url}/core/accounts?customerId=nobody`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(before.status, 404);
     const jwks = await runJson<{ keys: Array<{ kid: string }> }>(['keys', 'list', '--json'], env);
-    const revoked = await runJson<{ kid: string; rotatedTo: string | null }>(['keys', 'revoke', jwks.keys[0]!.kid, '--json'], env);
+    const revoked = await runJson<{ kid: string; rotatedTo: string | null }>(
+      ['keys', 'revoke', jwks.keys[0]!.kid, '--json'],
+      env,
+    );
     assert.equal(revoked.kid, jwks.keys[0]!.kid);
     assert.ok(revoked.rotatedTo);
-    const afterRevoke = await fetch(`${server.url}/core/accounts?customerId=nobody`, { headers: { authorization: `Bearer ${token}` } });
+    const afterRevoke = await fetch(`${server.url}/core/accounts?customerId=nobody`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(afterRevoke.status, 401);
     const published = await runJson<{ keys: Array<{ kid: string }> }>(['keys', 'list', '--json'], env);
     assert.ok(!published.keys.some((key) => key.kid === revoked.kid));
 
-    const deleted = await runJson<{ client_id: string; deleted: boolean }>(['clients', 'delete', client.client_id, '--json'], env);
+    const deleted = await runJson<{ client_id: string; deleted: boolean }>(
+      ['clients', 'delete', client.client_id, '--json'],
+      env,
+    );
     assert.deepEqual(deleted, { client_id: client.client_id, deleted: true });
     assert.equal((await requestToken(server.url, third)).status, 400, 'a deleted client gets no token');
 
-    const operator = await runJson<Array<{ type: string; actor: string; clientId: string | null; reason: string | null }>>(['audit', 'list', '--platform', 'acme', '--json'], env);
-    const mine = operator.filter((row) => row.actor === 'operator').map((row) => row.type).reverse();
-    assert.deepEqual(mine, ['client.created', 'client.updated', 'client.updated', 'client.secret_rotated', 'client.secret_rotated', 'client.deleted']);
-    const keyRows = await runJson<Array<{ type: string; reason: string }>>(['audit', 'list', '--type', 'key.revoked', '--json'], env);
-    assert.deepEqual(keyRows.map((row) => row.reason), [revoked.kid]);
-    const none = await runJson<unknown[]>(['audit', 'list', '--type', 'client.created', '--until', '2000-01-01', '--json'], env);
+    const operator = await runJson<
+      Array<{ type: string; actor: string; clientId: string | null; reason: string | null }>
+    >(['audit', 'list', '--platform', 'acme', '--json'], env);
+    const mine = operator
+      .filter((row) => row.actor === 'operator')
+      .map((row) => row.type)
+      .reverse();
+    assert.deepEqual(mine, [
+      'client.created',
+      'client.updated',
+      'client.updated',
+      'client.secret_rotated',
+      'client.secret_rotated',
+      'client.deleted',
+    ]);
+    const keyRows = await runJson<Array<{ type: string; reason: string }>>(
+      ['audit', 'list', '--type', 'key.revoked', '--json'],
+      env,
+    );
+    assert.deepEqual(
+      keyRows.map((row) => row.reason),
+      [revoked.kid],
+    );
+    const none = await runJson<unknown[]>(
+      ['audit', 'list', '--type', 'client.created', '--until', '2000-01-01', '--json'],
+      env,
+    );
     assert.deepEqual(none, []);
     const all = JSON.stringify(await runJson(['audit', 'list', '--limit', '1000', '--json'], env));
-    for (const secret of [client.client_secret, second.client_secret, third.client_secret]) assert.ok(!all.includes(secret), 'never a secret');
+    for (const secret of [client.client_secret, second.client_secret, third.client_secret])
+      assert.ok(!all.includes(secret), 'never a secret');
   });
 });

@@ -34,11 +34,33 @@ describe('coregate CLI: help and usage mistakes', () => {
     rmSync(parent, { recursive: true, force: true });
   });
 
-  it('prints one command\'s help: its usage, flags and examples, not its siblings', async () => {
+  it("prints one command's help: its usage, flags and examples, not its siblings", async () => {
     const cases = [
-      { argv: ['clients', 'create'], flags: ['--name', '--scope', '--platform', '--allow-ip', '--grant', '--institution', '--json'], siblings: ['rotate-secret', 'disable', 'delete'] },
-      { argv: ['institutions', 'add'], flags: ['--id', '--name', '--core-url', '--core-api-key-file', '--core-ca-file', '--core-cert-file', '--core-key-file', '--core-timeout-ms', '--json'], siblings: ['disable', 'enable', 'show'] },
-      { argv: ['webhooks', 'add'], flags: ['--platform', '--url', '--event', '--json'], siblings: ['rotate-secret', 'deliveries', 'remove'] },
+      {
+        argv: ['clients', 'create'],
+        flags: ['--name', '--scope', '--platform', '--allow-ip', '--grant', '--institution', '--json'],
+        siblings: ['rotate-secret', 'disable', 'delete'],
+      },
+      {
+        argv: ['institutions', 'add'],
+        flags: [
+          '--id',
+          '--name',
+          '--core-url',
+          '--core-api-key-file',
+          '--core-ca-file',
+          '--core-cert-file',
+          '--core-key-file',
+          '--core-timeout-ms',
+          '--json',
+        ],
+        siblings: ['disable', 'enable', 'show'],
+      },
+      {
+        argv: ['webhooks', 'add'],
+        flags: ['--platform', '--url', '--event', '--json'],
+        siblings: ['rotate-secret', 'deliveries', 'remove'],
+      },
     ];
     for (const { argv, flags, siblings } of cases) {
       const help = await run(...argv, '--help');
@@ -46,26 +68,54 @@ describe('coregate CLI: help and usage mistakes', () => {
       assert.equal(help.code, 0, name);
       assert.equal(help.stderr, '', name);
       assert.match(help.stdout, new RegExp(`^Usage: coregate ${name} --`), name);
-      for (const flag of flags) assert.match(help.stdout, new RegExp(`^  ${flag} .*\\S`, 'm'), `${name}: ${flag} with a description`);
+      for (const flag of flags)
+        assert.match(help.stdout, new RegExp(`^  ${flag} .*\\S`, 'm'), `${name}: ${flag} with a description`);
       const examples = help.stdout.split('\nExamples:\n')[1];
       assert.ok(examples, `${name}: an Examples section`);
-      const lines = examples.trim().split('\n').filter((line) => line.startsWith('  $ '));
+      const lines = examples
+        .trim()
+        .split('\n')
+        .filter((line) => line.startsWith('  $ '));
       assert.ok(lines.length >= 1 && lines.length <= 3, `${name}: 1-3 examples`);
       for (const line of lines) assert.ok(line.startsWith(`  $ coregate ${name} `), line);
-      for (const sibling of siblings) assert.doesNotMatch(help.stdout, new RegExp(`coregate ${argv[0]} ${sibling}\\b`), `${name} --help names no sibling`);
+      for (const sibling of siblings)
+        assert.doesNotMatch(
+          help.stdout,
+          new RegExp(`coregate ${argv[0]} ${sibling}\\b`),
+          `${name} --help names no sibling`,
+        );
     }
   });
 
-  it('lists a group\'s commands, and the commands of coregate', async () => {
+  it("lists a group's commands, and the commands of coregate", async () => {
     const group = await run('clients', '--help');
     assert.equal(group.code, 0);
     assert.match(group.stdout, /^Usage: coregate clients <command>/);
-    for (const command of ['create', 'list', 'show ID', 'update ID', 'disable ID', 'enable ID', 'rotate-secret ID', 'delete ID']) {
+    for (const command of [
+      'create',
+      'list',
+      'show ID',
+      'update ID',
+      'disable ID',
+      'enable ID',
+      'rotate-secret ID',
+      'delete ID',
+    ]) {
       assert.match(group.stdout, new RegExp(`^  ${command} +\\S`, 'm'), command);
     }
     const top = await run('--help');
     assert.equal(top.code, 0);
-    for (const command of ['serve', 'core-sim', 'clients', 'keys', 'migrate', 'audit', 'sessions', 'institutions', 'webhooks']) {
+    for (const command of [
+      'serve',
+      'core-sim',
+      'clients',
+      'keys',
+      'migrate',
+      'audit',
+      'sessions',
+      'institutions',
+      'webhooks',
+    ]) {
       assert.match(top.stdout, new RegExp(`^  ${command} +\\S`, 'm'), command);
     }
     // Without a command: the same list, as an error.
@@ -85,21 +135,45 @@ describe('coregate CLI: help and usage mistakes', () => {
   it('refuses an unknown flag or command in one line, with a suggestion when one is close', async () => {
     for (const [argv, line] of [
       [['clients', 'create', '--jsn'], 'coregate: unknown option --jsn (did you mean --json?)'],
-      [['clients', 'create', '--name', 'x', '--platfrom', 'acme'], 'coregate: unknown option --platfrom (did you mean --platform?)'],
-      [['institutions', 'add', '--core-ulr', 'https://core.example'], 'coregate: unknown option --core-ulr (did you mean --core-url?)'],
+      [
+        ['clients', 'create', '--name', 'x', '--platfrom', 'acme'],
+        'coregate: unknown option --platfrom (did you mean --platform?)',
+      ],
+      [
+        ['institutions', 'add', '--core-ulr', 'https://core.example'],
+        'coregate: unknown option --core-ulr (did you mean --core-url?)',
+      ],
       [['clinets'], 'coregate: unknown command "clinets" (did you mean clients?)'],
       [['clinets', 'list'], 'coregate: unknown command "clinets" (did you mean clients?)'],
-      [['webhooks', 'rotate-secrets', 'wh_x'], 'coregate: unknown command "rotate-secrets" (did you mean rotate-secret?)'],
+      [
+        ['webhooks', 'rotate-secrets', 'wh_x'],
+        'coregate: unknown command "rotate-secrets" (did you mean rotate-secret?)',
+      ],
       [['clients', 'list', '--frobnicate'], 'coregate: unknown option --frobnicate; see coregate clients list --help'],
       [['frobnicate'], 'coregate: unknown command "frobnicate"; see coregate --help'],
       [['clients', 'show'], 'coregate: missing required argument ID; see coregate clients show --help'],
       [['clients', 'create'], 'coregate: --name is required'],
-      [['clients', 'rotate-secret', 'cg_x', '--grace', 'soon'], 'coregate: --grace must be a whole number from 0 to 2592000, got "soon"'],
+      [
+        ['clients', 'rotate-secret', 'cg_x', '--grace', 'soon'],
+        'coregate: --grace must be a whole number from 0 to 2592000, got "soon"',
+      ],
       [['audit', 'list', '--limit', '0'], 'coregate: --limit must be a whole number from 1 to 10000, got "0"'],
-      [['sessions', 'list', '--platform', 'acme', '--limit', '1e3'], 'coregate: --limit must be a whole number from 1 to 100000, got "1e3"'],
-      [['webhooks', 'deliveries', '--platform', 'acme', '--limit', '-1'], 'coregate: --limit must be a whole number from 1 to 10000, got "-1"'],
-      [['institutions', 'update', 'bank-b', '--core-timeout-ms', '5s'], 'coregate: --core-timeout-ms must be a whole number from 100 to 120000, got "5s"'],
-      [['institutions', 'disable', 'default'], 'coregate: disabling "default" locks out every client bound to it (503 on /core/*, invalid_client for tokens): add --yes to do it anyway'],
+      [
+        ['sessions', 'list', '--platform', 'acme', '--limit', '1e3'],
+        'coregate: --limit must be a whole number from 1 to 100000, got "1e3"',
+      ],
+      [
+        ['webhooks', 'deliveries', '--platform', 'acme', '--limit', '-1'],
+        'coregate: --limit must be a whole number from 1 to 10000, got "-1"',
+      ],
+      [
+        ['institutions', 'update', 'bank-b', '--core-timeout-ms', '5s'],
+        'coregate: --core-timeout-ms must be a whole number from 100 to 120000, got "5s"',
+      ],
+      [
+        ['institutions', 'disable', 'default'],
+        'coregate: disabling "default" locks out every client bound to it (503 on /core/*, invalid_client for tokens): add --yes to do it anyway',
+      ],
     ] as const) {
       const result = await run(...argv);
       assert.deepEqual(result, { code: 2, stdout: '', stderr: `${line}\n` }, argv.join(' '));

@@ -9,7 +9,16 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { killAll, requestToken, runCli, runJson, spawnServer, startServer, tempDataDir, type CreatedClient } from './support/process.js';
+import {
+  killAll,
+  requestToken,
+  runCli,
+  runJson,
+  spawnServer,
+  startServer,
+  tempDataDir,
+  type CreatedClient,
+} from './support/process.js';
 
 after(killAll);
 
@@ -56,7 +65,23 @@ describe('coregate CLI while a server holds the embedded database', { timeout: 1
     const accessToken = String(token.body['access_token']);
 
     const other = await runJson<CreatedClient>(
-      ['clients', 'create', '--name', 'acme app', '--platform', 'acme', '--grant', 'refresh_token', '--allow-ip', '10.0.0.0/8', '--allow-ip', '::1', '--scope', 'core/main', '--json'],
+      [
+        'clients',
+        'create',
+        '--name',
+        'acme app',
+        '--platform',
+        'acme',
+        '--grant',
+        'refresh_token',
+        '--allow-ip',
+        '10.0.0.0/8',
+        '--allow-ip',
+        '::1',
+        '--scope',
+        'core/main',
+        '--json',
+      ],
       env,
     );
     assert.equal(other.platform, 'acme');
@@ -75,7 +100,11 @@ describe('coregate CLI while a server holds the embedded database', { timeout: 1
     const invalid = await runCli(['clients', 'create', '--name', 'bad', '--allow-ip', '10.0.0.0/33'], env);
     assert.equal(invalid.code, 1);
     assert.match(invalid.stderr, /allow-ip/);
-    for (const args of [['clients', 'frobnicate'], ['clients', 'create', '--json'], ['clients', 'list', '--frob']]) {
+    for (const args of [
+      ['clients', 'frobnicate'],
+      ['clients', 'create', '--json'],
+      ['clients', 'list', '--frob'],
+    ]) {
       const usage = await runCli(args, env);
       assert.equal(usage.code, 2, `${args.join(' ')}: ${usage.stderr}`);
       assert.equal(usage.stdout, '');
@@ -92,7 +121,10 @@ describe('coregate CLI while a server holds the embedded database', { timeout: 1
     // A key rotation through the server is visible at once in its JWKS.
     const before = await jwks(server.url);
     assert.equal(before.keys.length, 1);
-    const rotated = await runJson<{ kid: string; previous_keys_published_until: string }>(['keys', 'rotate', '--json'], env);
+    const rotated = await runJson<{ kid: string; previous_keys_published_until: string }>(
+      ['keys', 'rotate', '--json'],
+      env,
+    );
     const afterRotation = await jwks(server.url);
     assert.deepEqual(afterRotation.keys.map((key) => key.kid).sort(), [before.keys[0]!.kid, rotated.kid].sort());
     assert.ok(Date.parse(rotated.previous_keys_published_until) > Date.now());
@@ -122,7 +154,10 @@ describe('coregate CLI while a server holds the embedded database', { timeout: 1
     t.after(data.remove);
     const env = { COREGATE_DATA_DIR: data.dir };
     // `migrate` on the fresh data dir creates the schema; then a crash leaves a lock behind.
-    const migrated = await runJson<{ applied: Array<{ version: number }>; current: number }>(['migrate', '--json'], env);
+    const migrated = await runJson<{ applied: Array<{ version: number }>; current: number }>(
+      ['migrate', '--json'],
+      env,
+    );
     assert.ok(migrated.applied.length >= 1, 'a fresh data dir gets the whole schema');
     assert.equal(migrated.current, Math.max(...migrated.applied.map((m) => m.version)));
     const lockFile = join(data.dir, 'coregate.lock');

@@ -25,10 +25,14 @@ describe('coregate core-sim', () => {
       const { runCoreSim } = await import(${JSON.stringify(commandModule)});
       const { processIo } = await import(${JSON.stringify(ioModule)});
       process.exitCode = await runCoreSim(process.argv.slice(1), processIo, { apiKey: process.env.COREGATE_CORE_API_KEY });`;
-    const child = spawn(process.execPath, ['-e', `(async () => {${script}})()`, '--', '--port', '0', '--session-ttl', '60'], {
-      env: { ...process.env, COREGATE_CORE_API_KEY: 'cli-key' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['-e', `(async () => {${script}})()`, '--', '--port', '0', '--session-ttl', '60'],
+      {
+        env: { ...process.env, COREGATE_CORE_API_KEY: 'cli-key' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
@@ -49,20 +53,29 @@ describe('coregate core-sim', () => {
       assert.equal(stats.status, 200);
       assert.deepEqual(await stats.json(), { sessionsStarted: 0, accountRequests: 0, activeSessions: 0 });
 
-      const refused = await fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"customerKey":"C-1001"}' });
+      const refused = await fetch(`${url}/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"customerKey":"C-1001"}',
+      });
       assert.equal(refused.status, 403, 'the API key given by the caller is required');
       const started = Date.now();
       const session = await fetch(`${url}/v1/sessions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': 'cli-key' },
-        body: JSON.stringify({ demographics: { socialSecurityNumber: '123456789', accountNumber: '70001234', birthDay: '1980-04-12' } }),
+        body: JSON.stringify({
+          demographics: { socialSecurityNumber: '123456789', accountNumber: '70001234', birthDay: '1980-04-12' },
+        }),
       });
       assert.equal(session.status, 201);
       const body = (await session.json()) as { customerKey: string; expiresAt: string };
       assert.equal(body.customerKey, 'C-1001');
       const lifetime = Date.parse(body.expiresAt) - started;
       assert.ok(lifetime > 58_000 && lifetime <= 61_000, `--session-ttl 60 gave ${lifetime} ms`);
-      assert.equal(((await (await fetch(`${url}/_sim/stats`)).json()) as { sessionsStarted: number }).sessionsStarted, 1);
+      assert.equal(
+        ((await (await fetch(`${url}/_sim/stats`)).json()) as { sessionsStarted: number }).sessionsStarted,
+        1,
+      );
 
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
@@ -79,11 +92,22 @@ describe('coregate core-sim', () => {
     const io = bufferedIo();
     const stop = new AbortController();
     let url = '';
-    const running = runCoreSim(['--port', '0', '--data', file], io, { signal: stop.signal, onListening: (at) => (url = at) });
+    const running = runCoreSim(['--port', '0', '--data', file], io, {
+      signal: stop.signal,
+      onListening: (at) => (url = at),
+    });
     while (!url) await new Promise((resolve) => setTimeout(resolve, 10));
-    const session = await fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"customerKey":"C-9"}' });
+    const session = await fetch(`${url}/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"customerKey":"C-9"}',
+    });
     assert.equal(session.status, 201);
-    const demo = await fetch(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"customerKey":"C-1001"}' });
+    const demo = await fetch(`${url}/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"customerKey":"C-1001"}',
+    });
     assert.equal(demo.status, 404, 'only the file is served');
     stop.abort();
     assert.equal(await running, 0);
@@ -93,7 +117,10 @@ describe('coregate core-sim', () => {
   it('prints help, and refuses bad flags and bad data with exit status 2', async () => {
     const help = bufferedIo();
     assert.equal(await runCoreSim(['--help'], help), 0);
-    assert.match(help.stdout, /Usage: coregate core-sim \[--port 8090\] \[--host 127\.0\.0\.1\] \[--data FILE\] \[--session-ttl SECONDS\]/);
+    assert.match(
+      help.stdout,
+      /Usage: coregate core-sim \[--port 8090\] \[--host 127\.0\.0\.1\] \[--data FILE\] \[--session-ttl SECONDS\]/,
+    );
 
     for (const [args, message] of [
       [['--port', 'eighty'], /--port must be a whole number from 0 to 65535, got "eighty"/],
@@ -110,6 +137,9 @@ describe('coregate core-sim', () => {
     writeFileSync(bad, JSON.stringify({ customers: [{ ...DEMO_CUSTOMERS[0], birthDay: '12/04/1980' }] }));
     const io = bufferedIo();
     assert.equal(await runCoreSim(['--data', bad], io), 2);
-    assert.match(io.stderr, /1 problem in .*bad\.json:\n {2}customers\[0\]\.birthDay: expected a real date as YYYY-MM-DD/);
+    assert.match(
+      io.stderr,
+      /1 problem in .*bad\.json:\n {2}customers\[0\]\.birthDay: expected a real date as YYYY-MM-DD/,
+    );
   });
 });

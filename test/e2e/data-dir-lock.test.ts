@@ -50,7 +50,9 @@ interface Contender {
 }
 
 function contender(dir: string): Contender {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', CONTENDER, dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', CONTENDER, dir], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines: string[] = [];
   const waiting: Array<(line: string) => void> = [];
   let buffer = '';
@@ -68,7 +70,10 @@ function contender(dir: string): Contender {
   return {
     child,
     lines,
-    next: () => (read < lines.length ? Promise.resolve(lines[read++]!) : new Promise((resolve) => waiting.push((line) => (read++, resolve(line))))),
+    next: () =>
+      read < lines.length
+        ? Promise.resolve(lines[read++]!)
+        : new Promise((resolve) => waiting.push((line) => (read++, resolve(line)))),
   };
 }
 
@@ -82,7 +87,11 @@ async function race(dir: string, contenders = 8): Promise<string[]> {
     return await Promise.all(all.map((c) => c.next()));
   } finally {
     for (const c of all) c.child.stdin!.end();
-    await Promise.all(all.map((c) => new Promise((resolve) => (c.child.exitCode !== null ? resolve(null) : c.child.once('exit', resolve)))));
+    await Promise.all(
+      all.map(
+        (c) => new Promise((resolve) => (c.child.exitCode !== null ? resolve(null) : c.child.once('exit', resolve))),
+      ),
+    );
   }
 }
 
@@ -93,7 +102,10 @@ describe('data-dir lock, contended by real processes', { timeout: 120_000 }, () 
     for (let round = 0; round < 3; round += 1) {
       const outcomes = await race(data.dir);
       assert.equal(outcomes.filter((o) => o === 'acquired').length, 1, outcomes.join(', '));
-      assert.ok(outcomes.every((o) => o === 'acquired' || o === 'busy'), outcomes.join(', '));
+      assert.ok(
+        outcomes.every((o) => o === 'acquired' || o === 'busy'),
+        outcomes.join(', '),
+      );
     }
   });
 
@@ -106,7 +118,10 @@ describe('data-dir lock, contended by real processes', { timeout: 120_000 }, () 
       writeFileSync(join(data.dir, 'coregate.lock'), JSON.stringify({ pid: dead.pid, role: 'server' }));
       const outcomes = await race(data.dir);
       assert.equal(outcomes.filter((o) => o === 'acquired').length, 1, outcomes.join(', '));
-      assert.ok(outcomes.every((o) => o === 'acquired' || o === 'busy'), outcomes.join(', '));
+      assert.ok(
+        outcomes.every((o) => o === 'acquired' || o === 'busy'),
+        outcomes.join(', '),
+      );
     }
   });
 });

@@ -18,7 +18,15 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from 'undici';
 import { lockFilePath } from '../../src/adapters/store/data-dir-lock.js';
 import { startCoreSim, type CoreSim } from './support/core-sim.js';
-import { killAll, requestToken, runJson, startServer, tempDataDir, type CreatedClient, type ServerProcess } from './support/process.js';
+import {
+  killAll,
+  requestToken,
+  runJson,
+  startServer,
+  tempDataDir,
+  type CreatedClient,
+  type ServerProcess,
+} from './support/process.js';
 
 after(killAll);
 
@@ -43,14 +51,22 @@ interface Outcome {
 function get(url: string, path: string, token: string, agent: http.Agent | false): Promise<Outcome> {
   return new Promise((resolve) => {
     let answered = false;
-    const request = http.get(new URL(path, url), { agent, headers: { authorization: `Bearer ${token}` }, timeout: 15_000 }, (response) => {
-      answered = true;
-      let body = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, body, endedAt: Date.now() }));
-      response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, answered }));
-      response.on('aborted', () => resolve({ error: 'aborted', answered }));
-    });
+    const request = http.get(
+      new URL(path, url),
+      { agent, headers: { authorization: `Bearer ${token}` }, timeout: 15_000 },
+      (response) => {
+        answered = true;
+        let body = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode!, connection: response.headers.connection, body, endedAt: Date.now() }),
+        );
+        response.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({ error: error.code ?? error.message, answered }),
+        );
+        response.on('aborted', () => resolve({ error: 'aborted', answered }));
+      },
+    );
     request.on('timeout', () => request.destroy(new Error('timeout')));
     request.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message, answered }));
   });
@@ -72,7 +88,13 @@ async function idleConnection(url: URL, token: string): Promise<{ ended: Promise
   }
   assert.match(received, /^HTTP\/1\.1 200 /);
   const first = received;
-  return { ended: new Promise((resolve) => socket.once('close', () => resolve({ ...(errorCode ? { error: errorCode } : {}), extra: received.slice(first.length) }))) };
+  return {
+    ended: new Promise((resolve) =>
+      socket.once('close', () =>
+        resolve({ ...(errorCode ? { error: errorCode } : {}), extra: received.slice(first.length) }),
+      ),
+    ),
+  };
 }
 
 /** When the server logged that it took the signal. */
@@ -123,9 +145,13 @@ describe('graceful shutdown under load (embedded database, external core)', { ti
 
     // Kept-alive connections, opened before the load: the requests in flight reuse them.
     const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
-    const warm = await Promise.all(Array.from({ length: IN_FLIGHT }, () => get(server.url, '/.well-known/jwks.json', token, agent)));
+    const warm = await Promise.all(
+      Array.from({ length: IN_FLIGHT }, () => get(server.url, '/.well-known/jwks.json', token, agent)),
+    );
     assert.ok(warm.every((outcome) => outcome.status === 200));
-    const idle = await Promise.all(Array.from({ length: IDLE_CONNECTIONS }, () => idleConnection(new URL(server.url), token)));
+    const idle = await Promise.all(
+      Array.from({ length: IDLE_CONNECTIONS }, () => idleConnection(new URL(server.url), token)),
+    );
 
     await sim.faults({ latencyMs: CORE_LATENCY_MS });
     const inFlight = Array.from({ length: IN_FLIGHT }, () => get(server.url, path, token, agent));
@@ -162,8 +188,12 @@ describe('graceful shutdown under load (embedded database, external core)', { ti
     // than it was sent): the client is told not to send more on that connection.
     const closingAt = shutdownLoggedAt(server.stderr());
     const whileClosing = answers.filter((answer) => answer.endedAt! > closingAt + 50);
-    assert.ok(whileClosing.length >= IN_FLIGHT / 2, `${whileClosing.length} answers came after the server took SIGTERM`);
-    for (const answer of whileClosing) assert.equal(answer.connection, 'close', 'told not to reuse the connection of a closing server');
+    assert.ok(
+      whileClosing.length >= IN_FLIGHT / 2,
+      `${whileClosing.length} answers came after the server took SIGTERM`,
+    );
+    for (const answer of whileClosing)
+      assert.equal(answer.connection, 'close', 'told not to reuse the connection of a closing server');
 
     for (const ended of await Promise.all(idle.map((connection) => connection.ended))) {
       assert.equal(ended.error, undefined, 'closed by the server, not reset');
@@ -216,7 +246,11 @@ describe('graceful shutdown under load (embedded database, external core)', { ti
               count(String(response.statusCode));
             } catch (error) {
               const code = (error as NodeJS.ErrnoException).code ?? String(error);
-              count(answered > 0 && code !== 'ECONNREFUSED' ? `error on a kept-alive connection: ${code}` : `turned away when connecting: ${code}`);
+              count(
+                answered > 0 && code !== 'ECONNREFUSED'
+                  ? `error on a kept-alive connection: ${code}`
+                  : `turned away when connecting: ${code}`,
+              );
               return;
             }
           }
@@ -242,7 +276,12 @@ describe('graceful shutdown under load (embedded database, external core)', { ti
     try {
       // Tokens name their server as issuer (COREGATE_ISSUER is unset): one from this server.
       const issued = await requestToken(patient.url, client, 'grant_type=client_credentials&scope=core%2Fmain');
-      const hanging = get(patient.url, `/core/accounts?customerId=${CUSTOMER_ID}`, String(issued.body['access_token']), false);
+      const hanging = get(
+        patient.url,
+        `/core/accounts?customerId=${CUSTOMER_ID}`,
+        String(issued.body['access_token']),
+        false,
+      );
       await sleep(200);
       const signalledAt = Date.now();
       const exit = await patient.stop(12_000);

@@ -10,12 +10,33 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
 import { startCoreSim, type CoreSim } from './support/core-sim.js';
-import { killAll, requestToken, runJson, startServer, tempDataDir, type CreatedClient, type ServerProcess } from './support/process.js';
+import {
+  killAll,
+  requestToken,
+  runJson,
+  startServer,
+  tempDataDir,
+  type CreatedClient,
+  type ServerProcess,
+} from './support/process.js';
 
 after(killAll);
 
 const CACHE_SECONDS = 2;
-const INSTITUTION_KEYS = ['coreCaFile', 'coreCertFile', 'coreKeyFile', 'coreSource', 'coreTimeoutMs', 'coreUrl', 'createdAt', 'enabled', 'hasApiKey', 'id', 'name', 'updatedAt'];
+const INSTITUTION_KEYS = [
+  'coreCaFile',
+  'coreCertFile',
+  'coreKeyFile',
+  'coreSource',
+  'coreTimeoutMs',
+  'coreUrl',
+  'createdAt',
+  'enabled',
+  'hasApiKey',
+  'id',
+  'name',
+  'updatedAt',
+];
 
 describe('institutions: CLI changes reach two running servers', { skip: postgresSkip, timeout: 120_000 }, () => {
   let database: FreshDatabase;
@@ -38,11 +59,17 @@ describe('institutions: CLI changes reach two running servers', { skip: postgres
       CORE_URL: bankA.url,
       COREGATE_INSTITUTION_CACHE_SECONDS: String(CACHE_SECONDS),
     };
-    const added = await runJson<Record<string, unknown>>(['institutions', 'add', '--id', 'bank-b', '--name', 'Bank B', '--core-url', bankB.url, '--json'], env);
+    const added = await runJson<Record<string, unknown>>(
+      ['institutions', 'add', '--id', 'bank-b', '--name', 'Bank B', '--core-url', bankB.url, '--json'],
+      env,
+    );
     assert.deepEqual(Object.keys(added).sort(), INSTITUTION_KEYS);
     assert.equal(added['hasApiKey'], false);
     assert.equal(added['enabled'], true);
-    client = await runJson(['clients', 'create', '--name', 'at bank b', '--platform', 'fintech', '--institution', 'bank-b', '--json'], env);
+    client = await runJson(
+      ['clients', 'create', '--name', 'at bank b', '--platform', 'fintech', '--institution', 'bank-b', '--json'],
+      env,
+    );
     assert.equal(client.institution, 'bank-b');
     servers = [await startServer(env), await startServer(env)];
     const issued = await requestToken(servers[0]!.url, client);
@@ -59,7 +86,10 @@ describe('institutions: CLI changes reach two running servers', { skip: postgres
   });
 
   async function accounts(server: ServerProcess): Promise<number> {
-    const response = await fetch(`${server.url}/core/accounts?customerId=at-b`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(`${server.url}/core/accounts?customerId=at-b`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(10_000),
+    });
     await response.arrayBuffer();
     return response.status;
   }

@@ -18,11 +18,17 @@ describe('oauth4webapi against a running coregate', { timeout: 120_000 }, () => 
     const env = { COREGATE_DATA_DIR: data.dir };
     const server = await startServer(env);
     t.after(() => server.kill());
-    const created = await runJson<CreatedClient>(['clients', 'create', '--name', 'oauth4webapi', '--grant', 'refresh_token', '--json'], env);
+    const created = await runJson<CreatedClient>(
+      ['clients', 'create', '--name', 'oauth4webapi', '--grant', 'refresh_token', '--json'],
+      env,
+    );
 
     const insecure = { [oauth.allowInsecureRequests]: true } as const;
     const issuer = new URL(server.url);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+    );
     assert.equal(as.token_endpoint, `${server.url}/oauth2/token`);
     assert.ok(as.jwks_uri);
     assert.ok(as.token_endpoint_auth_methods_supported?.includes('client_secret_basic'));
@@ -57,7 +63,10 @@ describe('oauth4webapi against a running coregate', { timeout: 120_000 }, () => 
       { signingAlgorithms: ['EdDSA'], ...insecure },
     );
     assert.equal(validated.client_id, created.client_id);
-    assert.equal((await jwtVerify(issued.access_token, jwks, { issuer: as.issuer, audience: gateway })).payload.aud, gateway);
+    assert.equal(
+      (await jwtVerify(issued.access_token, jwks, { issuer: as.issuer, audience: gateway })).payload.aud,
+      gateway,
+    );
 
     const refreshed = await oauth.processRefreshTokenResponse(
       as,
@@ -72,12 +81,20 @@ describe('oauth4webapi against a running coregate', { timeout: 120_000 }, () => 
     // Presenting the used refresh token again is refused, and revokes the newer one too.
     await assert.rejects(
       async () =>
-        oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, issued.refresh_token!, insecure)),
+        oauth.processRefreshTokenResponse(
+          as,
+          client,
+          await oauth.refreshTokenGrantRequest(as, client, clientAuth, issued.refresh_token!, insecure),
+        ),
       (error: unknown) => error instanceof oauth.ResponseBodyError && error.error === 'invalid_grant',
     );
     await assert.rejects(
       async () =>
-        oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshed.refresh_token!, insecure)),
+        oauth.processRefreshTokenResponse(
+          as,
+          client,
+          await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshed.refresh_token!, insecure),
+        ),
       (error: unknown) => error instanceof oauth.ResponseBodyError && error.error === 'invalid_grant',
     );
 
@@ -87,7 +104,13 @@ describe('oauth4webapi against a running coregate', { timeout: 120_000 }, () => 
         oauth.processClientCredentialsResponse(
           as,
           client,
-          await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic(`${created.client_secret}x`), { scope: 'core/main' }, insecure),
+          await oauth.clientCredentialsGrantRequest(
+            as,
+            client,
+            oauth.ClientSecretBasic(`${created.client_secret}x`),
+            { scope: 'core/main' },
+            insecure,
+          ),
         ),
       (error: unknown) => error instanceof oauth.ResponseBodyError && error.error === 'invalid_client',
     );

@@ -30,41 +30,53 @@ function cleanEnv(): NodeJS.ProcessEnv {
 /** The SQL between docs/operations.md's database-setup markers. */
 function documentedDatabaseSetup(): string {
   const guide = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
-  const match = /<!-- snippet:database-setup:start -->\n```sql\n([\s\S]*?)```\n<!-- snippet:database-setup:end -->/.exec(guide);
+  const match =
+    /<!-- snippet:database-setup:start -->\n```sql\n([\s\S]*?)```\n<!-- snippet:database-setup:end -->/.exec(guide);
   assert.ok(match, 'docs/operations.md shows the database setup between its snippet markers');
   return match[1]!;
 }
 
 const isGitCheckout = existsSync(join(ROOT, '.git'));
 
-describe('production install from a clean clone', { timeout: 300_000, skip: isGitCheckout ? false : 'not a git checkout: nothing to clone' }, () => {
-  it('npm ci --omit=dev gives a working bin/coregate: --version, migrate and serve on the documented PostgreSQL role', async (t) => {
-    const work = mkdtempSync(join(tmpdir(), 'cg-install-'));
-    t.after(() => rmSync(work, { recursive: true, force: true }));
-    const clone = join(work, 'coregate');
-    const started = Date.now();
-    await run('git', ['clone', '--quiet', '--no-hardlinks', ROOT, clone], { env: cleanEnv() });
-    await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: clone, env: cleanEnv(), timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
-    t.diagnostic(`clone and npm ci --omit=dev: ${Date.now() - started} ms`);
-    assert.ok(!existsSync(join(clone, 'node_modules', 'oauth4webapi')), 'no devDependency was installed');
-    assert.ok(existsSync(join(clone, 'dist', 'src', 'cli', 'main.js')), 'the server was compiled');
+describe(
+  'production install from a clean clone',
+  { timeout: 300_000, skip: isGitCheckout ? false : 'not a git checkout: nothing to clone' },
+  () => {
+    it('npm ci --omit=dev gives a working bin/coregate: --version, migrate and serve on the documented PostgreSQL role', async (t) => {
+      const work = mkdtempSync(join(tmpdir(), 'cg-install-'));
+      t.after(() => rmSync(work, { recursive: true, force: true }));
+      const clone = join(work, 'coregate');
+      const started = Date.now();
+      await run('git', ['clone', '--quiet', '--no-hardlinks', ROOT, clone], { env: cleanEnv() });
+      await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], {
+        cwd: clone,
+        env: cleanEnv(),
+        timeout: 240_000,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      t.diagnostic(`clone and npm ci --omit=dev: ${Date.now() - started} ms`);
+      assert.ok(!existsSync(join(clone, 'node_modules', 'oauth4webapi')), 'no devDependency was installed');
+      assert.ok(existsSync(join(clone, 'dist', 'src', 'cli', 'main.js')), 'the server was compiled');
 
-    const version = await runCli(['--version'], {}, 30_000, clone);
-    assert.equal(version.code, 0, version.stderr);
-    const { version: packageVersion } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    assert.equal(version.stdout.trim(), `coregate ${packageVersion}`);
+      const version = await runCli(['--version'], {}, 30_000, clone);
+      assert.equal(version.code, 0, version.stderr);
+      const { version: packageVersion } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        version: string;
+      };
+      assert.equal(version.stdout.trim(), `coregate ${packageVersion}`);
 
-    const env = await databaseFor(t);
-    const migrated = await runCli(['migrate'], env, 60_000, clone);
-    assert.equal(migrated.code, 0, migrated.stderr);
+      const env = await databaseFor(t);
+      const migrated = await runCli(['migrate'], env, 60_000, clone);
+      assert.equal(migrated.code, 0, migrated.stderr);
 
-    const server = await spawnServer(env, clone).ready();
-    const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as { keys: unknown[] };
-    assert.ok(jwks.keys.length > 0);
-    assert.equal((await server.stop()).code, 0);
-    t.diagnostic(`whole install test: ${Date.now() - started} ms`);
-  });
-});
+      const server = await spawnServer(env, clone).ready();
+      const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as { keys: unknown[] };
+      assert.ok(jwks.keys.length > 0);
+      assert.equal((await server.stop()).code, 0);
+      t.diagnostic(`whole install test: ${Date.now() - started} ms`);
+    });
+  },
+);
 
 /**
  * The settings of a database made as docs/operations.md says (its SQL, with this test's own
@@ -86,7 +98,11 @@ async function databaseFor(t: { after(fn: () => unknown): void }): Promise<Recor
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    for (const statement of sql.split(';').map((text) => text.replace(/--.*$/gm, '').trim()).filter(Boolean)) await admin.query(statement);
+    for (const statement of sql
+      .split(';')
+      .map((text) => text.replace(/--.*$/gm, '').trim())
+      .filter(Boolean))
+      await admin.query(statement);
   } finally {
     await admin.end();
   }

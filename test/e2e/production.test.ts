@@ -26,12 +26,20 @@ describe('serve with NODE_ENV=production', () => {
 
   it('creates no demo client on a fresh embedded database and warns about the simulator and the embedded database', async () => {
     const data = tempDataDir();
-    const env = { NODE_ENV: 'production', COREGATE_DATA_DIR: data.dir, COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+    const env = {
+      NODE_ENV: 'production',
+      COREGATE_DATA_DIR: data.dir,
+      COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    };
     const server = await startServer(env);
     try {
       const expected = [/BUILT-IN CORE SIMULATOR/, /EMBEDDED DATABASE/];
       const warnings = await startWarnings(server, expected);
-      for (const pattern of expected) assert.ok(warnings.some((msg) => pattern.test(msg)), warnings.join('\n'));
+      for (const pattern of expected)
+        assert.ok(
+          warnings.some((msg) => pattern.test(msg)),
+          warnings.join('\n'),
+        );
       assert.deepEqual(await runJson(['clients', 'list', '--json'], env), []);
     } finally {
       await server.stop();

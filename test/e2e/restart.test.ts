@@ -8,7 +8,15 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { createFreshDatabase, postgresSkip } from '../support/postgres.js';
-import { killAll, requestToken, runJson, startServer, tempDataDir, type CreatedClient, type Env } from './support/process.js';
+import {
+  killAll,
+  requestToken,
+  runJson,
+  startServer,
+  tempDataDir,
+  type CreatedClient,
+  type Env,
+} from './support/process.js';
 
 after(killAll);
 
@@ -34,7 +42,9 @@ async function tokenSurvivesRestart(env: Env): Promise<void> {
 
     second = await startServer(env);
     assert.deepEqual(await jwksKids(second.url), kidsBefore, 'the same signing key after the restart');
-    const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(`${second.url}/.well-known/jwks.json`)), { issuer: ISSUER });
+    const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(`${second.url}/.well-known/jwks.json`)), {
+      issuer: ISSUER,
+    });
     assert.equal(payload.sub, client.client_id);
 
     // The client and its secret survived too, and new tokens use the same key.

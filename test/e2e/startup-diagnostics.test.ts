@@ -24,7 +24,11 @@ describe('start-up diagnostics', { timeout: 120_000 }, () => {
     for (const command of [['serve'], ['migrate']]) {
       const result = await runCli(command, env, 30_000);
       assert.notEqual(result.code, 0, `${command[0]} exits non-zero`);
-      assert.match(result.stderr, new RegExp(`coregate: could not connect to PostgreSQL at 127\\.0\\.0\\.1:${port}: connection refused`), result.stderr);
+      assert.match(
+        result.stderr,
+        new RegExp(`coregate: could not connect to PostgreSQL at 127\\.0\\.0\\.1:${port}: connection refused`),
+        result.stderr,
+      );
       assert.ok(!result.stderr.includes('temporarily unavailable'), result.stderr);
       assert.ok(!(result.stderr + result.stdout).includes(password), 'the password is never printed');
     }
@@ -37,7 +41,10 @@ describe('start-up diagnostics', { timeout: 120_000 }, () => {
     t.after(() => server.kill());
     const issuerWarning = /^COREGATE_ISSUER is not set and HOST=0\.0\.0\.0 listens on every address/;
     const warnings = await startWarnings(server, [/^COREGATE_WOKRERS is not a coregate setting/, issuerWarning]);
-    assert.ok(warnings.includes('COREGATE_WOKRERS is not a coregate setting and is ignored (did you mean COREGATE_WORKERS?)'), warnings.join('\n'));
+    assert.ok(
+      warnings.includes('COREGATE_WOKRERS is not a coregate setting and is ignored (did you mean COREGATE_WORKERS?)'),
+      warnings.join('\n'),
+    );
     assert.ok(
       warnings.some((msg) => issuerWarning.test(msg) && msg.includes(server.url)),
       warnings.join('\n'),

@@ -17,7 +17,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
 import { startCoreSim, type CoreSim } from './support/core-sim.js';
-import { basicAuth, killAll, runCli, runJson, startServer, tempDataDir, type CreatedClient, type ServerProcess } from './support/process.js';
+import {
+  basicAuth,
+  killAll,
+  runCli,
+  runJson,
+  startServer,
+  tempDataDir,
+  type CreatedClient,
+  type ServerProcess,
+} from './support/process.js';
 
 after(killAll);
 
@@ -41,14 +50,17 @@ interface LogLine {
 }
 
 function logLines(server: ServerProcess): LogLine[] {
-  return server.stderr().split('\n').flatMap((line) => {
-    if (!line.startsWith('{')) return [];
-    try {
-      return [JSON.parse(line) as LogLine];
-    } catch {
-      return [];
-    }
-  });
+  return server
+    .stderr()
+    .split('\n')
+    .flatMap((line) => {
+      if (!line.startsWith('{')) return [];
+      try {
+        return [JSON.parse(line) as LogLine];
+      } catch {
+        return [];
+      }
+    });
 }
 
 function isAlive(pid: number): boolean {
@@ -77,7 +89,10 @@ describe('COREGATE_WORKERS with the embedded database', () => {
       const result = await runCli(['serve'], { COREGATE_DATA_DIR: data.dir, COREGATE_WORKERS: '2', PORT: '0' });
       assert.equal(result.code, 2);
       assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
-      assert.match(result.stderr, /^coregate: invalid configuration: COREGATE_WORKERS must be 1 with the embedded database \(got 2\); set DATABASE_URL/);
+      assert.match(
+        result.stderr,
+        /^coregate: invalid configuration: COREGATE_WORKERS must be 1 with the embedded database \(got 2\); set DATABASE_URL/,
+      );
       assert.equal(existsSync(join(data.dir, 'pg')), false, 'nothing was opened');
     } finally {
       data.remove();
@@ -105,7 +120,10 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
     // The database is fresh: the supervisor migrates it before forking.
     server = await startServer(env);
     await until('both workers serving', () => logLines(server).find((line) => line.msg === 'all 2 workers serving'));
-    client = await runJson<CreatedClient>(['clients', 'create', '--name', 'workers', '--grant', 'refresh_token', '--json'], env);
+    client = await runJson<CreatedClient>(
+      ['clients', 'create', '--name', 'workers', '--grant', 'refresh_token', '--json'],
+      env,
+    );
   });
 
   after(async () => {
@@ -116,13 +134,24 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
 
   /** The worker that served the request with this id, from the request's log lines. */
   async function servedBy(requestId: string): Promise<number> {
-    return until(`a log line of request ${requestId}`, () => logLines(server).find((line) => line.reqId === requestId && typeof line.pid === 'number')?.pid, 5_000);
+    return until(
+      `a log line of request ${requestId}`,
+      () => logLines(server).find((line) => line.reqId === requestId && typeof line.pid === 'number')?.pid,
+      5_000,
+    );
   }
 
   /** One request; `agent: false` opens a new connection, which the supervisor hands to the next worker. */
-  async function send(path: string, options: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent | false } = {}): Promise<Answer> {
+  async function send(
+    path: string,
+    options: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent | false } = {},
+  ): Promise<Answer> {
     const requestId = `workers-test-${++requestCount}`;
-    const { status, headers, body } = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const { status, headers, body } = await new Promise<{
+      status: number;
+      headers: http.IncomingHttpHeaders;
+      body: string;
+    }>((resolve, reject) => {
       const request = http.request(new URL(path, server.url), {
         method: options.method ?? 'GET',
         headers: { 'x-request-id': requestId, ...options.headers },
@@ -163,11 +192,17 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
     return [pinned[0]!, pinned[1]!];
   }
 
-  async function tokenFrom(worker: Pinned, form = 'grant_type=client_credentials&scope=core%2Fmain'): Promise<Answer & { json: Record<string, unknown> }> {
+  async function tokenFrom(
+    worker: Pinned,
+    form = 'grant_type=client_credentials&scope=core%2Fmain',
+  ): Promise<Answer & { json: Record<string, unknown> }> {
     const answer = await send('/oauth2/token', {
       method: 'POST',
       agent: worker.agent,
-      headers: { authorization: basicAuth(client.client_id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: basicAuth(client.client_id, client.client_secret),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: form,
     });
     assert.equal(answer.pid, worker.pid, 'served by the pinned worker');
@@ -175,7 +210,10 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
   }
 
   async function accountsAt(worker: Pinned, token: string): Promise<Answer> {
-    const answer = await send(`/core/accounts?customerId=${CUSTOMER_ID}`, { agent: worker.agent, headers: { authorization: `Bearer ${token}` } });
+    const answer = await send(`/core/accounts?customerId=${CUSTOMER_ID}`, {
+      agent: worker.agent,
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(answer.pid, worker.pid, 'served by the pinned worker');
     return answer;
   }
@@ -224,7 +262,7 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
     ];
     for (const answer of answers) assert.equal(answer.status, 200, answer.body);
     assert.equal(new Set(answers.map((answer) => answer.body)).size, 1, 'the same accounts from either worker');
-    assert.equal(((JSON.parse(answers[0]!.body) as { data: unknown[] }).data).length, 3);
+    assert.equal((JSON.parse(answers[0]!.body) as { data: unknown[] }).data.length, 3);
     assert.equal((await sim.stats()).sessionsStarted, 1, 'one core session for the customer, shared by both workers');
   });
 
@@ -269,8 +307,12 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
     const [a, b] = await pinBothWorkers();
     for (const each of pinned.splice(0)) each.agent.destroy();
     process.kill(a.pid, 'SIGKILL');
-    const replacement = await until('a replacement worker', () =>
-      logLines(server).find((line) => line.msg === 'worker serving' && line.workerPid !== a.pid && line.workerPid !== b.pid)?.workerPid,
+    const replacement = await until(
+      'a replacement worker',
+      () =>
+        logLines(server).find(
+          (line) => line.msg === 'worker serving' && line.workerPid !== a.pid && line.workerPid !== b.pid,
+        )?.workerPid,
     );
     const death = logLines(server).find((line) => line.msg === 'worker died unexpectedly; restarting it');
     assert.equal(death?.['workerPid'], a.pid);
@@ -288,11 +330,19 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
   it('SIGTERM to the supervisor: both workers finish what is in flight and exit; the supervisor exits 0 within 10 s', async () => {
     const token = String((await tokenFrom((await pinBothWorkers())[0])).json['access_token']);
     for (const each of pinned.splice(0)) each.agent.destroy();
-    const workerPids = [...new Set(logLines(server).filter((line) => line.msg === 'worker serving').map((line) => Number(line.workerPid)))].filter(isAlive);
+    const workerPids = [
+      ...new Set(
+        logLines(server)
+          .filter((line) => line.msg === 'worker serving')
+          .map((line) => Number(line.workerPid)),
+      ),
+    ].filter(isAlive);
     assert.equal(workerPids.length, 2);
 
     await sim.faults({ latencyMs: 300 });
-    const inFlight = Array.from({ length: 20 }, () => send(`/core/accounts?customerId=${CUSTOMER_ID}`, { headers: { authorization: `Bearer ${token}` } }));
+    const inFlight = Array.from({ length: 20 }, () =>
+      send(`/core/accounts?customerId=${CUSTOMER_ID}`, { headers: { authorization: `Bearer ${token}` } }),
+    );
     await sleep(150);
     const stoppedAt = Date.now();
     const exit = await server.stop(12_000);
@@ -311,7 +361,11 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     try {
-      const result = await runCli(['serve'], { ...env, PORT: String((taken.address() as net.AddressInfo).port) }, 20_000);
+      const result = await runCli(
+        ['serve'],
+        { ...env, PORT: String((taken.address() as net.AddressInfo).port) },
+        20_000,
+      );
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /worker exited before all workers were serving; stopping/);
     } finally {

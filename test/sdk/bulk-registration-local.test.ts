@@ -8,7 +8,13 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { CoregateClient, CoregateError, type BulkRegistrationItem, type BulkRegistrationProgress, type BulkRegistrationResult } from '@coregate/client';
+import {
+  CoregateClient,
+  CoregateError,
+  type BulkRegistrationItem,
+  type BulkRegistrationProgress,
+  type BulkRegistrationResult,
+} from '@coregate/client';
 import { listenLocally } from '../support/local-server.js';
 
 interface Arrival {
@@ -33,18 +39,30 @@ const success = (customerId: string | undefined, customerKey: string | undefined
   code: 200,
   data: { customerId, customerKey },
 });
-const envelope = (status: number, name: string, className: string, reason: string) => ({ name, className, message: reason, code: status, data: { reason, requestId: 'r' } });
+const envelope = (status: number, name: string, className: string, reason: string) => ({
+  name,
+  className,
+  message: reason,
+  code: status,
+  data: { reason, requestId: 'r' },
+});
 
 function json(response: ServerResponse, answer: Answer): void {
-  response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
+  response
+    .writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+    .end(JSON.stringify(answer.body));
 }
 
 function* customers(count: number, from = 0): Generator<BulkRegistrationItem> {
-  for (let index = from; index < from + count; index++) yield { customerId: `bulk-${index}`, customer: { customerKey: `C-${100000 + index}` } };
+  for (let index = from; index < from + count; index++)
+    yield { customerId: `bulk-${index}`, customer: { customerKey: `C-${100000 + index}` } };
 }
 
 /** `items` behind a generator that notes whether the batch closed it (its `finally` ran). */
-function closable(items: Iterable<BulkRegistrationItem>): { items: Generator<BulkRegistrationItem>; closed: () => boolean } {
+function closable(items: Iterable<BulkRegistrationItem>): {
+  items: Generator<BulkRegistrationItem>;
+  closed: () => boolean;
+} {
   let closed = false;
   function* source(): Generator<BulkRegistrationItem> {
     try {
@@ -83,7 +101,11 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
           return;
         }
         inFlight += 1;
-        const arrival: Arrival = { at: Date.now(), inFlight, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Arrival['body'] };
+        const arrival: Arrival = {
+          at: Date.now(),
+          inFlight,
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Arrival['body'],
+        };
         arrivals.push(arrival);
         const reply = answer(arrival, arrivals.length);
         setTimeout(() => {
@@ -102,7 +124,10 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
     inFlight = 0;
     tokenRequests = 0;
     token = () => ({ status: 200, body: { access_token: 'token-1', token_type: 'Bearer', expires_in: 3600 } });
-    answer = (arrival) => ({ status: 200, body: success(arrival.body.registration?.customerId, arrival.body.customer?.customerKey) });
+    answer = (arrival) => ({
+      status: 200,
+      body: success(arrival.body.registration?.customerId, arrival.body.customer?.customerKey),
+    });
   });
 
   const client = () => new CoregateClient({ baseUrl, clientId: 'cg_local', clientSecret: 'cgs_local-secret' });
@@ -112,13 +137,25 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
     const results = await collect(client().registerCustomers(customers(200), { concurrency: 8 }));
     assert.equal(results.length, 200);
     assert.ok(results.every((result) => result.ok && result.attempts === 1));
-    assert.deepEqual(results.map((result) => result.index).sort((a, b) => a - b), Array.from({ length: 200 }, (_, index) => index));
+    assert.deepEqual(
+      results.map((result) => result.index).sort((a, b) => a - b),
+      Array.from({ length: 200 }, (_, index) => index),
+    );
     const byIndex = new Map(results.map((result) => [result.index, result]));
-    assert.deepEqual(byIndex.get(42), { index: 42, customerId: 'bulk-42', attempts: 1, ok: true, customerKey: 'C-100042' });
+    assert.deepEqual(byIndex.get(42), {
+      index: 42,
+      customerId: 'bulk-42',
+      attempts: 1,
+      ok: true,
+      customerKey: 'C-100042',
+    });
     assert.equal(maxInFlight(arrivals), 8, 'never more than 8 at once, and 8 reached');
     assert.equal(tokenRequests, 1);
     // Both forms of an item become the same wire body.
-    assert.deepEqual(arrivals.find((arrival) => arrival.body.registration?.customerId === 'bulk-42')?.body, { customer: { customerKey: 'C-100042' }, registration: { customerId: 'bulk-42' } });
+    assert.deepEqual(arrivals.find((arrival) => arrival.body.registration?.customerId === 'bulk-42')?.body, {
+      customer: { customerKey: 'C-100042' },
+      registration: { customerId: 'bulk-42' },
+    });
   });
 
   it('takes wire bodies and any async iterable, and reads it lazily', async () => {
@@ -149,29 +186,53 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
   it('waits out a 429 with Retry-After: the batch pauses, halves its concurrency, and sends the item again', async () => {
     answer = (arrival, count) =>
       count > 20 && count <= 28
-        ? { status: 429, body: envelope(429, 'TooManyRequests', 'too-many-requests', 'rate_limited'), headers: { 'retry-after': '1' } }
+        ? {
+            status: 429,
+            body: envelope(429, 'TooManyRequests', 'too-many-requests', 'rate_limited'),
+            headers: { 'retry-after': '1' },
+          }
         : { status: 200, body: success(arrival.body.registration?.customerId, arrival.body.customer?.customerKey) };
     const progress: BulkRegistrationProgress[] = [];
     const started = Date.now();
-    const results = await collect(client().registerCustomers(customers(100), { concurrency: 8, onProgress: (report) => progress.push(report) }));
+    const results = await collect(
+      client().registerCustomers(customers(100), { concurrency: 8, onProgress: (report) => progress.push(report) }),
+    );
     assert.equal(results.length, 100);
-    assert.ok(results.every((result) => result.ok), 'a 429 never fails an item');
+    assert.ok(
+      results.every((result) => result.ok),
+      'a 429 never fails an item',
+    );
     assert.equal(results.filter((result) => result.attempts === 2).length, 8, 'each refused item sent once more');
     assert.ok(Date.now() - started >= 1000, 'Retry-After was waited out');
     const firstRefused = arrivals[20]!.at;
     const resumed = arrivals.filter((arrival) => arrival.at >= firstRefused + 900);
     assert.ok(resumed.length > 0);
-    assert.ok(maxInFlight(resumed.slice(0, 10)) <= 4, `after the pause at most half as many in flight (saw ${maxInFlight(resumed.slice(0, 10))})`);
+    assert.ok(
+      maxInFlight(resumed.slice(0, 10)) <= 4,
+      `after the pause at most half as many in flight (saw ${maxInFlight(resumed.slice(0, 10))})`,
+    );
     const last = progress.at(-1)!;
-    assert.deepEqual({ done: last.done, succeeded: last.succeeded, failed: last.failed, throttled: last.throttled }, { done: 100, succeeded: 100, failed: 0, throttled: 8 });
-    assert.ok(progress.some((report) => report.pausedUntil !== undefined && report.concurrency === 4), 'the pause and the halving are reported');
+    assert.deepEqual(
+      { done: last.done, succeeded: last.succeeded, failed: last.failed, throttled: last.throttled },
+      { done: 100, succeeded: 100, failed: 0, throttled: 8 },
+    );
+    assert.ok(
+      progress.some((report) => report.pausedUntil !== undefined && report.concurrency === 4),
+      'the pause and the halving are reported',
+    );
   });
 
-  it('a 503 with Retry-After is waited out too; a 503 without it is the item\'s failure', async () => {
+  it("a 503 with Retry-After is waited out too; a 503 without it is the item's failure", async () => {
     answer = (arrival, count) => {
       const customerId = arrival.body.registration?.customerId;
-      if (customerId === 'bulk-3') return { status: 503, body: envelope(503, 'Unavailable', 'unavailable', 'unavailable') };
-      if (count <= 2) return { status: 503, body: envelope(503, 'Unavailable', 'unavailable', 'unavailable'), headers: { 'retry-after': '1' } };
+      if (customerId === 'bulk-3')
+        return { status: 503, body: envelope(503, 'Unavailable', 'unavailable', 'unavailable') };
+      if (count <= 2)
+        return {
+          status: 503,
+          body: envelope(503, 'Unavailable', 'unavailable', 'unavailable'),
+          headers: { 'retry-after': '1' },
+        };
       return { status: 200, body: success(customerId, arrival.body.customer?.customerKey) };
     };
     const results = await collect(client().registerCustomers(customers(10), { concurrency: 2 }));
@@ -182,18 +243,38 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
     assert.equal(results.filter((result) => result.ok && result.attempts === 2).length, 2);
   });
 
-  it('every other error is that item\'s result and the batch goes on', async () => {
+  it("every other error is that item's result and the batch goes on", async () => {
     const errors: Record<string, Answer> = {
-      'bulk-1': { status: 400, body: { ...envelope(400, 'BadRequest', 'bad-request', 'invalid_request'), data: { reason: 'invalid_request', errors: [{ path: '/customer/customerKey', message: 'must not be empty' }] } } },
+      'bulk-1': {
+        status: 400,
+        body: {
+          ...envelope(400, 'BadRequest', 'bad-request', 'invalid_request'),
+          data: {
+            reason: 'invalid_request',
+            errors: [{ path: '/customer/customerKey', message: 'must not be empty' }],
+          },
+        },
+      },
       'bulk-2': { status: 409, body: envelope(409, 'Conflict', 'conflict', 'customer_id_taken') },
-      'bulk-3': { status: 401, body: envelope(401, 'NotAuthenticated', 'not-authenticated', 'customer_not_recognised') },
+      'bulk-3': {
+        status: 401,
+        body: envelope(401, 'NotAuthenticated', 'not-authenticated', 'customer_not_recognised'),
+      },
       'bulk-4': { status: 502, body: envelope(502, 'BadGateway', 'bad-gateway', 'core_failed') },
       'bulk-5': { status: 500, body: 'not json' },
     };
-    answer = (arrival) => errors[arrival.body.registration?.customerId ?? ''] ?? { status: 200, body: success(arrival.body.registration?.customerId, arrival.body.customer?.customerKey) };
+    answer = (arrival) =>
+      errors[arrival.body.registration?.customerId ?? ''] ?? {
+        status: 200,
+        body: success(arrival.body.registration?.customerId, arrival.body.customer?.customerKey),
+      };
     const results = await collect(client().registerCustomers(customers(20), { concurrency: 4 }));
     assert.equal(results.length, 20);
-    const failures = Object.fromEntries(results.flatMap((result) => (result.ok ? [] : [[result.customerId, [result.error.status, result.error.data['reason'], result.attempts]]])));
+    const failures = Object.fromEntries(
+      results.flatMap((result) =>
+        result.ok ? [] : [[result.customerId, [result.error.status, result.error.data['reason'], result.attempts]]],
+      ),
+    );
     assert.deepEqual(failures, {
       'bulk-1': [400, 'invalid_request', 1],
       'bulk-2': [409, 'customer_id_taken', 1],
@@ -205,7 +286,10 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
   });
 
   it('an error about the client ends the batch: refused credentials are thrown, not repeated for every item', async () => {
-    token = () => ({ status: 400, body: { error: 'invalid_client', error_description: 'client authentication failed' } });
+    token = () => ({
+      status: 400,
+      body: { error: 'invalid_client', error_description: 'client authentication failed' },
+    });
     const seen: BulkRegistrationResult[] = [];
     const error = await (async () => {
       for await (const result of client().registerCustomers(customers(1000), { concurrency: 8 })) seen.push(result);
@@ -224,8 +308,19 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
     ];
     for (const [status, reason, headers] of cases) {
       arrivals = [];
-      answer = () => ({ status, body: envelope(status, status === 401 ? 'NotAuthenticated' : 'Forbidden', status === 401 ? 'not-authenticated' : 'forbidden', reason), headers });
-      const error = await collect(client().registerCustomers(customers(1000), { concurrency: 4 })).catch((caught: unknown) => caught);
+      answer = () => ({
+        status,
+        body: envelope(
+          status,
+          status === 401 ? 'NotAuthenticated' : 'Forbidden',
+          status === 401 ? 'not-authenticated' : 'forbidden',
+          reason,
+        ),
+        headers,
+      });
+      const error = await collect(client().registerCustomers(customers(1000), { concurrency: 4 })).catch(
+        (caught: unknown) => caught,
+      );
       assert.ok(error instanceof CoregateError, String(error));
       assert.equal(error.data['reason'], reason);
       assert.ok(arrivals.length <= 8, `${reason}: stopped after the registrations in flight (${arrivals.length} sent)`);
@@ -233,12 +328,19 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
   });
 
   it('the AbortSignal stops the batch: the iterator throws its reason and the source is closed', async () => {
-    answer = (arrival) => ({ status: 200, body: success(arrival.body.registration?.customerId, arrival.body.customer?.customerKey), delayMs: 20 });
+    answer = (arrival) => ({
+      status: 200,
+      body: success(arrival.body.registration?.customerId, arrival.body.customer?.customerKey),
+      delayMs: 20,
+    });
     const source = closable(customers(10_000));
     const controller = new AbortController();
     const seen: BulkRegistrationResult[] = [];
     const error = await (async () => {
-      for await (const result of client().registerCustomers(source.items, { concurrency: 4, signal: controller.signal })) {
+      for await (const result of client().registerCustomers(source.items, {
+        concurrency: 4,
+        signal: controller.signal,
+      })) {
         seen.push(result);
         if (seen.length === 10) controller.abort(new Error('operator stopped the import'));
       }
@@ -253,7 +355,9 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
   });
 
   it('an AbortSignal already aborted sends nothing', async () => {
-    const error = await collect(client().registerCustomers(customers(10), { signal: AbortSignal.abort(new Error('too late')) })).catch((caught: unknown) => caught);
+    const error = await collect(
+      client().registerCustomers(customers(10), { signal: AbortSignal.abort(new Error('too late')) }),
+    ).catch((caught: unknown) => caught);
     assert.equal((error as Error).message, 'too late');
     assert.equal(arrivals.length, 0);
   });

@@ -12,7 +12,12 @@ import { rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { CoregateClient, type BulkRegistrationItem, type BulkRegistrationProgress, type BulkRegistrationResult } from '@coregate/client';
+import {
+  CoregateClient,
+  type BulkRegistrationItem,
+  type BulkRegistrationProgress,
+  type BulkRegistrationResult,
+} from '@coregate/client';
 import { generatedDemographics } from '../../src/adapters/core/simulator/demo-data.js';
 import { QUICKEST_BACKEND } from '../support/backends.js';
 import { guideSnippet, REPOSITORY_ROOT } from '../support/guide-snippet.js';
@@ -27,7 +32,8 @@ function registrationBody(item: BulkRegistrationItem): unknown {
 
 /** Form B items for generated customers `C-<first>` … (the simulator's population starts at 100000). */
 function* formB(prefix: string, first: number, count: number): Generator<BulkRegistrationItem> {
-  for (let n = first; n < first + count; n++) yield { customerId: `${prefix}-${n}`, customer: { customerKey: `C-${n}` } };
+  for (let n = first; n < first + count; n++)
+    yield { customerId: `${prefix}-${n}`, customer: { customerKey: `C-${n}` } };
 }
 
 async function collect(results: AsyncIterable<BulkRegistrationResult>): Promise<BulkRegistrationResult[]> {
@@ -49,7 +55,13 @@ async function listening(env: Record<string, string> = {}): Promise<Listening> {
   await harness.app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(harness.app.server.address() as AddressInfo).port}`;
   const credentials = await harness.client({ platform: 'bulk-platform' });
-  return { harness, baseUrl, credentials, cg: new CoregateClient({ baseUrl, clientId: credentials.id, clientSecret: credentials.secret }), platform: credentials.platform };
+  return {
+    harness,
+    baseUrl,
+    credentials,
+    cg: new CoregateClient({ baseUrl, clientId: credentials.id, clientSecret: credentials.secret }),
+    platform: credentials.platform,
+  };
 }
 
 describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEND.skip, timeout: 120_000 }, () => {
@@ -71,7 +83,12 @@ describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEN
     const sessions = sessionsStarted();
     const rows = await associationCount(harness, platform);
     const progress: BulkRegistrationProgress[] = [];
-    const results = await collect(cg.registerCustomers(formB('many', 200_000, 400), { concurrency: 16, onProgress: (report) => progress.push(report) }));
+    const results = await collect(
+      cg.registerCustomers(formB('many', 200_000, 400), {
+        concurrency: 16,
+        onProgress: (report) => progress.push(report),
+      }),
+    );
     assert.equal(results.length, 400);
     assert.deepEqual(
       results.filter((result) => !result.ok),
@@ -86,12 +103,25 @@ describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEN
     assert.equal(sessionsStarted() - sessions, 400, 'one core session per customer');
     assert.equal((await associationCount(harness, platform)) - rows, 400);
     const last = progress.at(-1)!;
-    assert.deepEqual({ done: last.done, succeeded: last.succeeded, failed: last.failed, throttled: last.throttled, inFlight: last.inFlight }, { done: 400, succeeded: 400, failed: 0, throttled: 0, inFlight: 0 });
-    assert.equal(Math.max(...progress.map((report) => report.inFlight)), 15, 'sixteen in flight (the one settling not counted)');
+    assert.deepEqual(
+      {
+        done: last.done,
+        succeeded: last.succeeded,
+        failed: last.failed,
+        throttled: last.throttled,
+        inFlight: last.inFlight,
+      },
+      { done: 400, succeeded: 400, failed: 0, throttled: 0, inFlight: 0 },
+    );
+    assert.equal(
+      Math.max(...progress.map((report) => report.inFlight)),
+      15,
+      'sixteen in flight (the one settling not counted)',
+    );
     assert.deepEqual((await cg.getCustomer('many-200123')).customerKey, 'C-200123');
   });
 
-  it('reports each outcome an onboarding meets as that item\'s result, and goes on', async () => {
+  it("reports each outcome an onboarding meets as that item's result, and goes on", async () => {
     await cg.registerCustomer({ customerId: 'known-1', customer: { customerKey: 'C-300001' } });
     const ada = generatedDemographics(300_002);
     const items: BulkRegistrationItem[] = [
@@ -99,7 +129,14 @@ describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEN
       { customerId: 'known-1', customer: { customerKey: 'C-300009' } },
       { customerId: 'unknown-customer', customer: { customerKey: 'C-0000000' } },
       { customer: { customerKey: 'C-300003' }, registration: { customerId: 'has blanks' } },
-      { demographics: { socialSecurityNumber: ada.socialSecurityNumber, accountNumber: ada.accountNumber, birthDay: ada.birthDay }, registration: { customerId: 'by-demographics' } },
+      {
+        demographics: {
+          socialSecurityNumber: ada.socialSecurityNumber,
+          accountNumber: ada.accountNumber,
+          birthDay: ada.birthDay,
+        },
+        registration: { customerId: 'by-demographics' },
+      },
     ];
     const sessions = sessionsStarted();
     const active = activeSessions();
@@ -107,10 +144,16 @@ describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEN
     const byIndex = new Map(results.map((result) => [result.index, result]));
     const outcome = (index: number) => {
       const result = byIndex.get(index)!;
-      return result.ok ? ['ok', result.customerId, result.customerKey] : [result.error.status, result.customerId, result.error.data['reason']];
+      return result.ok
+        ? ['ok', result.customerId, result.customerKey]
+        : [result.error.status, result.customerId, result.error.data['reason']];
     };
     assert.deepEqual(outcome(0), ['ok', 'known-1', 'C-300001'], 'the same customer again: idempotent');
-    assert.deepEqual(outcome(1), [409, 'known-1', 'customer_id_taken'], 'another core customer under a taken customerId');
+    assert.deepEqual(
+      outcome(1),
+      [409, 'known-1', 'customer_id_taken'],
+      'another core customer under a taken customerId',
+    );
     assert.deepEqual(outcome(2), [401, 'unknown-customer', 'customer_not_recognised']);
     assert.deepEqual(outcome(3), [400, 'has blanks', 'invalid_request']);
     const invalid = byIndex.get(3)!;
@@ -120,7 +163,11 @@ describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEN
     // ended again; the unknown customer and the bad body start none.
     assert.equal(sessionsStarted() - sessions, 3);
     assert.equal(activeSessions() - active, 2, 'the refused registration left no session at the core');
-    assert.doesNotMatch(JSON.stringify(results), new RegExp(`${ada.accountNumber}|${ada.socialSecurityNumber}|${ada.birthDay}`), 'no personal data in the results');
+    assert.doesNotMatch(
+      JSON.stringify(results),
+      new RegExp(`${ada.accountNumber}|${ada.socialSecurityNumber}|${ada.birthDay}`),
+      'no personal data in the results',
+    );
   });
 
   it('a core answering 429 slows the batch down and fails nothing: one core session per customer all the same', async () => {
@@ -144,27 +191,50 @@ describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEN
     );
     await healing;
     assert.equal(results.length, 120);
-    assert.deepEqual(results.filter((result) => !result.ok).map((result) => result.customerId), []);
-    assert.ok(results.some((result) => result.attempts > 1), 'refused registrations were sent again');
+    assert.deepEqual(
+      results.filter((result) => !result.ok).map((result) => result.customerId),
+      [],
+    );
+    assert.ok(
+      results.some((result) => result.attempts > 1),
+      'refused registrations were sent again',
+    );
     assert.ok(Date.now() - started >= 1000, 'the batch waited out Retry-After (1 s)');
-    assert.ok(progress.some((report) => report.throttled > 0 && report.concurrency < 16), 'the batch slowed down');
+    assert.ok(
+      progress.some((report) => report.throttled > 0 && report.concurrency < 16),
+      'the batch slowed down',
+    );
     assert.equal(sessionsStarted() - sessions, 120, 'a refused registration started nothing at the core');
   });
 
-  it('the integrator guide\'s onboarding example runs as written', async () => {
+  it("the integrator guide's onboarding example runs as written", async () => {
     const customersFile = new URL(`.guide-customers-${process.pid}.jsonl`, REPOSITORY_ROOT);
     const script = new URL(`.guide-snippet-bulk-${process.pid}.mjs`, REPOSITORY_ROOT);
     const lines = [...formB('guide', 800_000, 30)].map((item) => JSON.stringify(registrationBody(item)));
-    lines.splice(7, 0, JSON.stringify({ customer: { customerKey: 'C-0000000' }, registration: { customerId: 'guide-unknown' } }), '');
+    lines.splice(
+      7,
+      0,
+      JSON.stringify({ customer: { customerKey: 'C-0000000' }, registration: { customerId: 'guide-unknown' } }),
+      '',
+    );
     writeFileSync(customersFile, `${lines.join('\n')}\n`);
     // Written inside the repository so that `@coregate/client` resolves from node_modules.
     writeFileSync(script, guideSnippet('bulk-registration'));
     try {
       const { stdout } = await promisify(execFile)(process.execPath, [script.pathname], {
-        env: { ...process.env, COREGATE_URL: served.baseUrl, CLIENT_ID: served.credentials.id, CLIENT_SECRET: served.credentials.secret, CUSTOMERS_FILE: customersFile.pathname },
+        env: {
+          ...process.env,
+          COREGATE_URL: served.baseUrl,
+          CLIENT_ID: served.credentials.id,
+          CLIENT_SECRET: served.credentials.secret,
+          CUSTOMERS_FILE: customersFile.pathname,
+        },
         timeout: 30_000,
       });
-      assert.deepEqual(JSON.parse(stdout.trim()), { registered: 30, failed: [{ customerId: 'guide-unknown', status: 401, reason: 'customer_not_recognised' }] });
+      assert.deepEqual(JSON.parse(stdout.trim()), {
+        registered: 30,
+        failed: [{ customerId: 'guide-unknown', status: 401, reason: 'customer_not_recognised' }],
+      });
     } finally {
       rmSync(customersFile, { force: true });
       rmSync(script, { force: true });
@@ -176,7 +246,10 @@ describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEN
     const controller = new AbortController();
     const seen: BulkRegistrationResult[] = [];
     const error = await (async () => {
-      for await (const result of cg.registerCustomers(formB('stopped', 500_000, 5_000), { concurrency: 8, signal: controller.signal })) {
+      for await (const result of cg.registerCustomers(formB('stopped', 500_000, 5_000), {
+        concurrency: 8,
+        signal: controller.signal,
+      })) {
         seen.push(result);
         if (seen.length === 40) controller.abort(new Error('stopped by the operator'));
       }
@@ -190,7 +263,7 @@ describe('registerCustomers against a running coregate', { skip: QUICKEST_BACKEN
   });
 });
 
-describe('registerCustomers and coregate\'s own rate limit', { skip: QUICKEST_BACKEND.skip, timeout: 120_000 }, () => {
+describe("registerCustomers and coregate's own rate limit", { skip: QUICKEST_BACKEND.skip, timeout: 120_000 }, () => {
   let harness: Harness;
   let cg: CoregateClient;
   let ticking: ReturnType<typeof setInterval>;
@@ -215,9 +288,17 @@ describe('registerCustomers and coregate\'s own rate limit', { skip: QUICKEST_BA
   it('429 rate_limited with Retry-After slows the batch and fails nothing', async () => {
     const sessions = harness.services.simulator!.stats().sessionsStarted;
     let last: BulkRegistrationProgress | undefined;
-    const results = await collect(cg.registerCustomers(formB('limited', 600_000, 130), { concurrency: 16, onProgress: (report) => (last = report) }));
+    const results = await collect(
+      cg.registerCustomers(formB('limited', 600_000, 130), {
+        concurrency: 16,
+        onProgress: (report) => (last = report),
+      }),
+    );
     assert.equal(results.length, 130);
-    assert.deepEqual(results.filter((result) => !result.ok).map((result) => result.customerId), []);
+    assert.deepEqual(
+      results.filter((result) => !result.ok).map((result) => result.customerId),
+      [],
+    );
     assert.ok(last!.throttled > 0, 'some were refused and sent again');
     assert.equal(harness.services.simulator!.stats().sessionsStarted - sessions, 130);
   });

@@ -13,7 +13,10 @@ import type { Harness } from '../support/harness.js';
 import { listeningHarness } from '../support/listening-harness.js';
 
 /** Records the Authorization scheme and DPoP header of every request, by path. */
-function recordingFetch(): { fetch: typeof fetch; seen: Array<{ path: string; scheme: string; dpop: boolean; body: string }> } {
+function recordingFetch(): {
+  fetch: typeof fetch;
+  seen: Array<{ path: string; scheme: string; dpop: boolean; body: string }>;
+} {
   const seen: Array<{ path: string; scheme: string; dpop: boolean; body: string }> = [];
   return {
     seen,
@@ -40,14 +43,24 @@ describe('@coregate/client: private_key_jwt and DPoP', { skip: QUICKEST_BACKEND.
 
   async function keyClient(publicKey: KeyObject, requireBoundTokens: boolean): Promise<string> {
     const jwks = { keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'k-1' }] };
-    const { client } = await h.services.clientRegistry.create({ name: 'sdk keys', platform: 'sdk-bank', authMethod: 'private_key_jwt', jwks, requireBoundTokens });
+    const { client } = await h.services.clientRegistry.create({
+      name: 'sdk keys',
+      platform: 'sdk-bank',
+      authMethod: 'private_key_jwt',
+      jwks,
+      requireBoundTokens,
+    });
     return client.id;
   }
 
   for (const kind of ['ed25519', 'P-256', 'rsa'] as const) {
     it(`privateKey (${kind}) and dpop: true — registration and accounts with bound tokens`, async () => {
       const { publicKey, privateKey } =
-        kind === 'ed25519' ? generateKeyPairSync('ed25519') : kind === 'P-256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
+        kind === 'ed25519'
+          ? generateKeyPairSync('ed25519')
+          : kind === 'P-256'
+            ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+            : generateKeyPairSync('rsa', { modulusLength: 2048 });
       const clientId = await keyClient(publicKey, true);
       const recorder = recordingFetch();
       const cg = new CoregateClient({
@@ -77,7 +90,13 @@ describe('@coregate/client: private_key_jwt and DPoP', { skip: QUICKEST_BACKEND.
     const secretClient = await h.client({ platform: 'sdk-bank' });
     const dpopKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const recorder = recordingFetch();
-    const cg = new CoregateClient({ baseUrl: url, clientId: secretClient.id, clientSecret: secretClient.secret, dpop: { privateKey: dpopKey.privateKey }, fetch: recorder.fetch });
+    const cg = new CoregateClient({
+      baseUrl: url,
+      clientId: secretClient.id,
+      clientSecret: secretClient.secret,
+      dpop: { privateKey: dpopKey.privateKey },
+      fetch: recorder.fetch,
+    });
     await cg.registerCustomer({ customerId: 'sdk-secret-dpop', customer: { customerKey: 'C-1001' } });
     assert.equal(recorder.seen.at(-1)!.scheme, 'DPoP');
   });
@@ -86,12 +105,18 @@ describe('@coregate/client: private_key_jwt and DPoP', { skip: QUICKEST_BACKEND.
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
     const clientId = await keyClient(publicKey, true);
     const cg = new CoregateClient({ baseUrl: url, clientId, privateKey, privateKeyId: 'k-1' });
-    await assert.rejects(cg.listAccounts('nobody'), (error: unknown) => error instanceof CoregateError && error.status === 400 && error.error === 'invalid_request');
+    await assert.rejects(
+      cg.listAccounts('nobody'),
+      (error: unknown) => error instanceof CoregateError && error.status === 400 && error.error === 'invalid_request',
+    );
   });
 
   it('refuses options with neither a secret nor a key, or both', () => {
     const { privateKey } = generateKeyPairSync('ed25519');
     assert.throws(() => new CoregateClient({ baseUrl: url, clientId: 'cg_x' }), TypeError);
-    assert.throws(() => new CoregateClient({ baseUrl: url, clientId: 'cg_x', clientSecret: 's', privateKey }), TypeError);
+    assert.throws(
+      () => new CoregateClient({ baseUrl: url, clientId: 'cg_x', clientSecret: 's', privateKey }),
+      TypeError,
+    );
   });
 });

@@ -10,7 +10,14 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { CoregateClient, CoregateError, type CoregateClientOptions } from '@coregate/client';
 import { startCoreSim, type CoreSim } from '../e2e/support/core-sim.js';
-import { killAll, runCli, startServer, tempDataDir, type CreatedClient, type ServerProcess } from '../e2e/support/process.js';
+import {
+  killAll,
+  runCli,
+  startServer,
+  tempDataDir,
+  type CreatedClient,
+  type ServerProcess,
+} from '../e2e/support/process.js';
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
 import { countingFetch, type CountingFetch } from './counting-fetch.js';
 
@@ -18,7 +25,7 @@ after(killAll);
 
 const BREAKER_FAILURES = 3;
 
-describe('@coregate/client retries against the simulator\'s faults', { skip: postgresSkip, timeout: 180_000 }, () => {
+describe("@coregate/client retries against the simulator's faults", { skip: postgresSkip, timeout: 180_000 }, () => {
   let database: FreshDatabase;
   let sim: CoreSim;
   let server: ServerProcess;
@@ -40,7 +47,11 @@ describe('@coregate/client retries against the simulator\'s faults', { skip: pos
       COREGATE_CORE_BREAKER_COOLDOWN_SECONDS: '1',
     };
     // Generous time limits: the machine running the whole suite may be busy.
-    const create = await runCli(['clients', 'create', '--name', 'sdk faults', '--platform', 'sdk-faults', '--json'], env, 60_000);
+    const create = await runCli(
+      ['clients', 'create', '--name', 'sdk faults', '--platform', 'sdk-faults', '--json'],
+      env,
+      60_000,
+    );
     assert.equal(create.code, 0, create.stderr);
     created = JSON.parse(create.stdout) as CreatedClient;
     server = await startServer(env, 60_000);
@@ -55,7 +66,13 @@ describe('@coregate/client retries against the simulator\'s faults', { skip: pos
   });
 
   function client(counter: CountingFetch, options: Partial<CoregateClientOptions> = {}): CoregateClient {
-    return new CoregateClient({ baseUrl: server.url, clientId: created.client_id, clientSecret: created.client_secret, fetch: counter.fetch, ...options });
+    return new CoregateClient({
+      baseUrl: server.url,
+      clientId: created.client_id,
+      clientSecret: created.client_secret,
+      fetch: counter.fetch,
+      ...options,
+    });
   }
 
   /** No faults, and a closed breaker (a successful call after its cooldown) with no failures counted. */
@@ -68,7 +85,9 @@ describe('@coregate/client retries against the simulator\'s faults', { skip: pos
     await heal();
     await sim.faults({ errorRate: 1, errorStatus: 500 });
     const counter = countingFetch();
-    const error = await client(counter, { maxRetries: 1 }).listAccounts('faults-ada').catch((caught: unknown) => caught);
+    const error = await client(counter, { maxRetries: 1 })
+      .listAccounts('faults-ada')
+      .catch((caught: unknown) => caught);
     assert.ok(error instanceof CoregateError, String(error));
     assert.equal(error.status, 502);
     assert.equal(error.name, 'BadGateway');
@@ -93,7 +112,9 @@ describe('@coregate/client retries against the simulator\'s faults', { skip: pos
     await heal();
     await sim.faults({ errorRate: 1, errorStatus: 500 });
     const counter = countingFetch();
-    const error = await client(counter, { maxRetries: 3 }).registerCustomer({ customerId: 'faults-bob', customer: { customerKey: 'C-1002' } }).catch((caught: unknown) => caught);
+    const error = await client(counter, { maxRetries: 3 })
+      .registerCustomer({ customerId: 'faults-bob', customer: { customerKey: 'C-1002' } })
+      .catch((caught: unknown) => caught);
     assert.ok(error instanceof CoregateError, String(error));
     assert.equal(error.status, 502);
     assert.equal(counter.count('/core/sessions'), 1, 'a registration that may have reached the core is not repeated');
@@ -122,7 +143,9 @@ describe('@coregate/client retries against the simulator\'s faults', { skip: pos
   it('a 503 asking for a longer wait than maxRetryWaitMs is thrown at once, with retryAfterSeconds', async () => {
     await openBreaker();
     const counter = countingFetch();
-    const error = await client(counter, { maxRetryWaitMs: 100 }).registerCustomer({ customerId: 'faults-bob', customer: { customerKey: 'C-1002' } }).catch((caught: unknown) => caught);
+    const error = await client(counter, { maxRetryWaitMs: 100 })
+      .registerCustomer({ customerId: 'faults-bob', customer: { customerKey: 'C-1002' } })
+      .catch((caught: unknown) => caught);
     assert.ok(error instanceof CoregateError, String(error));
     assert.equal(error.status, 503);
     assert.equal(error.name, 'Unavailable');

@@ -22,7 +22,9 @@ describe('@coregate/client against a running coregate', { skip: QUICKEST_BACKEND
   let credentials: { id: string; secret: string };
 
   before(async () => {
-    harness = await createHarness(QUICKEST_BACKEND, { env: { COREGATE_ACCESS_TOKEN_TTL_SECONDS: String(TTL_SECONDS) } });
+    harness = await createHarness(QUICKEST_BACKEND, {
+      env: { COREGATE_ACCESS_TOKEN_TTL_SECONDS: String(TTL_SECONDS) },
+    });
     await harness.app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(harness.app.server.address() as AddressInfo).port}`;
     credentials = await harness.client({ platform: 'sdk-platform' });
@@ -31,21 +33,34 @@ describe('@coregate/client against a running coregate', { skip: QUICKEST_BACKEND
   after(() => harness?.close());
 
   function client(counter: CountingFetch, options: Partial<CoregateClientOptions> = {}): CoregateClient {
-    return new CoregateClient({ baseUrl, clientId: credentials.id, clientSecret: credentials.secret, fetch: counter.fetch, ...options });
+    return new CoregateClient({
+      baseUrl,
+      clientId: credentials.id,
+      clientSecret: credentials.secret,
+      fetch: counter.fetch,
+      ...options,
+    });
   }
 
   it('registers a customer (both forms) and lists typed accounts, with no token code of its own', async () => {
     const cg = new CoregateClient({ baseUrl, clientId: credentials.id, clientSecret: credentials.secret });
-    assert.deepEqual(await cg.registerCustomer({ customerId: 'sdk-ada', customer: { customerKey: 'C-1001' } }), { customerId: 'sdk-ada', customerKey: 'C-1001' });
+    assert.deepEqual(await cg.registerCustomer({ customerId: 'sdk-ada', customer: { customerKey: 'C-1001' } }), {
+      customerId: 'sdk-ada',
+      customerKey: 'C-1001',
+    });
     assert.deepEqual(
-      await cg.registerCustomer({ customerId: 'sdk-ada-2', demographics: { socialSecurityNumber: '123-45-6789', accountNumber: '70001234', birthDay: '04/12/1980' } }),
+      await cg.registerCustomer({
+        customerId: 'sdk-ada-2',
+        demographics: { socialSecurityNumber: '123-45-6789', accountNumber: '70001234', birthDay: '04/12/1980' },
+      }),
       { customerId: 'sdk-ada-2', customerKey: 'C-1001' },
     );
     const accounts = await cg.listAccounts('sdk-ada');
     assert.equal(accounts.length, 3);
     for (const account of accounts) {
       assert.deepEqual(Object.keys(account).sort(), Object.keys(ACCOUNT_RECORD_FIELDS).sort());
-      for (const [field, kind] of Object.entries(ACCOUNT_RECORD_FIELDS)) assert.equal(typeof account[field as keyof typeof account], kind, field);
+      for (const [field, kind] of Object.entries(ACCOUNT_RECORD_FIELDS))
+        assert.equal(typeof account[field as keyof typeof account], kind, field);
     }
     assert.equal(accounts[0]!.customerKey, 'C-1001');
     await cg.registerCustomer({ customerId: 'sdk-eve', customer: { customerKey: 'C-1005' } });
@@ -99,11 +114,17 @@ describe('@coregate/client against a running coregate', { skip: QUICKEST_BACKEND
     assert.equal(notFound.name, 'NotFound');
     assert.equal(notFound.className, 'not-found');
     assert.equal(typeof notFound.message, 'string');
-    assert.deepEqual({ ...notFound.data, requestId: typeof notFound.data['requestId'] }, { reason: 'customer_not_registered', requestId: 'string' });
+    assert.deepEqual(
+      { ...notFound.data, requestId: typeof notFound.data['requestId'] },
+      { reason: 'customer_not_registered', requestId: 'string' },
+    );
     assert.equal(counter.count('/core/accounts'), 1, 'a 404 is not retried');
 
     const badBody = await cg
-      .registerCustomer({ customerId: 'sdk-bad', demographics: { socialSecurityNumber: '12-34', accountNumber: '70001234', birthDay: '2999-01-01' } })
+      .registerCustomer({
+        customerId: 'sdk-bad',
+        demographics: { socialSecurityNumber: '12-34', accountNumber: '70001234', birthDay: '2999-01-01' },
+      })
       .catch((error: unknown) => error);
     assert.ok(badBody instanceof CoregateError);
     assert.equal(badBody.status, 400);
@@ -113,7 +134,9 @@ describe('@coregate/client against a running coregate', { skip: QUICKEST_BACKEND
     assert.match(paths, /socialSecurityNumber/);
     assert.match(paths, /birthDay/);
 
-    const conflict = await cg.registerCustomer({ customerId: 'sdk-ada', customer: { customerKey: 'C-1002' } }).catch((error: unknown) => error);
+    const conflict = await cg
+      .registerCustomer({ customerId: 'sdk-ada', customer: { customerKey: 'C-1002' } })
+      .catch((error: unknown) => error);
     assert.ok(conflict instanceof CoregateError);
     assert.equal(conflict.status, 409);
     assert.equal(conflict.name, 'Conflict');

@@ -20,7 +20,13 @@ interface Seen {
 
 type Handler = (request: IncomingMessage, response: ServerResponse, seen: Seen) => void;
 
-const CUSTOMER: CustomerStatus = { customerId: 'c 1/ü', customerKey: 'C-1001', status: 'active', registeredAt: '2026-11-23T12:00:00.000Z', updatedAt: '2026-11-23T12:00:00.000Z' };
+const CUSTOMER: CustomerStatus = {
+  customerId: 'c 1/ü',
+  customerKey: 'C-1001',
+  status: 'active',
+  registeredAt: '2026-11-23T12:00:00.000Z',
+  updatedAt: '2026-11-23T12:00:00.000Z',
+};
 
 function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
@@ -41,7 +47,12 @@ describe('@coregate/client against a local stand-in for coregate', () => {
   before(async () => {
     server = createServer((request, response) => {
       const url = new URL(request.url!, 'http://local');
-      const entry: Seen = { method: request.method!, path: url.pathname, query: Object.fromEntries(url.searchParams), authorization: request.headers.authorization };
+      const entry: Seen = {
+        method: request.method!,
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        authorization: request.headers.authorization,
+      };
       seen.push(entry);
       request.resume();
       request.on('end', () => (url.pathname === '/oauth2/token' ? token : core)(request, response, entry));
@@ -54,7 +65,8 @@ describe('@coregate/client against a local stand-in for coregate', () => {
   beforeEach(() => {
     seen = [];
     tokens = 0;
-    token = (_request, response) => json(response, 200, { access_token: `token-${++tokens}`, token_type: 'Bearer', expires_in: 3600 });
+    token = (_request, response) =>
+      json(response, 200, { access_token: `token-${++tokens}`, token_type: 'Bearer', expires_in: 3600 });
     core = (_request, response, entry) => {
       if (entry.path !== '/core/sessions') return json(response, 404, notFound);
       if (entry.query['customerId'] !== CUSTOMER.customerId) return json(response, 404, notFound);
@@ -64,7 +76,8 @@ describe('@coregate/client against a local stand-in for coregate', () => {
     };
   });
 
-  const client = (options: Partial<CoregateClientOptions> = {}) => new CoregateClient({ baseUrl, clientId: 'cg_local', clientSecret: 'cgs_local-secret', ...options });
+  const client = (options: Partial<CoregateClientOptions> = {}) =>
+    new CoregateClient({ baseUrl, clientId: 'cg_local', clientSecret: 'cgs_local-secret', ...options });
   const calls = (path: string) => seen.filter((entry) => entry.path === path);
 
   it('getCustomer is GET /core/sessions?customerId= with the bearer token', async () => {
@@ -85,13 +98,21 @@ describe('@coregate/client against a local stand-in for coregate', () => {
   it('an unknown customer is a 404 CoregateError for both', async () => {
     const cg = client();
     for (const operation of [() => cg.getCustomer('nobody'), () => cg.deregisterCustomer('nobody')]) {
-      await assert.rejects(operation(), (error: unknown) => error instanceof CoregateError && error.status === 404 && error.name === 'NotFound' && error.className === 'not-found');
+      await assert.rejects(
+        operation(),
+        (error: unknown) =>
+          error instanceof CoregateError &&
+          error.status === 404 &&
+          error.name === 'NotFound' &&
+          error.className === 'not-found',
+      );
     }
     assert.equal(tokens, 1);
   });
 
   it('a DELETE answered 502 is not retried; a GET is', async () => {
-    core = (_request, response) => json(response, 502, { name: 'BadGateway', className: 'bad-gateway', message: 'core down', code: 502, data: {} });
+    core = (_request, response) =>
+      json(response, 502, { name: 'BadGateway', className: 'bad-gateway', message: 'core down', code: 502, data: {} });
     const cg = client({ maxRetries: 2 });
     await assert.rejects(cg.deregisterCustomer(CUSTOMER.customerId), { status: 502 });
     assert.equal(calls('/core/sessions').length, 1);
@@ -104,7 +125,13 @@ describe('@coregate/client against a local stand-in for coregate', () => {
     const previous = core;
     core = (request, response, entry) => {
       answered.push(Date.now());
-      if (answered.length === 1) return json(response, 429, { name: 'TooManyRequests', className: 'too-many-requests', message: 'slow down', code: 429, data: {} }, { 'retry-after': '1' });
+      if (answered.length === 1)
+        return json(
+          response,
+          429,
+          { name: 'TooManyRequests', className: 'too-many-requests', message: 'slow down', code: 429, data: {} },
+          { 'retry-after': '1' },
+        );
       previous(request, response, entry);
     };
     assert.deepEqual(await client().deregisterCustomer(CUSTOMER.customerId), { customerId: CUSTOMER.customerId });
@@ -113,8 +140,22 @@ describe('@coregate/client against a local stand-in for coregate', () => {
   });
 
   it('a 429 beyond maxRetries is thrown with its envelope and retryAfterSeconds', async () => {
-    core = (_request, response) => json(response, 429, { name: 'TooManyRequests', className: 'too-many-requests', message: 'slow down', code: 429, data: { retryAfter: 0 } }, { 'retry-after': '0' });
-    const error = await client({ maxRetries: 2 }).getCustomer(CUSTOMER.customerId).catch((caught: unknown) => caught);
+    core = (_request, response) =>
+      json(
+        response,
+        429,
+        {
+          name: 'TooManyRequests',
+          className: 'too-many-requests',
+          message: 'slow down',
+          code: 429,
+          data: { retryAfter: 0 },
+        },
+        { 'retry-after': '0' },
+      );
+    const error = await client({ maxRetries: 2 })
+      .getCustomer(CUSTOMER.customerId)
+      .catch((caught: unknown) => caught);
     assert.ok(error instanceof CoregateError);
     assert.equal(error.status, 429);
     assert.equal(error.className, 'too-many-requests');
@@ -123,10 +164,18 @@ describe('@coregate/client against a local stand-in for coregate', () => {
     assert.equal(calls('/core/sessions').length, 3);
   });
 
-  it('a Retry-After that would outlast the call\'s timeout ends the call at once with that answer', async () => {
-    core = (_request, response) => json(response, 503, { name: 'Unavailable', className: 'unavailable', message: 'later', code: 503, data: {} }, { 'retry-after': '5' });
+  it("a Retry-After that would outlast the call's timeout ends the call at once with that answer", async () => {
+    core = (_request, response) =>
+      json(
+        response,
+        503,
+        { name: 'Unavailable', className: 'unavailable', message: 'later', code: 503, data: {} },
+        { 'retry-after': '5' },
+      );
     const started = Date.now();
-    const error = await client({ timeoutMs: 2_000 }).getCustomer(CUSTOMER.customerId).catch((caught: unknown) => caught);
+    const error = await client({ timeoutMs: 2_000 })
+      .getCustomer(CUSTOMER.customerId)
+      .catch((caught: unknown) => caught);
     assert.ok(error instanceof CoregateError, String(error));
     assert.equal(error.status, 503);
     assert.equal(error.retryAfterSeconds, 5);
@@ -148,22 +197,34 @@ describe('@coregate/client against a local stand-in for coregate', () => {
   it('a call slower than timeoutMs fails with a Timeout CoregateError', async () => {
     core = () => undefined; // never answers
     const started = Date.now();
-    const error = await client({ timeoutMs: 200 }).getCustomer(CUSTOMER.customerId).catch((caught: unknown) => caught);
+    const error = await client({ timeoutMs: 200 })
+      .getCustomer(CUSTOMER.customerId)
+      .catch((caught: unknown) => caught);
     assert.ok(error instanceof CoregateError, String(error));
     assert.equal(error.status, 0);
     assert.equal(error.name, 'Timeout');
     assert.ok(Date.now() - started < 2_000);
-    const perCall = await client().getCustomer(CUSTOMER.customerId, { timeoutMs: 100 }).catch((caught: unknown) => caught);
-    assert.ok(perCall instanceof CoregateError && perCall.name === 'Timeout', 'the per-call timeout overrides the client\'s');
+    const perCall = await client()
+      .getCustomer(CUSTOMER.customerId, { timeoutMs: 100 })
+      .catch((caught: unknown) => caught);
+    assert.ok(
+      perCall instanceof CoregateError && perCall.name === 'Timeout',
+      "the per-call timeout overrides the client's",
+    );
   });
 
-  it('the caller\'s AbortSignal cancels a call with the signal\'s reason', async () => {
+  it("the caller's AbortSignal cancels a call with the signal's reason", async () => {
     core = () => undefined;
     const controller = new AbortController();
     const reason = new Error('the user went away');
     setTimeout(() => controller.abort(reason), 50);
-    await assert.rejects(client().getCustomer(CUSTOMER.customerId, { signal: controller.signal }), (error) => error === reason);
-    await assert.rejects(client().getCustomer(CUSTOMER.customerId, { signal: AbortSignal.abort() }), { name: 'AbortError' });
+    await assert.rejects(
+      client().getCustomer(CUSTOMER.customerId, { signal: controller.signal }),
+      (error) => error === reason,
+    );
+    await assert.rejects(client().getCustomer(CUSTOMER.customerId, { signal: AbortSignal.abort() }), {
+      name: 'AbortError',
+    });
   });
 
   it('one caller giving up does not fail the others waiting for the same token', async () => {

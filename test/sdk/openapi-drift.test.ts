@@ -26,7 +26,10 @@ function resolve(schema: unknown): Schema {
   let current = schema as Schema;
   for (let hops = 0; typeof current?.['$ref'] === 'string'; hops++) {
     assert.ok(hops < 20, 'a $ref cycle');
-    const pointer = (current['$ref']).replace(/^#\//, '').split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const pointer = current['$ref']
+      .replace(/^#\//, '')
+      .split('/')
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
     current = pointer.reduce<unknown>((node, part) => (node as Schema)[part], document) as Schema;
     assert.ok(current, `unresolved ${pointer.join('/')}`);
   }
@@ -86,8 +89,15 @@ describe('@coregate/client types match docs/openapi.json', () => {
     const formA = forms.find((form) => 'demographics' in ((form['properties'] ?? {}) as Schema));
     const formB = forms.find((form) => 'customer' in ((form['properties'] ?? {}) as Schema));
     assert.ok(formA && formB, 'both registration forms are in the document');
-    for (const [form, subject] of [[formA, 'demographics'], [formB, 'customer']] as const) {
-      assert.deepEqual(Object.keys(form['properties'] as Schema).sort(), [subject, 'registration'].sort(), `${subject} form: top-level fields`);
+    for (const [form, subject] of [
+      [formA, 'demographics'],
+      [formB, 'customer'],
+    ] as const) {
+      assert.deepEqual(
+        Object.keys(form['properties'] as Schema).sort(),
+        [subject, 'registration'].sort(),
+        `${subject} form: top-level fields`,
+      );
       assertSameFields(at(form, 'properties', 'registration'), REGISTRATION_FIELDS, `${subject} form: registration`);
     }
     assertSameFields(at(formA, 'properties', 'demographics'), DEMOGRAPHICS_FIELDS, 'demographics');
@@ -102,7 +112,10 @@ describe('@coregate/client types match docs/openapi.json', () => {
   it('getCustomer resolves to the GET /core/sessions 200 data', () => {
     const envelope = jsonBody(at(paths, '/core/sessions', 'get'), '200');
     assertSameFields(at(envelope, 'properties', 'data'), CUSTOMER_STATUS_FIELDS, 'customer status');
-    assert.deepEqual(resolve(at(envelope, 'properties', 'data', 'properties', 'status'))['enum'], ['active', 'reregistration_required']);
+    assert.deepEqual(resolve(at(envelope, 'properties', 'data', 'properties', 'status'))['enum'], [
+      'active',
+      'reregistration_required',
+    ]);
   });
 
   it('deregisterCustomer resolves to the DELETE /core/sessions 200 data', () => {

@@ -43,24 +43,55 @@ describe('@coregate/client packed and installed', { timeout: 180_000 }, () => {
     const source = join(work, 'client');
     cpSync(PACKAGE_DIR, source, { recursive: true, filter: (path) => !/\/(dist|node_modules)$/.test(path) });
     symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'));
-    const env = { ...cleanEnv(), PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env['PATH'] ?? ''}` };
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: source, env, maxBuffer: 8 * 1024 * 1024 });
+    const env = {
+      ...cleanEnv(),
+      PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env['PATH'] ?? ''}`,
+    };
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], {
+      cwd: source,
+      env,
+      maxBuffer: 8 * 1024 * 1024,
+    });
     const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as PackResult[];
     assert.ok(packed);
     const files = packed.files.map((file) => file.path);
-    for (const expected of ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/client.js']) assert.ok(files.includes(expected), `${expected} is packed`);
-    assert.deepEqual(files.filter((file) => !/^(dist|src)\//.test(file)).sort(), ['LICENSE', 'README.md', 'package.json']);
+    for (const expected of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/client.js',
+    ])
+      assert.ok(files.includes(expected), `${expected} is packed`);
+    assert.deepEqual(files.filter((file) => !/^(dist|src)\//.test(file)).sort(), [
+      'LICENSE',
+      'README.md',
+      'package.json',
+    ]);
 
     const consumer = join(work, 'consumer');
     await run('mkdir', [consumer]);
-    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
-    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed.filename)], { cwd: consumer, env: cleanEnv() });
+    writeFileSync(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }),
+    );
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed.filename)], {
+      cwd: consumer,
+      env: cleanEnv(),
+    });
 
     // Plain Node, from outside this repository: what a platform's code does.
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    const body = JSON.stringify({ type: 'customer.registered', timestamp: new Date().toISOString(), data: { institution: 'default', platform: 'p', customerId: 'c-1' } });
+    const body = JSON.stringify({
+      type: 'customer.registered',
+      timestamp: new Date().toISOString(),
+      data: { institution: 'default', platform: 'p', customerId: 'c-1' },
+    });
     const timestamp = String(Math.floor(Date.now() / 1000));
-    const signature = `v1,${createHmac('sha256', Buffer.from(secret.slice(6), 'base64')).update(`msg_1.${timestamp}.${body}`).digest('base64')}`;
+    const signature = `v1,${createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
+      .update(`msg_1.${timestamp}.${body}`)
+      .digest('base64')}`;
     writeFileSync(
       join(consumer, 'main.mjs'),
       `import { CoregateClient, CoregateError, verifyWebhook } from '@coregate/client';
@@ -69,8 +100,15 @@ const event = verifyWebhook(process.env.BODY, { 'webhook-id': 'msg_1', 'webhook-
 console.log(JSON.stringify({ client: typeof client.listAccounts, error: typeof CoregateError, event: event.type }));
 `,
     );
-    const imported = await run(process.execPath, ['main.mjs'], { cwd: consumer, env: { ...cleanEnv(), BODY: body, TS: timestamp, SIG: signature, SECRET: secret } });
-    assert.deepEqual(JSON.parse(imported.stdout), { client: 'function', error: 'function', event: 'customer.registered' });
+    const imported = await run(process.execPath, ['main.mjs'], {
+      cwd: consumer,
+      env: { ...cleanEnv(), BODY: body, TS: timestamp, SIG: signature, SECRET: secret },
+    });
+    assert.deepEqual(JSON.parse(imported.stdout), {
+      client: 'function',
+      error: 'function',
+      event: 'customer.registered',
+    });
 
     // A TypeScript consumer resolves the types through `exports` (NodeNext), with the compiler of this repository.
     writeFileSync(
@@ -90,8 +128,27 @@ export async function balances(customerId: string): Promise<number[]> {
     );
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const typeRoots = join(ROOT, 'node_modules', '@types');
-    await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--typeRoots', typeRoots, '--types', 'node', 'main.ts'], { cwd: consumer }).catch(
-      (error: Error & { stdout?: string }) => assert.fail(`the consumer does not type-check:\n${error.stdout ?? String(error)}`),
+    await run(
+      process.execPath,
+      [
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--typeRoots',
+        typeRoots,
+        '--types',
+        'node',
+        'main.ts',
+      ],
+      { cwd: consumer },
+    ).catch((error: Error & { stdout?: string }) =>
+      assert.fail(`the consumer does not type-check:\n${error.stdout ?? String(error)}`),
     );
   });
 });

@@ -11,10 +11,17 @@ import { verifyWebhook, WebhookVerificationError } from '@coregate/client';
 
 const secret = `whsec_${randomBytes(24).toString('base64')}`;
 const otherSecret = `whsec_${randomBytes(24).toString('base64')}`;
-const event = { type: 'customer.registered', timestamp: '2026-11-23T12:00:00.000Z', data: { institution: 'default', platform: 'p1', customerId: 'c-1' } };
+const event = {
+  type: 'customer.registered',
+  timestamp: '2026-11-23T12:00:00.000Z',
+  data: { institution: 'default', platform: 'p1', customerId: 'c-1' },
+};
 const body = JSON.stringify(event);
 
-function signedHeaders(payload: string, options: { id?: string; at?: Date; with?: string } = {}): Record<string, string> {
+function signedHeaders(
+  payload: string,
+  options: { id?: string; at?: Date; with?: string } = {},
+): Record<string, string> {
   const id = options.id ?? `msg_${randomBytes(8).toString('hex')}`;
   const at = options.at ?? new Date();
   return {
@@ -33,20 +40,32 @@ function ourSignature(id: string, timestamp: string, payload: string, key: strin
 describe('verifyWebhook (Standard Webhooks)', () => {
   it('accepts a delivery signed by the standardwebhooks package and returns the parsed event', () => {
     assert.deepEqual(verifyWebhook(body, signedHeaders(body), secret), event);
-    assert.deepEqual(verifyWebhook(Buffer.from(body), new Headers(signedHeaders(body)), secret), event, 'Buffer body and fetch Headers');
+    assert.deepEqual(
+      verifyWebhook(Buffer.from(body), new Headers(signedHeaders(body)), secret),
+      event,
+      'Buffer body and fetch Headers',
+    );
   });
 
   it('accepts what standardwebhooks accepts when signed by the recipe, and both agree on it', () => {
     const id = 'msg_reverse';
     const timestamp = String(Math.floor(Date.now() / 1000));
-    const headers = { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': ourSignature(id, timestamp, body, secret) };
+    const headers = {
+      'webhook-id': id,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': ourSignature(id, timestamp, body, secret),
+    };
     assert.deepEqual(new Webhook(secret).verify(body, headers), event, 'the reference accepts it');
     assert.deepEqual(verifyWebhook(body, headers, secret), event, 'so do we');
   });
 
   it('accepts any of several space-separated signatures (a secret being rotated)', () => {
     const headers = signedHeaders(body);
-    const other = signedHeaders(body, { id: headers['webhook-id']!, at: new Date(Number(headers['webhook-timestamp']) * 1000), with: otherSecret });
+    const other = signedHeaders(body, {
+      id: headers['webhook-id']!,
+      at: new Date(Number(headers['webhook-timestamp']) * 1000),
+      with: otherSecret,
+    });
     const both = { ...headers, 'webhook-signature': `${other['webhook-signature']} ${headers['webhook-signature']}` };
     assert.deepEqual(new Webhook(secret).verify(body, both), event, 'the reference accepts it');
     assert.deepEqual(verifyWebhook(body, both, secret), event);
@@ -58,9 +77,24 @@ describe('verifyWebhook (Standard Webhooks)', () => {
     const tampered: Array<[string, string, Record<string, string>, string]> = [
       ['body', body.replace('c-1', 'c-2'), headers, secret],
       ['id', body, { ...headers, 'webhook-id': 'msg_other' }, secret],
-      ['timestamp', body, { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) + 1) }, secret],
-      ['signature', body, { ...headers, 'webhook-signature': headers['webhook-signature']!.replace('v1,', 'v1,A') }, secret],
-      ['version', body, { ...headers, 'webhook-signature': headers['webhook-signature']!.replace('v1,', 'v2,') }, secret],
+      [
+        'timestamp',
+        body,
+        { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) + 1) },
+        secret,
+      ],
+      [
+        'signature',
+        body,
+        { ...headers, 'webhook-signature': headers['webhook-signature']!.replace('v1,', 'v1,A') },
+        secret,
+      ],
+      [
+        'version',
+        body,
+        { ...headers, 'webhook-signature': headers['webhook-signature']!.replace('v1,', 'v2,') },
+        secret,
+      ],
       ['secret', body, headers, otherSecret],
     ];
     for (const [what, payload, given, key] of tampered) {
@@ -88,6 +122,11 @@ describe('verifyWebhook (Standard Webhooks)', () => {
     const at = new Date('2026-01-01T00:00:00Z');
     const headers = signedHeaders(body, { at });
     assert.throws(() => verifyWebhook(body, headers, secret), /too old/);
-    assert.deepEqual(verifyWebhook(body, { ...headers, 'webhook-signature': [headers['webhook-signature']!] }, secret, { now: () => at.getTime() + 1000 }), event);
+    assert.deepEqual(
+      verifyWebhook(body, { ...headers, 'webhook-signature': [headers['webhook-signature']!] }, secret, {
+        now: () => at.getTime() + 1000,
+      }),
+      event,
+    );
   });
 });

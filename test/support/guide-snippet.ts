@@ -8,7 +8,9 @@ export const REPOSITORY_ROOT = new URL('../../../', import.meta.url);
 /** The JavaScript between the integrator guide's markers `<!-- snippet:NAME:start -->` and `…:end -->`. */
 export function guideSnippet(name: string): string {
   const guide = readFileSync(new URL('docs/integrators.md', REPOSITORY_ROOT), 'utf8');
-  const match = new RegExp(`<!-- snippet:${name}:start -->\\n\`\`\`js\\n([\\s\\S]*?)\`\`\`\\n<!-- snippet:${name}:end -->`).exec(guide);
+  const match = new RegExp(
+    `<!-- snippet:${name}:start -->\\n\`\`\`js\\n([\\s\\S]*?)\`\`\`\\n<!-- snippet:${name}:end -->`,
+  ).exec(guide);
   assert.ok(match, `docs/integrators.md has the ${name} snippet`);
   return match[1]!;
 }

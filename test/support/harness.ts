@@ -36,7 +36,14 @@ export interface Harness {
   readonly services: Services;
   readonly clock: FakeClock;
   /** Creates a client; returns its id and secret. */
-  client(options?: { platform?: string; grants?: string[]; scopes?: string[]; allowedIps?: string[]; name?: string; institution?: string }): Promise<{ id: string; secret: string; platform: string }>;
+  client(options?: {
+    platform?: string;
+    grants?: string[];
+    scopes?: string[];
+    allowedIps?: string[];
+    name?: string;
+    institution?: string;
+  }): Promise<{ id: string; secret: string; platform: string }>;
   /** A valid access token for the client. */
   token(client: { id: string; secret: string }, scope?: string): Promise<string>;
   close(): Promise<void>;
@@ -105,7 +112,10 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
         method: 'POST',
         ...(from ? { remoteAddress: from } : {}),
         url: '/oauth2/token',
-        headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: basic(client.id, client.secret),
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         payload: `grant_type=client_credentials${scope ? `&scope=${encodeURIComponent(scope)}` : ''}`,
       });
       if (response.statusCode !== 200) throw new Error(`token request failed: ${response.statusCode} ${response.body}`);

@@ -15,7 +15,10 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function listeningHarness(backend: Backend, options: HarnessOptions = {}): Promise<{ h: Harness; url: string }> {
+export async function listeningHarness(
+  backend: Backend,
+  options: HarnessOptions = {},
+): Promise<{ h: Harness; url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const h = await createHarness(backend, { ...options, env: { COREGATE_ISSUER: url, ...options.env } });

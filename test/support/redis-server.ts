@@ -36,11 +36,15 @@ export class OwnRedisServer {
 
   async start(): Promise<void> {
     this.port = await freePort();
-    this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { cwd: tmpdir(), stdio: 'ignore' });
+    this.process = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { cwd: tmpdir(), stdio: 'ignore' },
+    );
     const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     probe.on('error', () => {});
     try {
-      for (const deadline = Date.now() + 5000; ; ) {
+      for (const deadline = Date.now() + 5000; ;) {
         try {
           await probe.connect();
           await probe.ping();

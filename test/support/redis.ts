@@ -11,7 +11,12 @@ import { Redis } from 'ioredis';
 export const REDIS_URL = process.env['COREGATE_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 async function reachable(): Promise<string | false> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const redis = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   redis.on('error', () => {});
   try {
     await redis.connect();

@@ -23,14 +23,33 @@ export function selfSignedCertificate(commonName = 'localhost'): TestCertificate
   execFileSync(
     'openssl',
     [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-      '-keyout', keyFile, '-out', certFile, '-days', '2',
-      '-subj', `/CN=${commonName}`,
-      '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${commonName}`,
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
     ],
     { stdio: 'pipe' },
   );
-  return { dir, certFile, keyFile, cert: readFileSync(certFile, 'utf8'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    certFile,
+    keyFile,
+    cert: readFileSync(certFile, 'utf8'),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 export interface MutualTlsFiles {
@@ -51,12 +70,39 @@ export function mutualTlsFiles(): MutualTlsFiles {
   const file = (name: string) => join(dir, name);
   const run = (args: string[]) => execFileSync('openssl', args, { stdio: 'pipe', cwd: dir });
   const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  run(['req', '-x509', ...ecKey, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2', '-subj', '/CN=coregate test bank CA']);
+  run([
+    'req',
+    '-x509',
+    ...ecKey,
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=coregate test bank CA',
+  ]);
   const signed = (name: string, subject: string, extensions: string) => {
     run(['req', ...ecKey, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`), '-subj', subject]);
     writeFileSync(file(`${name}.ext`), extensions);
-    run(['x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial',
-      '-out', file(`${name}.pem`), '-days', '2', '-extfile', file(`${name}.ext`)]);
+    run([
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      file(`${name}.pem`),
+      '-days',
+      '2',
+      '-extfile',
+      file(`${name}.ext`),
+    ]);
   };
   signed('server', '/CN=localhost', 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
   signed('client', '/CN=coregate', 'extendedKeyUsage=clientAuth\n');

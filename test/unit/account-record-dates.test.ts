@@ -19,7 +19,9 @@ const pad = (width: number, max: number) => fc.integer({ min: 0, max }).map((n) 
 const shaped = fc
   .tuple(pad(4, 9999), pad(2, 19), pad(2, 39), pad(2, 29), pad(2, 69), pad(2, 69))
   .map(([y, mo, d, h, mi, s]) => `${y}-${mo}-${d}T${h}:${mi}:${s}`);
-const mutated = fc.tuple(shaped, fc.nat(18), fc.constantFrom('x', '/', ' ', ':', '-', 'T', '٣', '0', '9', '\u0000')).map(([value, at, character]) => value.slice(0, at) + character + value.slice(at + 1));
+const mutated = fc
+  .tuple(shaped, fc.nat(18), fc.constantFrom('x', '/', ' ', ':', '-', 'T', '٣', '0', '9', '\u0000'))
+  .map(([value, at, character]) => value.slice(0, at) + character + value.slice(at + 1));
 
 describe('isDateTimeWithoutZone', () => {
   it('agrees with the regular expression on well-formed, out-of-range, mutated and arbitrary strings', () => {

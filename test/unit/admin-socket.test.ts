@@ -12,7 +12,13 @@ import { createServer, type Server } from 'node:http';
 import { lockFilePath } from '../../src/adapters/store/data-dir-lock.js';
 import { invalidRequest } from '../../src/domain/errors.js';
 import { AdminOperationFailed, type AdminHandlers } from '../../src/server/admin-operations.js';
-import { adminSocketPlace, AdminSocketRefused, callAdminSocket, connectToServer, serveAdminSocket } from '../../src/server/admin-socket.js';
+import {
+  adminSocketPlace,
+  AdminSocketRefused,
+  callAdminSocket,
+  connectToServer,
+  serveAdminSocket,
+} from '../../src/server/admin-socket.js';
 
 describe('admin socket', () => {
   let dir: string;
@@ -30,7 +36,9 @@ describe('admin socket', () => {
         return { ...args, revoked: true };
       },
       'audit.list': async () => {
-        throw invalidRequest('invalid audit query', { problems: [{ path: 'limit', message: 'must be a whole number from 1 to 10000' }] });
+        throw invalidRequest('invalid audit query', {
+          problems: [{ path: 'limit', message: 'must be a whole number from 1 to 10000' }],
+        });
       },
       'keys.list': async () => {
         throw new Error('database unreachable');
@@ -58,7 +66,10 @@ describe('admin socket', () => {
   });
 
   it('returns an unexpected failure as a plain error, and refuses an unknown operation', async () => {
-    await assert.rejects(callAdminSocket(path, 'keys.list', {}), (error: Error) => !(error instanceof AdminOperationFailed) && error.message === 'database unreachable');
+    await assert.rejects(
+      callAdminSocket(path, 'keys.list', {}),
+      (error: Error) => !(error instanceof AdminOperationFailed) && error.message === 'database unreachable',
+    );
     await assert.rejects(callAdminSocket(path, 'nope' as 'ping', {}), /unknown admin operation "nope"/);
   });
 });

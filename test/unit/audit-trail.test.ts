@@ -43,9 +43,22 @@ describe('AuditTrail', () => {
 
   it('keeps every field of an entry, and the count and address of an aggregated one', async () => {
     const log = new ScriptedLog(async () => {});
-    const trail = new AuditTrail(log, new FakeClock('2026-03-01T08:00:00.000Z'), { waitMs: 1_000, onFailure: () => assert.fail('no failure expected') });
+    const trail = new AuditTrail(log, new FakeClock('2026-03-01T08:00:00.000Z'), {
+      waitMs: 1_000,
+      onFailure: () => assert.fail('no failure expected'),
+    });
     const full: AuditEntry = { ...ENTRY, institution: 'bank-a', customerId: 'cust-1' };
-    const aggregated: AuditEntry = { ...ENTRY, type: 'token.denied', outcome: 'failure', reason: 'invalid_client', clientId: null, platform: null, requestId: null, count: 7, sourceIp: '203.0.113.9' };
+    const aggregated: AuditEntry = {
+      ...ENTRY,
+      type: 'token.denied',
+      outcome: 'failure',
+      reason: 'invalid_client',
+      clientId: null,
+      platform: null,
+      requestId: null,
+      count: 7,
+      sourceIp: '203.0.113.9',
+    };
     await trail.record(full);
     await trail.record(aggregated);
     const occurredAt = new Date('2026-03-01T08:00:00.000Z');
@@ -58,7 +71,11 @@ describe('AuditTrail', () => {
   it('never throws: a failed write (rejected or thrown) is reported with the event', async () => {
     const failures: Array<[unknown, AuditEvent]> = [];
     const onFailure = (error: unknown, event: AuditEvent) => void failures.push([error, event]);
-    const rejecting = new AuditTrail(new ScriptedLog(() => Promise.reject(new Error('database down'))), new FakeClock(), { waitMs: 1_000, onFailure });
+    const rejecting = new AuditTrail(
+      new ScriptedLog(() => Promise.reject(new Error('database down'))),
+      new FakeClock(),
+      { waitMs: 1_000, onFailure },
+    );
     await rejecting.record(ENTRY);
     const throwing: AuditLog = {
       record: () => {
@@ -67,14 +84,20 @@ describe('AuditTrail', () => {
       list: async () => [],
     };
     await new AuditTrail(throwing, new FakeClock(), { waitMs: 1_000, onFailure }).record(ENTRY);
-    assert.deepEqual(failures.map(([error]) => (error as Error).message), ['database down', 'synchronous failure']);
+    assert.deepEqual(
+      failures.map(([error]) => (error as Error).message),
+      ['database down', 'synchronous failure'],
+    );
     assert.equal(failures[0]![1].requestId, 'req-unit');
   });
 
   it('stops waiting after waitMs; the write goes on and drain() waits for it', async () => {
     let finish!: () => void;
     const log = new ScriptedLog(() => new Promise<void>((resolve) => (finish = resolve)));
-    const trail = new AuditTrail(log, new FakeClock(), { waitMs: 30, onFailure: () => assert.fail('no failure expected') });
+    const trail = new AuditTrail(log, new FakeClock(), {
+      waitMs: 30,
+      onFailure: () => assert.fail('no failure expected'),
+    });
     const started = Date.now();
     await trail.record(ENTRY);
     const waited = Date.now() - started;

@@ -20,8 +20,18 @@ describe('parseBasicCredentials', () => {
     ['a raw ":" in the secret (split at the first colon)', `Basic ${b64('id:se:cr:et')}`, 'id', 'se:cr:et'],
     ['percent-encoded UTF-8', `Basic ${b64('caf%C3%A9:%E2%9C%93')}`, 'café', '✓'],
     ['raw UTF-8', `Basic ${b64('café:✓')}`, 'café', '✓'],
-    ['characters a client library encodes', basic('id !"#$%&\'()*+,/;<=>?@[\\]^`{|}~', 's&e=c r+t%'), 'id !"#$%&\'()*+,/;<=>?@[\\]^`{|}~', 's&e=c r+t%'],
-    ['a base64url-style secret', basic('cg_AbC-_9', 'cgs_Qsxn4dxFaDdc-U6sv_z6J'), 'cg_AbC-_9', 'cgs_Qsxn4dxFaDdc-U6sv_z6J'],
+    [
+      'characters a client library encodes',
+      basic('id !"#$%&\'()*+,/;<=>?@[\\]^`{|}~', 's&e=c r+t%'),
+      'id !"#$%&\'()*+,/;<=>?@[\\]^`{|}~',
+      's&e=c r+t%',
+    ],
+    [
+      'a base64url-style secret',
+      basic('cg_AbC-_9', 'cgs_Qsxn4dxFaDdc-U6sv_z6J'),
+      'cg_AbC-_9',
+      'cgs_Qsxn4dxFaDdc-U6sv_z6J',
+    ],
   ];
   for (const [label, header, clientId, clientSecret] of accepted) {
     it(`accepts ${label}`, () => assert.deepEqual(parseBasicCredentials(header), { clientId, clientSecret }));
@@ -68,8 +78,11 @@ describe('parseBasicCredentials', () => {
   }
 
   it('gives back any id and secret a client form-encodes (with or without characters to decode)', () => {
-    // eslint-disable-next-line no-control-regex -- the parser refuses control characters, so the generator leaves them out.
-    const part = fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }).filter((value) => !/[\u0000-\u001f\u007f]/.test(value));
+    // The parser refuses control characters, so the generator leaves them out.
+    const part = fc
+      .string({ minLength: 1, maxLength: 40, unit: 'grapheme' })
+      // eslint-disable-next-line no-control-regex -- the characters refused are control characters.
+      .filter((value) => !/[\u0000-\u001f\u007f]/.test(value));
     fc.assert(
       fc.property(part, part, (clientId, clientSecret) => {
         assert.deepEqual(parseBasicCredentials(basic(clientId, clientSecret)), { clientId, clientSecret });

@@ -45,7 +45,10 @@ describe('CallDeadline', () => {
     const deadline = new CallDeadline(100);
     const started = Date.now();
     try {
-      await assert.rejects(pool.request({ path: '/', method: 'GET', signal: deadline.signal }), (error: Error) => error.name === 'TimeoutError');
+      await assert.rejects(
+        pool.request({ path: '/', method: 'GET', signal: deadline.signal }),
+        (error: Error) => error.name === 'TimeoutError',
+      );
       assert.ok(deadline.expired);
       assert.ok(Date.now() - started < 2_000, 'ended by the deadline, not by a socket timeout');
     } finally {
@@ -56,4 +59,3 @@ describe('CallDeadline', () => {
     }
   });
 });
-

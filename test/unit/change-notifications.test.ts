@@ -16,12 +16,24 @@ describe('parseChange', () => {
   });
 
   it('reads a removed association by its whole key, whatever characters the customerId holds', () => {
-    const payload = JSON.stringify({ kind: 'association', institution: 'default', platform: 'acme', customerId: 'a"b\\c/d' });
-    assert.deepEqual(parseChange(payload), { kind: 'association', key: { institution: 'default', platform: 'acme', customerId: 'a"b\\c/d' } });
+    const payload = JSON.stringify({
+      kind: 'association',
+      institution: 'default',
+      platform: 'acme',
+      customerId: 'a"b\\c/d',
+    });
+    assert.deepEqual(parseChange(payload), {
+      kind: 'association',
+      key: { institution: 'default', platform: 'acme', customerId: 'a"b\\c/d' },
+    });
   });
 
   it('reads a revoked access token by its jti and exp, as the trigger of migration 10 writes it', () => {
-    assert.deepEqual(parseChange('{"kind":"access_token_revoked","jti":"j-1","exp":1790000000}'), { kind: 'access_token_revoked', jti: 'j-1', exp: 1790000000 });
+    assert.deepEqual(parseChange('{"kind":"access_token_revoked","jti":"j-1","exp":1790000000}'), {
+      kind: 'access_token_revoked',
+      jti: 'j-1',
+      exp: 1790000000,
+    });
   });
 
   it('ignores payloads it does not know', () => {
@@ -49,10 +61,20 @@ describe('parseChange', () => {
 
   it('never throws, whatever arrives on the channel', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((value) => JSON.stringify(value))), (payload) => {
-        const change = parseChange(payload);
-        if (change) assert.ok(['client', 'institution', 'signing_key', 'association', 'access_token_revoked'].includes(change.kind));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((value) => JSON.stringify(value)),
+        ),
+        (payload) => {
+          const change = parseChange(payload);
+          if (change)
+            assert.ok(
+              ['client', 'institution', 'signing_key', 'association', 'access_token_revoked'].includes(change.kind),
+            );
+        },
+      ),
     );
   });
 });

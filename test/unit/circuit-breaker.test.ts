@@ -115,9 +115,15 @@ describe('core circuit breaker', () => {
   it('counts protocol errors as failures, on either operation', async () => {
     const { connector, core, breaker } = setup();
     core.failure = offProtocol;
-    await assert.rejects(connector.startSession({ kind: 'customerKey', customerKey: 'C-1' }, CONTEXT), CoreProtocolError);
+    await assert.rejects(
+      connector.startSession({ kind: 'customerKey', customerKey: 'C-1' }, CONTEXT),
+      CoreProtocolError,
+    );
     await assert.rejects(connector.listAccounts('d', CONTEXT), CoreProtocolError);
-    await assert.rejects(connector.startSession({ kind: 'customerKey', customerKey: 'C-1' }, CONTEXT), CoreProtocolError);
+    await assert.rejects(
+      connector.startSession({ kind: 'customerKey', customerKey: 'C-1' }, CONTEXT),
+      CoreProtocolError,
+    );
     assert.equal(breaker.state, 'open');
   });
 

@@ -106,15 +106,39 @@ const RESULTS: Results = {
   'institutions.list': [INSTITUTION],
   'institutions.show': INSTITUTION,
   'institutions.set-enabled': INSTITUTION,
-  'webhooks.add': { id: 'wh_1', platform: 'acme', url: 'https://hooks.acme.example/', events: [], secret: 'whsec_c2VjcmV0' },
-  'webhooks.list': [{ id: 'wh_1', platform: 'acme', url: 'https://hooks.acme.example/', events: [], enabled: true, disabledReason: null, createdAt: '2026-03-01T12:00:00.000Z' }],
+  'webhooks.add': {
+    id: 'wh_1',
+    platform: 'acme',
+    url: 'https://hooks.acme.example/',
+    events: [],
+    secret: 'whsec_c2VjcmV0',
+  },
+  'webhooks.list': [
+    {
+      id: 'wh_1',
+      platform: 'acme',
+      url: 'https://hooks.acme.example/',
+      events: [],
+      enabled: true,
+      disabledReason: null,
+      createdAt: '2026-03-01T12:00:00.000Z',
+    },
+  ],
   'webhooks.remove': { id: 'wh_1', removed: true },
   'webhooks.rotate-secret': { id: 'wh_1', secret: 'whsec_bmV3', previousSecretValidUntil: '2026-03-02T12:00:00.000Z' },
   'webhooks.deliveries': [],
   'webhooks.policy': { production: true, allowPrivate: false, server: true },
 };
 
-const GROUPS = [clientsCommand, keysCommand, migrateCommand, auditCommand, sessionsCommand, institutionsCommand, webhooksCommand];
+const GROUPS = [
+  clientsCommand,
+  keysCommand,
+  migrateCommand,
+  auditCommand,
+  sessionsCommand,
+  institutionsCommand,
+  webhooksCommand,
+];
 
 /** Runs `coregate ...argv` with every operation answered from `results`. */
 async function run(argv: string[], results: Results = RESULTS) {
@@ -190,7 +214,11 @@ describe('CLI output', () => {
       const text = await run(argv);
       assert.equal(text.code, 0, `${argv.join(' ')}: ${text.stderr}`);
       // Deliveries: none, said on stderr.
-      if (argv[1] !== 'deliveries') assert.ok(text.stdout.trim().length > 0 && !isJson(text.stdout), `${argv.join(' ')} prints text:\n${text.stdout}`);
+      if (argv[1] !== 'deliveries')
+        assert.ok(
+          text.stdout.trim().length > 0 && !isJson(text.stdout),
+          `${argv.join(' ')} prints text:\n${text.stdout}`,
+        );
     }
   });
 
@@ -199,22 +227,62 @@ describe('CLI output', () => {
     assert.match(text.stdout, /^client_id: +cg_4fJq0nXbZl2mYtR8pW1s$/m);
     assert.match(text.stdout, /^client_secret: +cgs_secret$/m);
     assert.match(text.stderr, /Store the client_secret now/);
-    const json = oneJsonDocument((await run(['clients', 'create', '--name', 'Acme web', '--json'])).stdout) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(json).sort(), ['allowed_ips', 'client_id', 'client_secret', 'grants', 'institution', 'platform', 'scopes']);
+    const json = oneJsonDocument((await run(['clients', 'create', '--name', 'Acme web', '--json'])).stdout) as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual(Object.keys(json).sort(), [
+      'allowed_ips',
+      'client_id',
+      'client_secret',
+      'grants',
+      'institution',
+      'platform',
+      'scopes',
+    ]);
   });
 
   it('keys list has a header row and marks the key that signs', async () => {
     const { stdout } = await run(['keys', 'list']);
-    assert.equal(stdout, `${table(['KID', 'ALG', 'CRV', 'ACTIVE'], [['k1', 'EdDSA', 'Ed25519', null], ['k2', 'EdDSA', 'Ed25519', 'ACTIVE']])}\n`);
-    const json = oneJsonDocument((await run(['keys', 'list', '--json'])).stdout) as { keys: Array<{ kid: string }>; active_kid: string };
-    assert.deepEqual(json.keys.map((key) => key.kid), ['k1', 'k2']);
+    assert.equal(
+      stdout,
+      `${table(
+        ['KID', 'ALG', 'CRV', 'ACTIVE'],
+        [
+          ['k1', 'EdDSA', 'Ed25519', null],
+          ['k2', 'EdDSA', 'Ed25519', 'ACTIVE'],
+        ],
+      )}\n`,
+    );
+    const json = oneJsonDocument((await run(['keys', 'list', '--json'])).stdout) as {
+      keys: Array<{ kid: string }>;
+      active_kid: string;
+    };
+    assert.deepEqual(
+      json.keys.map((key) => key.kid),
+      ['k1', 'k2'],
+    );
     assert.equal(json.active_kid, 'k2');
   });
 
   it('audit list shows the institution of each event', async () => {
-    const [header, row] = (await run(['audit', 'list'])).stdout.trim().split('\n').map((line) => line.split('\t'));
+    const [header, row] = (await run(['audit', 'list'])).stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'));
     assert.equal(row![header!.indexOf('INSTITUTION')], 'bank-b');
-    assert.deepEqual(header, ['OCCURRED_AT', 'TYPE', 'OUTCOME', 'REASON', 'ACTOR', 'CLIENT_ID', 'PLATFORM', 'INSTITUTION', 'CUSTOMER_ID', 'REQUEST_ID']);
+    assert.deepEqual(header, [
+      'OCCURRED_AT',
+      'TYPE',
+      'OUTCOME',
+      'REASON',
+      'ACTOR',
+      'CLIENT_ID',
+      'PLATFORM',
+      'INSTITUTION',
+      'CUSTOMER_ID',
+      'REQUEST_ID',
+    ]);
   });
 
   it('clients rotate-secret --json says until when the previous secret works', async () => {
@@ -222,9 +290,15 @@ describe('CLI output', () => {
       'clients.rotate-secret': { client: CLIENT, secret: 'cgs_new', previousSecretUntil: '2026-03-01T12:05:00.000Z' },
     });
     assert.deepEqual(graced.calls, [{ name: 'clients.rotate-secret', args: { id: CLIENT.id, graceSeconds: 300 } }]);
-    assert.equal((oneJsonDocument(graced.stdout) as Record<string, unknown>)['previous_secret_expires_at'], '2026-03-01T12:05:00.000Z');
+    assert.equal(
+      (oneJsonDocument(graced.stdout) as Record<string, unknown>)['previous_secret_expires_at'],
+      '2026-03-01T12:05:00.000Z',
+    );
     // Without --grace the old secret stopped when the new one was made.
-    const at = oneJsonDocument((await run(['clients', 'rotate-secret', CLIENT.id, '--json'])).stdout) as Record<string, unknown>;
+    const at = oneJsonDocument((await run(['clients', 'rotate-secret', CLIENT.id, '--json'])).stdout) as Record<
+      string,
+      unknown
+    >;
     assert.equal(at['previous_secret_expires_at'], CLIENT.secretRotatedAt);
     assert.equal(at['client_secret'], 'cgs_new');
   });

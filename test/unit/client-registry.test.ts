@@ -12,7 +12,10 @@ import { FakeClock } from '../support/fake-clock.js';
 
 function assertProblems(run: () => Promise<unknown>, paths: string[]): Promise<void> {
   return assert.rejects(run, (error: unknown) => {
-    assert.ok(error instanceof ApiError && error.code === 'invalid_request', `expected invalid_request, got ${String(error)}`);
+    assert.ok(
+      error instanceof ApiError && error.code === 'invalid_request',
+      `expected invalid_request, got ${String(error)}`,
+    );
     const problems = error.data['errors'] as FieldProblem[];
     assert.deepEqual(problems.map((p) => p.path).sort(), [...paths].sort());
     for (const problem of problems) assert.ok(problem.message.length > 0);
@@ -58,13 +61,31 @@ describe('ClientRegistry (on PGlite)', () => {
   });
 
   it('moves a client between methods: to keys drops the secret and refuses rotate-secret; back to a secret, rotate-secret makes one', async () => {
-    const jwks = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1', ext: true, key_ops: ['verify'] }] };
+    const jwks = {
+      keys: [
+        {
+          kty: 'OKP',
+          crv: 'Ed25519',
+          x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+          kid: 'k1',
+          ext: true,
+          key_ops: ['verify'],
+        },
+      ],
+    };
     const { client, secret } = await registry.create({ name: 'mover' });
     const moved = await registry.update(client.id, { authMethod: 'private_key_jwt', jwks });
     assert.equal(moved.authMethod, 'private_key_jwt');
-    assert.deepEqual(moved.jwks, { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }] }, 'public members only');
+    assert.deepEqual(
+      moved.jwks,
+      { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }] },
+      'public members only',
+    );
     assert.equal((await store.findById(client.id))!.secretDigest, null);
-    await assert.rejects(registry.rotateSecret(client.id), (error: unknown) => error instanceof ApiError && error.code === 'invalid_request');
+    await assert.rejects(
+      registry.rotateSecret(client.id),
+      (error: unknown) => error instanceof ApiError && error.code === 'invalid_request',
+    );
     await registry.update(client.id, { authMethod: 'client_secret_basic' });
     const rotated = await registry.rotateSecret(client.id, 60);
     assert.notEqual(rotated.secret, secret);
@@ -77,7 +98,15 @@ describe('ClientRegistry (on PGlite)', () => {
     await assertProblems(() => registry.create({ name: 'x', authMethod: 'tls_client_auth' }), ['tls-subject-dn']);
     await assertProblems(() => registry.create({ name: 'x', tlsSubjectDn: 'CN=x' }), ['tls-subject-dn']);
     await assertProblems(() => registry.create({ name: 'x', authMethod: 'client_secret_post' }), ['auth-method']);
-    await assertProblems(() => registry.create({ name: 'x', authMethod: 'self_signed_tls_client_auth', jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'a', y: 'b' }] } }), ['jwks-file']);
+    await assertProblems(
+      () =>
+        registry.create({
+          name: 'x',
+          authMethod: 'self_signed_tls_client_auth',
+          jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'a', y: 'b' }] },
+        }),
+      ['jwks-file'],
+    );
   });
 
   it('keeps the given platform, grants and canonical, de-duplicated CIDR blocks', async () => {
@@ -94,10 +123,14 @@ describe('ClientRegistry (on PGlite)', () => {
     assert.deepEqual(client.allowedIps, ['10.0.0.0/8', '2001:db8::1/128']);
   });
 
-  it('refuses an unknown scope', () => assertProblems(() => registry.create({ name: 'x', scopes: ['core/admin'] }), ['scope']));
-  it('refuses an unknown grant', () => assertProblems(() => registry.create({ name: 'x', grants: ['authorization_code'] }), ['grant']));
-  it('refuses a bad CIDR block', () => assertProblems(() => registry.create({ name: 'x', allowedIps: ['10.0.0.0/33'] }), ['allow-ip']));
-  it('refuses a host name as an IP block', () => assertProblems(() => registry.create({ name: 'x', allowedIps: ['example.com'] }), ['allow-ip']));
+  it('refuses an unknown scope', () =>
+    assertProblems(() => registry.create({ name: 'x', scopes: ['core/admin'] }), ['scope']));
+  it('refuses an unknown grant', () =>
+    assertProblems(() => registry.create({ name: 'x', grants: ['authorization_code'] }), ['grant']));
+  it('refuses a bad CIDR block', () =>
+    assertProblems(() => registry.create({ name: 'x', allowedIps: ['10.0.0.0/33'] }), ['allow-ip']));
+  it('refuses a host name as an IP block', () =>
+    assertProblems(() => registry.create({ name: 'x', allowedIps: ['example.com'] }), ['allow-ip']));
   it('refuses an empty name', () => assertProblems(() => registry.create({ name: '   ' }), ['name']));
   it('refuses a too long name', () => assertProblems(() => registry.create({ name: 'n'.repeat(201) }), ['name']));
   for (const platform of ['', 'has space', '-leading-dash', 'p'.repeat(65), 'acme/other', 'ünïcode']) {
@@ -107,7 +140,14 @@ describe('ClientRegistry (on PGlite)', () => {
 
   it('reports every bad field at once and stores nothing', async () => {
     await assertProblems(
-      () => registry.create({ name: '', platform: 'a b', scopes: ['nope'], grants: ['implicit'], allowedIps: ['1.2.3.4/99'] }),
+      () =>
+        registry.create({
+          name: '',
+          platform: 'a b',
+          scopes: ['nope'],
+          grants: ['implicit'],
+          allowedIps: ['1.2.3.4/99'],
+        }),
       ['name', 'platform', 'scope', 'grant', 'allow-ip'],
     );
     assert.deepEqual(await registry.list(), []);
@@ -125,8 +165,15 @@ describe('ClientRegistry (on PGlite)', () => {
     const stored = await store.findById(client.id);
     assert.equal(hasher.matches(secret, stored!.secretDigest!), false);
     assert.equal(hasher.matches(rotated.secret, stored!.secretDigest!), true);
-    for (const run of [() => registry.show('cg_nope'), () => registry.setEnabled('cg_nope', true), () => registry.rotateSecret('cg_nope')]) {
-      await assert.rejects(run, (error) => error instanceof ApiError && error.code === 'not_found' && error.name === 'NotFound');
+    for (const run of [
+      () => registry.show('cg_nope'),
+      () => registry.setEnabled('cg_nope', true),
+      () => registry.rotateSecret('cg_nope'),
+    ]) {
+      await assert.rejects(
+        run,
+        (error) => error instanceof ApiError && error.code === 'not_found' && error.name === 'NotFound',
+      );
     }
   });
 });

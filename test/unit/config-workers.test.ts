@@ -34,15 +34,22 @@ describe('COREGATE_WORKERS', () => {
   });
 
   it('refuses more than one with the embedded database', () => {
-    assert.match(refusal({ COREGATE_WORKERS: '2', CORE_URL: SHARED.CORE_URL }), /^invalid configuration: COREGATE_WORKERS must be 1 with the embedded database \(got 2\); set DATABASE_URL/);
+    assert.match(
+      refusal({ COREGATE_WORKERS: '2', CORE_URL: SHARED.CORE_URL }),
+      /^invalid configuration: COREGATE_WORKERS must be 1 with the embedded database \(got 2\); set DATABASE_URL/,
+    );
   });
 
   it('refuses more than one with the built-in core simulator', () => {
     const { CORE_URL: _core, ...withoutCore } = SHARED;
-    assert.match(refusal({ ...withoutCore, COREGATE_WORKERS: '2' }), /must be 1 with the built-in core simulator \(got 2\); set CORE_URL/);
+    assert.match(
+      refusal({ ...withoutCore, COREGATE_WORKERS: '2' }),
+      /must be 1 with the built-in core simulator \(got 2\); set CORE_URL/,
+    );
   });
 
   it('refuses what is not a count from 1 to 256', () => {
-    for (const value of ['0', '-1', 'two', '1.5', '257']) assert.match(refusal({ ...SHARED, COREGATE_WORKERS: value }), /COREGATE_WORKERS must be/);
+    for (const value of ['0', '-1', 'two', '1.5', '257'])
+      assert.match(refusal({ ...SHARED, COREGATE_WORKERS: value }), /COREGATE_WORKERS must be/);
   });
 });

@@ -85,25 +85,57 @@ describe('loadConfig', () => {
     ['PORT=70000', { PORT: '70000' }, 'PORT', /between 0 and 65535/],
     ['PORT=-1', { PORT: '-1' }, 'PORT'],
     ['PORT=80.5', { PORT: '80.5' }, 'PORT'],
-    ['COREGATE_ENCRYPTION_KEY of 16 bytes', { COREGATE_ENCRYPTION_KEY: randomBytes(16).toString('base64') }, 'COREGATE_ENCRYPTION_KEY', /32 bytes/],
-    ['COREGATE_ENCRYPTION_KEY not base64', { COREGATE_ENCRYPTION_KEY: 'not base64!' }, 'COREGATE_ENCRYPTION_KEY', /base64/],
-    ['DATABASE_URL without COREGATE_ENCRYPTION_KEY', { DATABASE_URL: 'postgres://db/coregate' }, 'COREGATE_ENCRYPTION_KEY', /required with DATABASE_URL/],
-    ['DATABASE_URL with another scheme', { DATABASE_URL: 'mysql://db/coregate', COREGATE_ENCRYPTION_KEY: KEY }, 'DATABASE_URL'],
+    [
+      'COREGATE_ENCRYPTION_KEY of 16 bytes',
+      { COREGATE_ENCRYPTION_KEY: randomBytes(16).toString('base64') },
+      'COREGATE_ENCRYPTION_KEY',
+      /32 bytes/,
+    ],
+    [
+      'COREGATE_ENCRYPTION_KEY not base64',
+      { COREGATE_ENCRYPTION_KEY: 'not base64!' },
+      'COREGATE_ENCRYPTION_KEY',
+      /base64/,
+    ],
+    [
+      'DATABASE_URL without COREGATE_ENCRYPTION_KEY',
+      { DATABASE_URL: 'postgres://db/coregate' },
+      'COREGATE_ENCRYPTION_KEY',
+      /required with DATABASE_URL/,
+    ],
+    [
+      'DATABASE_URL with another scheme',
+      { DATABASE_URL: 'mysql://db/coregate', COREGATE_ENCRYPTION_KEY: KEY },
+      'DATABASE_URL',
+    ],
     ['DATABASE_URL not a URL', { DATABASE_URL: 'db:5432', COREGATE_ENCRYPTION_KEY: KEY }, 'DATABASE_URL'],
     ['LOG_LEVEL=loud', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /one of/],
     ['CORE_URL=ftp://…', { CORE_URL: 'ftp://core' }, 'CORE_URL'],
     ['COREGATE_ISSUER not a URL', { COREGATE_ISSUER: 'auth.bank' }, 'COREGATE_ISSUER'],
     ['COREGATE_SESSION_SKEW_SECONDS=soon', { COREGATE_SESSION_SKEW_SECONDS: 'soon' }, 'COREGATE_SESSION_SKEW_SECONDS'],
-    ['COREGATE_ACCESS_TOKEN_TTL_SECONDS=10', { COREGATE_ACCESS_TOKEN_TTL_SECONDS: '10' }, 'COREGATE_ACCESS_TOKEN_TTL_SECONDS'],
+    [
+      'COREGATE_ACCESS_TOKEN_TTL_SECONDS=10',
+      { COREGATE_ACCESS_TOKEN_TTL_SECONDS: '10' },
+      'COREGATE_ACCESS_TOKEN_TTL_SECONDS',
+    ],
     ['COREGATE_TRUST_PROXY=maybe', { COREGATE_TRUST_PROXY: 'maybe' }, 'COREGATE_TRUST_PROXY'],
-    ['COREGATE_PREVIOUS_ENCRYPTION_KEYS with a short key', { COREGATE_PREVIOUS_ENCRYPTION_KEYS: `${KEY},abcd` }, 'COREGATE_PREVIOUS_ENCRYPTION_KEYS', /32 bytes/],
+    [
+      'COREGATE_PREVIOUS_ENCRYPTION_KEYS with a short key',
+      { COREGATE_PREVIOUS_ENCRYPTION_KEYS: `${KEY},abcd` },
+      'COREGATE_PREVIOUS_ENCRYPTION_KEYS',
+      /32 bytes/,
+    ],
   ];
   for (const [label, env, variable, reason] of refused) {
     it(`refuses ${label}, naming ${variable}`, () => assertRefused(env, variable, reason));
   }
 
   it('takes COREGATE_TRUST_PROXY as a list of proxy addresses and CIDR blocks', () => {
-    assert.deepEqual(loadConfig({ COREGATE_TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,2001:db8::/32' }).trustProxy, ['10.0.0.0/8', '192.0.2.7/32', '2001:db8::/32']);
+    assert.deepEqual(loadConfig({ COREGATE_TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,2001:db8::/32' }).trustProxy, [
+      '10.0.0.0/8',
+      '192.0.2.7/32',
+      '2001:db8::/32',
+    ]);
     assert.equal(loadConfig({ COREGATE_TRUST_PROXY: 'off' }).trustProxy, false);
     assertRefused({ COREGATE_TRUST_PROXY: '10.0.0.0/8,10.0.0.0/99' }, 'COREGATE_TRUST_PROXY');
   });
@@ -116,13 +148,32 @@ describe('loadConfig', () => {
   });
 
   it('takes the token audience and the mutual-TLS settings, and refuses them where they cannot work', () => {
-    assert.equal(loadConfig({ COREGATE_TOKEN_AUDIENCE: 'https://gw.bank.example/core/' }, '/srv').tokenAudience, 'https://gw.bank.example/core');
+    assert.equal(
+      loadConfig({ COREGATE_TOKEN_AUDIENCE: 'https://gw.bank.example/core/' }, '/srv').tokenAudience,
+      'https://gw.bank.example/core',
+    );
     assertRefused({ COREGATE_TOKEN_AUDIENCE: 'gw.bank.example' }, 'COREGATE_TOKEN_AUDIENCE');
-    const proxied = loadConfig({ COREGATE_TLS_CLIENT_CERT_HEADER: 'X-Client-Cert', COREGATE_TRUST_PROXY: '10.0.0.1' }, '/srv');
+    const proxied = loadConfig(
+      { COREGATE_TLS_CLIENT_CERT_HEADER: 'X-Client-Cert', COREGATE_TRUST_PROXY: '10.0.0.1' },
+      '/srv',
+    );
     assert.equal(proxied.tlsClientCertHeader, 'x-client-cert');
-    assertRefused({ COREGATE_TLS_CLIENT_CERT_HEADER: 'X-Client-Cert' }, 'COREGATE_TLS_CLIENT_CERT_HEADER', /TRUST_PROXY/);
-    assertRefused({ COREGATE_TLS_CLIENT_CERT_HEADER: 'x client cert', COREGATE_TRUST_PROXY: 'true' }, 'COREGATE_TLS_CLIENT_CERT_HEADER');
+    assertRefused(
+      { COREGATE_TLS_CLIENT_CERT_HEADER: 'X-Client-Cert' },
+      'COREGATE_TLS_CLIENT_CERT_HEADER',
+      /TRUST_PROXY/,
+    );
+    assertRefused(
+      { COREGATE_TLS_CLIENT_CERT_HEADER: 'x client cert', COREGATE_TRUST_PROXY: 'true' },
+      'COREGATE_TLS_CLIENT_CERT_HEADER',
+    );
     assertRefused({ COREGATE_TLS_CLIENT_CA_FILE: 'ca.pem' }, 'COREGATE_TLS_CLIENT_CA_FILE', /COREGATE_TLS_CERT_FILE/);
-    assert.equal(loadConfig({ COREGATE_TLS_CLIENT_CA_FILE: 'ca.pem', COREGATE_TLS_CERT_FILE: 'c.pem', COREGATE_TLS_KEY_FILE: 'k.pem' }, '/srv').tlsClientCaFile, '/srv/ca.pem');
+    assert.equal(
+      loadConfig(
+        { COREGATE_TLS_CLIENT_CA_FILE: 'ca.pem', COREGATE_TLS_CERT_FILE: 'c.pem', COREGATE_TLS_KEY_FILE: 'k.pem' },
+        '/srv',
+      ).tlsClientCaFile,
+      '/srv/ca.pem',
+    );
   });
 });

@@ -8,7 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Agent, Pool } from 'undici';
-import { CoreProtocolError, CoreUnavailable, CustomerNotRecognised, SessionRejected, } from '../../src/ports/core-connector.js';
+import {
+  CoreProtocolError,
+  CoreUnavailable,
+  CustomerNotRecognised,
+  SessionRejected,
+} from '../../src/ports/core-connector.js';
 import { HttpCoreConnector } from '../../src/adapters/core/http-core-connector.js';
 import { DEMO_CUSTOMERS } from '../../src/adapters/core/simulator/demo-data.js';
 import type { RegistrationSubject } from '../../src/domain/registration.js';
@@ -22,7 +27,12 @@ interface Scripted {
 const ctx = { requestId: 'req-42' };
 const API_KEY = 'k-secret-institution-key';
 const DELEGATE = 'Zm9vYmFyLWRlbGVnYXRlLXJlZmVyZW5jZQ';
-const subject: RegistrationSubject = { kind: 'demographics', socialSecurityNumber: '123456789', accountNumber: '70001234', birthDay: '1980-04-12' };
+const subject: RegistrationSubject = {
+  kind: 'demographics',
+  socialSecurityNumber: '123456789',
+  accountNumber: '70001234',
+  birthDay: '1980-04-12',
+};
 const goodAccount = DEMO_CUSTOMERS[0]!.accounts[0]!;
 
 describe('HttpCoreConnector against a misbehaving core', () => {
@@ -35,9 +45,14 @@ describe('HttpCoreConnector against a misbehaving core', () => {
   const answer = (status: number, body: unknown, headers?: Record<string, string>) => {
     next = { status, body: typeof body === 'string' ? body : JSON.stringify(body), ...(headers ? { headers } : {}) };
   };
-  const failure = (promise: Promise<unknown>) => promise.then(() => assert.fail('expected a failure'), (error: unknown) => error as Error);
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => assert.fail('expected a failure'),
+      (error: unknown) => error as Error,
+    );
   const assertNoSecrets = (error: Error) => {
-    for (const secret of [API_KEY, DELEGATE, '123456789', '70001234', '1980-04-12']) assert.ok(!error.message.includes(secret), `"${error.message}" leaks a secret`);
+    for (const secret of [API_KEY, DELEGATE, '123456789', '70001234', '1980-04-12'])
+      assert.ok(!error.message.includes(secret), `"${error.message}" leaks a secret`);
   };
 
   before(async () => {
@@ -52,7 +67,12 @@ describe('HttpCoreConnector against a misbehaving core', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    connector = new HttpCoreConnector({ baseUrl: `${url}/bank/adapter/`, apiKey: API_KEY, timeoutMs: 1000, connections: 2 });
+    connector = new HttpCoreConnector({
+      baseUrl: `${url}/bank/adapter/`,
+      apiKey: API_KEY,
+      timeoutMs: 1000,
+      connections: 2,
+    });
   });
   after(async () => {
     await connector?.close();
@@ -63,7 +83,14 @@ describe('HttpCoreConnector against a misbehaving core', () => {
   });
 
   it('ends a session with DELETE /v1/sessions; 404, 405, 501 and 401 session_invalid count as ended, 5xx fails', async () => {
-    for (const [status, body] of [[204, ''], [200, {}], [404, { error: 'not_found' }], [405, { error: 'method_not_allowed' }], [501, 'Not Implemented'], [401, { error: 'session_invalid' }]] as const) {
+    for (const [status, body] of [
+      [204, ''],
+      [200, {}],
+      [404, { error: 'not_found' }],
+      [405, { error: 'method_not_allowed' }],
+      [501, 'Not Implemented'],
+      [401, { error: 'session_invalid' }],
+    ] as const) {
       answer(status, body);
       await connector.endSession(DELEGATE, ctx);
     }
@@ -80,16 +107,27 @@ describe('HttpCoreConnector against a misbehaving core', () => {
   });
 
   it('sends the protocol request below the base path, with API key, request ID and JSON body', async () => {
-    answer(201, { customerKey: 'C-1001', delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00.1234567Z', extra: 'ignored' });
+    answer(201, {
+      customerKey: 'C-1001',
+      delegateReferenceId: DELEGATE,
+      expiresAt: '2026-03-01T12:15:00.1234567Z',
+      extra: 'ignored',
+    });
     const session = await connector.startSession(subject, ctx);
-    assert.deepEqual(session, { customerKey: 'C-1001', delegateReferenceId: DELEGATE, expiresAt: new Date('2026-03-01T12:15:00.123Z') });
+    assert.deepEqual(session, {
+      customerKey: 'C-1001',
+      delegateReferenceId: DELEGATE,
+      expiresAt: new Date('2026-03-01T12:15:00.123Z'),
+    });
     const [request] = seen;
     assert.equal(request!.method, 'POST');
     assert.equal(request!.url, '/bank/adapter/v1/sessions');
     assert.equal(request!.headers['x-api-key'], API_KEY);
     assert.equal(request!.headers['x-request-id'], 'req-42');
     assert.match(String(request!.headers['content-type']), /^application\/json/);
-    assert.deepEqual(JSON.parse(request!.body), { demographics: { socialSecurityNumber: '123456789', accountNumber: '70001234', birthDay: '1980-04-12' } });
+    assert.deepEqual(JSON.parse(request!.body), {
+      demographics: { socialSecurityNumber: '123456789', accountNumber: '70001234', birthDay: '1980-04-12' },
+    });
 
     answer(200, { customerKey: 'C-1002', delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T13:15:00+01:00' });
     const byKey = await connector.startSession({ kind: 'customerKey', customerKey: 'C-1002' }, ctx);
@@ -117,7 +155,10 @@ describe('HttpCoreConnector against a misbehaving core', () => {
     answer(401, '<html>login</html>', { 'content-type': 'text/html' });
     assert.ok((await failure(connector.listAccounts(DELEGATE, ctx))) instanceof CoreProtocolError);
     answer(401, { error: 'session_invalid' });
-    assert.ok((await failure(connector.startSession(subject, ctx))) instanceof CoreProtocolError, 'session_invalid means nothing for a new session');
+    assert.ok(
+      (await failure(connector.startSession(subject, ctx))) instanceof CoreProtocolError,
+      'session_invalid means nothing for a new session',
+    );
   });
 
   it('reports a refused API key as a protocol error that points at the configuration, without the key', async () => {
@@ -129,7 +170,11 @@ describe('HttpCoreConnector against a misbehaving core', () => {
   });
 
   it('treats 5xx, with or without a JSON body, as CoreUnavailable', async () => {
-    for (const [status, body] of [[500, { error: 'core_failure' }], [502, '<html>Bad Gateway</html>'], [503, '']] as const) {
+    for (const [status, body] of [
+      [500, { error: 'core_failure' }],
+      [502, '<html>Bad Gateway</html>'],
+      [503, ''],
+    ] as const) {
       answer(status, body);
       const listing = await failure(connector.listAccounts(DELEGATE, ctx));
       assert.ok(listing instanceof CoreUnavailable, `${status}`);
@@ -146,19 +191,87 @@ describe('HttpCoreConnector against a misbehaving core', () => {
     const missing: Record<string, unknown> = { ...goodAccount };
     delete missing.guid;
     const cases: [() => Promise<unknown>, Scripted, RegExp][] = [
-      [() => connector.listAccounts(DELEGATE, ctx), { status: 200, body: JSON.stringify({ accounts: [goodAccount, missing] }) }, /accounts\[1\]\.guid: missing/],
-      [() => connector.listAccounts(DELEGATE, ctx), { status: 200, body: JSON.stringify({ accounts: [{ ...goodAccount, currentBalance: '12.00' }] }) }, /accounts\[0\]\.currentBalance: expected a number, got a string/],
-      [() => connector.listAccounts(DELEGATE, ctx), { status: 200, body: JSON.stringify({ accounts: [{ ...goodAccount, hasCard: 'Y' }] }) }, /hasCard: expected a boolean/],
-      [() => connector.listAccounts(DELEGATE, ctx), { status: 200, body: JSON.stringify({ accounts: [{ ...goodAccount, maturityDate: null }] }) }, /maturityDate: expected a date-time string, got null/],
-      [() => connector.listAccounts(DELEGATE, ctx), { status: 200, body: JSON.stringify([goodAccount]) }, /expected \{"accounts": \[\.\.\.\]\}, got an array/],
+      [
+        () => connector.listAccounts(DELEGATE, ctx),
+        { status: 200, body: JSON.stringify({ accounts: [goodAccount, missing] }) },
+        /accounts\[1\]\.guid: missing/,
+      ],
+      [
+        () => connector.listAccounts(DELEGATE, ctx),
+        { status: 200, body: JSON.stringify({ accounts: [{ ...goodAccount, currentBalance: '12.00' }] }) },
+        /accounts\[0\]\.currentBalance: expected a number, got a string/,
+      ],
+      [
+        () => connector.listAccounts(DELEGATE, ctx),
+        { status: 200, body: JSON.stringify({ accounts: [{ ...goodAccount, hasCard: 'Y' }] }) },
+        /hasCard: expected a boolean/,
+      ],
+      [
+        () => connector.listAccounts(DELEGATE, ctx),
+        { status: 200, body: JSON.stringify({ accounts: [{ ...goodAccount, maturityDate: null }] }) },
+        /maturityDate: expected a date-time string, got null/,
+      ],
+      [
+        () => connector.listAccounts(DELEGATE, ctx),
+        { status: 200, body: JSON.stringify([goodAccount]) },
+        /expected \{"accounts": \[\.\.\.\]\}, got an array/,
+      ],
       [() => connector.listAccounts(DELEGATE, ctx), { status: 200, body: 'not json' }, /not JSON/],
       [() => connector.listAccounts(DELEGATE, ctx), { status: 204, body: '' }, /unexpected answer 204/],
-      [() => connector.listAccounts(DELEGATE, ctx), { status: 418, body: JSON.stringify({ error: 'teapot' }) }, /unexpected answer 418 \(teapot\)/],
-      [() => connector.startSession(subject, ctx), { status: 201, body: JSON.stringify({ customerKey: 'C-1', delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00' }) }, /expiresAt: expected an ISO 8601 date-time with a zone/],
-      [() => connector.startSession(subject, ctx), { status: 201, body: JSON.stringify({ customerKey: 'C-1', delegateReferenceId: 'has spaces in it', expiresAt: '2026-03-01T12:15:00Z' }) }, /delegateReferenceId: expected 1 to 1024 visible ASCII/],
-      [() => connector.startSession(subject, ctx), { status: 201, body: JSON.stringify({ delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00Z' }) }, /customerKey: expected 1 to 128 visible ASCII characters, got undefined/],
-      [() => connector.startSession(subject, ctx), { status: 201, body: JSON.stringify({ customerKey: 'C 1 with spaces', delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00Z' }) }, /customerKey: expected 1 to 128 visible ASCII characters/],
-      [() => connector.startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx), { status: 201, body: JSON.stringify({ customerKey: 'C-1002', delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00Z' }) }, /different customerKey/],
+      [
+        () => connector.listAccounts(DELEGATE, ctx),
+        { status: 418, body: JSON.stringify({ error: 'teapot' }) },
+        /unexpected answer 418 \(teapot\)/,
+      ],
+      [
+        () => connector.startSession(subject, ctx),
+        {
+          status: 201,
+          body: JSON.stringify({ customerKey: 'C-1', delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00' }),
+        },
+        /expiresAt: expected an ISO 8601 date-time with a zone/,
+      ],
+      [
+        () => connector.startSession(subject, ctx),
+        {
+          status: 201,
+          body: JSON.stringify({
+            customerKey: 'C-1',
+            delegateReferenceId: 'has spaces in it',
+            expiresAt: '2026-03-01T12:15:00Z',
+          }),
+        },
+        /delegateReferenceId: expected 1 to 1024 visible ASCII/,
+      ],
+      [
+        () => connector.startSession(subject, ctx),
+        { status: 201, body: JSON.stringify({ delegateReferenceId: DELEGATE, expiresAt: '2026-03-01T12:15:00Z' }) },
+        /customerKey: expected 1 to 128 visible ASCII characters, got undefined/,
+      ],
+      [
+        () => connector.startSession(subject, ctx),
+        {
+          status: 201,
+          body: JSON.stringify({
+            customerKey: 'C 1 with spaces',
+            delegateReferenceId: DELEGATE,
+            expiresAt: '2026-03-01T12:15:00Z',
+          }),
+        },
+        /customerKey: expected 1 to 128 visible ASCII characters/,
+      ],
+      [
+        () => connector.startSession({ kind: 'customerKey', customerKey: 'C-1001' }, ctx),
+        {
+          status: 201,
+          body: JSON.stringify({
+            customerKey: 'C-1002',
+            delegateReferenceId: DELEGATE,
+            expiresAt: '2026-03-01T12:15:00Z',
+          }),
+        },
+        /different customerKey/,
+      ],
       [() => connector.startSession(subject, ctx), { status: 201, body: '"ok"' }, /is a string, not an object/],
     ];
     for (const [call, scripted, message] of cases) {
@@ -213,14 +326,21 @@ describe('HttpCoreConnector against a misbehaving core', () => {
 
   it('rejects a base URL that is not http(s) and an API key that cannot be a header', () => {
     assert.throws(() => new HttpCoreConnector({ baseUrl: 'ftp://core.example', timeoutMs: 1000 }), /http: or https:/);
-    assert.throws(() => new HttpCoreConnector({ baseUrl: url, apiKey: 'with space', timeoutMs: 1000 }), /visible ASCII/);
+    assert.throws(
+      () => new HttpCoreConnector({ baseUrl: url, apiKey: 'with space', timeoutMs: 1000 }),
+      /visible ASCII/,
+    );
   });
 });
 
 describe('HttpCoreConnector: reading answers and deadlines', () => {
   let server: Server;
   let url: string;
-  const failure = (promise: Promise<unknown>) => promise.then(() => assert.fail('expected a failure'), (error: unknown) => error as Error);
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => assert.fail('expected a failure'),
+      (error: unknown) => error as Error,
+    );
   /** The answer of `GET /v1/accounts` as UTF-8, sent in three writes flushed apart, one of them inside a character. */
   const body = Buffer.from(JSON.stringify({ accounts: [{ ...goodAccount, id: 'compte-épargne-ü' }] }));
 

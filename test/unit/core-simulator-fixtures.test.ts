@@ -7,7 +7,10 @@ import { NO_DATE, type AccountRecord } from '../../src/domain/account.js';
 import { DEMO_CUSTOMERS, generatedCustomer } from '../../src/adapters/core/simulator/demo-data.js';
 import { FixtureError, loadFixtureFile, parseFixtures } from '../../src/adapters/core/simulator/fixtures.js';
 
-const record = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({ ...(DEMO_CUSTOMERS[0]!.accounts[0] as AccountRecord), ...overrides });
+const record = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+  ...(DEMO_CUSTOMERS[0]!.accounts[0] as AccountRecord),
+  ...overrides,
+});
 const customer = (overrides: Record<string, unknown> = {}) => ({
   customerKey: 'C-1',
   socialSecurityNumber: '111-22-3333',
@@ -34,12 +37,28 @@ describe('core simulator data files', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('accepts the demo data set and generated customers, written out as a file', () => {
-    const customers = [...DEMO_CUSTOMERS, generatedCustomer(100_000)!, generatedCustomer(999_999)!, generatedCustomer(400_048)!];
+    const customers = [
+      ...DEMO_CUSTOMERS,
+      generatedCustomer(100_000)!,
+      generatedCustomer(999_999)!,
+      generatedCustomer(400_048)!,
+    ];
     const directory = parseFixtures(JSON.parse(JSON.stringify({ customers })));
     assert.deepEqual(directory.byKey('C-1001'), DEMO_CUSTOMERS[0]);
     assert.equal(directory.byKey('C-1005')?.accounts.length, 0);
-    assert.equal(directory.byDemographics({ socialSecurityNumber: '123456789', accountNumber: '70001234', birthDay: '1980-04-12' })?.customerKey, 'C-1001');
-    assert.equal(directory.byDemographics({ socialSecurityNumber: '123-45-6789', accountNumber: '70001234', birthDay: '04/12/1980' })?.customerKey, 'C-1001');
+    assert.equal(
+      directory.byDemographics({ socialSecurityNumber: '123456789', accountNumber: '70001234', birthDay: '1980-04-12' })
+        ?.customerKey,
+      'C-1001',
+    );
+    assert.equal(
+      directory.byDemographics({
+        socialSecurityNumber: '123-45-6789',
+        accountNumber: '70001234',
+        birthDay: '04/12/1980',
+      })?.customerKey,
+      'C-1001',
+    );
     assert.equal(directory.byKey('C-123456'), undefined, 'a file serves exactly its customers');
   });
 
@@ -50,7 +69,10 @@ describe('core simulator data files', () => {
   it('rejects a document that is not {"customers": [...]}', () => {
     assert.deepEqual(problemsOf([]), ['(top level): expected an object {"customers": [...]}, got an array']);
     assert.deepEqual(problemsOf({}), ['customers: missing']);
-    assert.deepEqual(problemsOf({ customers: {}, extra: 1 }), ['extra: unknown field (expected only "customers")', 'customers: expected an array, got an object']);
+    assert.deepEqual(problemsOf({ customers: {}, extra: 1 }), [
+      'extra: unknown field (expected only "customers")',
+      'customers: expected an array, got an object',
+    ]);
   });
 
   it('names the customer index and the field of each problem with a customer', () => {
@@ -88,7 +110,14 @@ describe('core simulator data files', () => {
   });
 
   it('names the account index and field: missing, wrong type, bad date, unknown field', () => {
-    const broken = record({ interestRate: '4.25', originationDate: '2019-05-01', isDefault: 'yes', type: 'DD', maturityDate: '2019-13-01T00:00:00', color: 'red' });
+    const broken = record({
+      interestRate: '4.25',
+      originationDate: '2019-05-01',
+      isDefault: 'yes',
+      type: 'DD',
+      maturityDate: '2019-13-01T00:00:00',
+      color: 'red',
+    });
     delete broken.guid;
     const problems = problemsOf({ customers: [customer({ accounts: [record(), broken, 42] })] });
     assert.deepEqual(problems, [
@@ -104,10 +133,17 @@ describe('core simulator data files', () => {
   });
 
   it('accepts the minimum date-time as "no date" and rejects a zone', () => {
-    assert.doesNotThrow(() => parseFixtures({ customers: [customer({ accounts: [record({ nextPaymentDate: NO_DATE, maturityDate: NO_DATE })] })] }));
-    assert.deepEqual(problemsOf({ customers: [customer({ accounts: [record({ originationDate: '2019-05-01T00:00:00Z' })] })] }), [
-      'customers[0].accounts[0].originationDate: expected a date-time without zone, YYYY-MM-DDTHH:mm:ss (0001-01-01T00:00:00 for no date)',
-    ]);
+    assert.doesNotThrow(() =>
+      parseFixtures({
+        customers: [customer({ accounts: [record({ nextPaymentDate: NO_DATE, maturityDate: NO_DATE })] })],
+      }),
+    );
+    assert.deepEqual(
+      problemsOf({ customers: [customer({ accounts: [record({ originationDate: '2019-05-01T00:00:00Z' })] })] }),
+      [
+        'customers[0].accounts[0].originationDate: expected a date-time without zone, YYYY-MM-DDTHH:mm:ss (0001-01-01T00:00:00 for no date)',
+      ],
+    );
   });
 
   it('rejects a duplicate customerKey and duplicate demographics, naming both customers', () => {
@@ -131,13 +167,23 @@ describe('core simulator data files', () => {
 
     const notJson = join(dir, 'not-json.json');
     writeFileSync(notJson, '{"customers": [');
-    await assert.rejects(loadFixtureFile(notJson), (error: Error) => error instanceof FixtureError && error.message.includes(notJson) && /not valid JSON/.test(error.message));
+    await assert.rejects(
+      loadFixtureFile(notJson),
+      (error: Error) =>
+        error instanceof FixtureError && error.message.includes(notJson) && /not valid JSON/.test(error.message),
+    );
 
     const missing = join(dir, 'missing.json');
-    await assert.rejects(loadFixtureFile(missing), (error: Error) => error instanceof FixtureError && error.message.includes('cannot read: ENOENT'));
+    await assert.rejects(
+      loadFixtureFile(missing),
+      (error: Error) => error instanceof FixtureError && error.message.includes('cannot read: ENOENT'),
+    );
 
     const invalid = join(dir, 'invalid.json');
     writeFileSync(invalid, JSON.stringify({ customers: [customer({ birthDay: '31/01/1990' })] }));
-    await assert.rejects(loadFixtureFile(invalid), /invalid\.json: customers\[0\]\.birthDay: expected a real date as YYYY-MM-DD/);
+    await assert.rejects(
+      loadFixtureFile(invalid),
+      /invalid\.json: customers\[0\]\.birthDay: expected a real date as YYYY-MM-DD/,
+    );
   });
 });

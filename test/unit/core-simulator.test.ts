@@ -1,8 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CoreSimulator, SimulatorError } from '../../src/adapters/core/simulator/core-simulator.js';
-import { DEMO_CUSTOMERS, GENERATED_CUSTOMERS, generatedCustomer, generatedDemographics } from '../../src/adapters/core/simulator/demo-data.js';
-import { startSimulatorServer, type RunningSimulatorServer } from '../../src/adapters/core/simulator/simulator-server.js';
+import {
+  DEMO_CUSTOMERS,
+  GENERATED_CUSTOMERS,
+  generatedCustomer,
+  generatedDemographics,
+} from '../../src/adapters/core/simulator/demo-data.js';
+import {
+  startSimulatorServer,
+  type RunningSimulatorServer,
+} from '../../src/adapters/core/simulator/simulator-server.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 function simulatorError(fn: () => unknown): SimulatorError {
@@ -35,7 +43,12 @@ describe('CoreSimulator', () => {
       assert.match(customer.socialSecurityNumber, /^900-\d{2}-\d{4}$/);
       assert.ok(customer.accounts.every((account) => account.customerKey === `C-${n}`));
     }
-    assert.deepEqual(generatedDemographics(123_456), { customerKey: 'C-123456', socialSecurityNumber: '900-12-3456', accountNumber: '60123456', birthDay: generatedDemographics(123_456).birthDay });
+    assert.deepEqual(generatedDemographics(123_456), {
+      customerKey: 'C-123456',
+      socialSecurityNumber: '900-12-3456',
+      accountNumber: '60123456',
+      birthDay: generatedDemographics(123_456).birthDay,
+    });
   });
 
   it('compares normalised demographics: SSN digits only, ISO or US birth date', () => {
@@ -47,8 +60,17 @@ describe('CoreSimulator', () => {
       assert.equal(simulator.startSession({ kind: 'demographics', ...subject }).customerKey, 'C-1001');
     }
     const generated = generatedDemographics(555_555);
-    assert.equal(simulator.startSession({ kind: 'demographics', ...generated, socialSecurityNumber: generated.socialSecurityNumber.replace(/-/g, '') }).customerKey, 'C-555555');
-    const wrong = simulatorError(() => simulator.startSession({ kind: 'demographics', ...generated, birthDay: '1900-01-01' }));
+    assert.equal(
+      simulator.startSession({
+        kind: 'demographics',
+        ...generated,
+        socialSecurityNumber: generated.socialSecurityNumber.replace(/-/g, ''),
+      }).customerKey,
+      'C-555555',
+    );
+    const wrong = simulatorError(() =>
+      simulator.startSession({ kind: 'demographics', ...generated, birthDay: '1900-01-01' }),
+    );
     assert.deepEqual([wrong.status, wrong.code], [404, 'customer_not_found']);
   });
 
@@ -98,7 +120,10 @@ describe('CoreSimulator', () => {
     assert.throws(() => simulator.setFaults({ errorStatus: 200 }), /errorStatus/);
     assert.throws(() => simulator.setFaults({ latencyMs: -1 }), /latencyMs/);
     simulator.setFaults({ errorRate: 0.5, errorStatus: 503 });
-    await assert.rejects(simulator.applyFaults(), (error: SimulatorError) => error.status === 503 && error.code === 'core_failure');
+    await assert.rejects(
+      simulator.applyFaults(),
+      (error: SimulatorError) => error.status === 503 && error.code === 'core_failure',
+    );
     roll = 0.6;
     await simulator.applyFaults();
     assert.deepEqual(simulator.setFaults({ latencyMs: 10 }), { latencyMs: 10, errorRate: 0, errorStatus: 500 });
@@ -109,7 +134,11 @@ describe('CoreSimulator', () => {
 describe('simulator server (reference core protocol)', () => {
   const apiKey = 'sim-key';
   let server: RunningSimulatorServer;
-  const call = async (method: string, path: string, options: { headers?: Record<string, string>; body?: string; key?: boolean } = {}) => {
+  const call = async (
+    method: string,
+    path: string,
+    options: { headers?: Record<string, string>; body?: string; key?: boolean } = {},
+  ) => {
     const response = await fetch(`${server.url}${path}`, {
       method,
       headers: { ...(options.key === false ? {} : { 'x-api-key': apiKey }), ...options.headers },
@@ -121,39 +150,82 @@ describe('simulator server (reference core protocol)', () => {
   const json = { 'content-type': 'application/json' };
 
   before(async () => {
-    server = await startSimulatorServer({ simulator: new CoreSimulator({ clock: new FakeClock('2026-03-01T12:00:00Z') }), port: 0, apiKey });
+    server = await startSimulatorServer({
+      simulator: new CoreSimulator({ clock: new FakeClock('2026-03-01T12:00:00Z') }),
+      port: 0,
+      apiKey,
+    });
   });
   after(() => server?.close());
 
   it('answers POST /v1/sessions with 201 and an expiry in UTC', async () => {
-    const response = await call('POST', '/v1/sessions', { headers: { ...json, 'x-request-id': 'abc-1' }, body: JSON.stringify({ customerKey: 'C-1001' }) });
+    const response = await call('POST', '/v1/sessions', {
+      headers: { ...json, 'x-request-id': 'abc-1' },
+      body: JSON.stringify({ customerKey: 'C-1001' }),
+    });
     assert.equal(response.status, 201);
     assert.match(response.headers.get('content-type')!, /^application\/json/);
     assert.equal(response.headers.get('x-request-id'), 'abc-1');
     assert.deepEqual(Object.keys(response.body).sort(), ['customerKey', 'delegateReferenceId', 'expiresAt']);
     assert.equal(response.body.expiresAt, '2026-03-01T12:15:00.000Z');
-    const accounts = await call('GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': response.body.delegateReferenceId } });
+    const accounts = await call('GET', '/v1/accounts', {
+      headers: { 'x-delegate-reference-id': response.body.delegateReferenceId },
+    });
     assert.equal(accounts.status, 200);
     assert.equal(accounts.body.accounts.length, 3);
   });
 
   it('requires the API key on protocol calls, with its own error code', async () => {
     for (const headers of [{}, { 'x-api-key': 'wrong' }] as Record<string, string>[]) {
-      const response = await call('POST', '/v1/sessions', { key: false, headers: { ...json, ...headers }, body: '{"customerKey":"C-1001"}' });
+      const response = await call('POST', '/v1/sessions', {
+        key: false,
+        headers: { ...json, ...headers },
+        body: '{"customerKey":"C-1001"}',
+      });
       assert.equal(response.status, 403);
       assert.equal(response.body.error, 'api_key_invalid');
     }
-    assert.equal((await call('GET', '/v1/accounts', { key: false, headers: { 'x-delegate-reference-id': 'x' } })).body.error, 'api_key_invalid');
+    assert.equal(
+      (await call('GET', '/v1/accounts', { key: false, headers: { 'x-delegate-reference-id': 'x' } })).body.error,
+      'api_key_invalid',
+    );
   });
 
   it('answers the protocol errors with {error, message}', async () => {
     const cases: [string, string, { headers?: Record<string, string>; body?: string }, number, string, RegExp?][] = [
       ['POST', '/v1/sessions', { headers: json, body: '{"customerKey":"C-0"}' }, 404, 'customer_not_found'],
       ['POST', '/v1/sessions', { headers: json, body: '{"customerKey":' }, 400, 'invalid_request', /not valid JSON/],
-      ['POST', '/v1/sessions', { headers: { 'content-type': 'text/plain' }, body: '{"customerKey":"C-1001"}' }, 400, 'invalid_request', /Content-Type/],
-      ['POST', '/v1/sessions', { headers: json, body: '{"customerKey":"C-1001","demographics":{}}' }, 400, 'invalid_request', /exactly one/],
-      ['POST', '/v1/sessions', { headers: json, body: '{"demographics":{"socialSecurityNumber":"123456789","birthDay":5,"x":1}}' }, 400, 'invalid_request', /demographics\.x: unknown field; demographics\.accountNumber: missing; demographics\.birthDay: expected a non-empty string, got a number/],
-      ['POST', '/v1/sessions', { headers: json, body: JSON.stringify({ customerKey: 'x'.repeat(70_000) }) }, 413, 'payload_too_large'],
+      [
+        'POST',
+        '/v1/sessions',
+        { headers: { 'content-type': 'text/plain' }, body: '{"customerKey":"C-1001"}' },
+        400,
+        'invalid_request',
+        /Content-Type/,
+      ],
+      [
+        'POST',
+        '/v1/sessions',
+        { headers: json, body: '{"customerKey":"C-1001","demographics":{}}' },
+        400,
+        'invalid_request',
+        /exactly one/,
+      ],
+      [
+        'POST',
+        '/v1/sessions',
+        { headers: json, body: '{"demographics":{"socialSecurityNumber":"123456789","birthDay":5,"x":1}}' },
+        400,
+        'invalid_request',
+        /demographics\.x: unknown field; demographics\.accountNumber: missing; demographics\.birthDay: expected a non-empty string, got a number/,
+      ],
+      [
+        'POST',
+        '/v1/sessions',
+        { headers: json, body: JSON.stringify({ customerKey: 'x'.repeat(70_000) }) },
+        413,
+        'payload_too_large',
+      ],
       ['GET', '/v1/accounts', {}, 400, 'invalid_request', /X-Delegate-Reference-Id/],
       ['GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': 'nope' } }, 401, 'session_invalid'],
       ['GET', '/v1/nothing', {}, 404, 'not_found'],
@@ -178,25 +250,52 @@ describe('simulator server (reference core protocol)', () => {
     const second = (await start()).body.delegateReferenceId as string;
     const ended = await call('DELETE', '/v1/sessions', { headers: { 'x-delegate-reference-id': first } });
     assert.equal(ended.status, 204);
-    assert.equal((await call('GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': first } })).status, 401, 'the ended session');
-    assert.equal((await call('GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': second } })).status, 200, 'the other session lives on');
-    const forgot = await call('POST', '/_sim/customers/forget', { key: false, headers: json, body: '{"customerKey":"C-1002"}' });
+    assert.equal(
+      (await call('GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': first } })).status,
+      401,
+      'the ended session',
+    );
+    assert.equal(
+      (await call('GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': second } })).status,
+      200,
+      'the other session lives on',
+    );
+    const forgot = await call('POST', '/_sim/customers/forget', {
+      key: false,
+      headers: json,
+      body: '{"customerKey":"C-1002"}',
+    });
     assert.deepEqual(forgot.body, { customerKey: 'C-1002', sessionsEnded: 1 });
-    assert.equal((await call('GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': second } })).body.error, 'session_invalid');
+    assert.equal(
+      (await call('GET', '/v1/accounts', { headers: { 'x-delegate-reference-id': second } })).body.error,
+      'session_invalid',
+    );
     assert.equal((await start()).body.error, 'customer_not_found', 'new sessions refused as unknown');
     assert.equal((await call('POST', '/_sim/customers/forget', { key: false, headers: json, body: '{}' })).status, 400);
   });
 
   it('serves /_sim/* without the API key, untouched by faults', async () => {
-    const set = await call('POST', '/_sim/faults', { key: false, headers: json, body: '{"errorRate":1,"errorStatus":502}' });
+    const set = await call('POST', '/_sim/faults', {
+      key: false,
+      headers: json,
+      body: '{"errorRate":1,"errorStatus":502}',
+    });
     assert.deepEqual(set.body, { latencyMs: 0, errorRate: 1, errorStatus: 502 });
     const stats = await call('GET', '/_sim/stats', { key: false });
     assert.equal(stats.status, 200);
     assert.deepEqual(Object.keys(stats.body).sort(), ['accountRequests', 'activeSessions', 'sessionsStarted']);
     const failing = await call('POST', '/v1/sessions', { headers: json, body: '{"customerKey":"C-1001"}' });
     assert.deepEqual([failing.status, failing.body.error], [502, 'core_failure']);
-    assert.deepEqual((await call('GET', '/_sim/faults', { key: false })).body, { latencyMs: 0, errorRate: 1, errorStatus: 502 });
-    assert.deepEqual((await call('POST', '/_sim/faults', { key: false, headers: json, body: '{}' })).body, { latencyMs: 0, errorRate: 0, errorStatus: 500 });
+    assert.deepEqual((await call('GET', '/_sim/faults', { key: false })).body, {
+      latencyMs: 0,
+      errorRate: 1,
+      errorStatus: 502,
+    });
+    assert.deepEqual((await call('POST', '/_sim/faults', { key: false, headers: json, body: '{}' })).body, {
+      latencyMs: 0,
+      errorRate: 0,
+      errorStatus: 500,
+    });
     assert.equal((await call('POST', '/v1/sessions', { headers: json, body: '{"customerKey":"C-1001"}' })).status, 201);
     const expired = await call('POST', '/_sim/sessions/expire', { key: false });
     assert.equal(expired.status, 200);
@@ -204,7 +303,11 @@ describe('simulator server (reference core protocol)', () => {
   });
 
   it('rejects bad faults naming the field', async () => {
-    const response = await call('POST', '/_sim/faults', { key: false, headers: json, body: '{"latencyMs":"slow","errorRatio":1}' });
+    const response = await call('POST', '/_sim/faults', {
+      key: false,
+      headers: json,
+      body: '{"latencyMs":"slow","errorRatio":1}',
+    });
     assert.equal(response.status, 400);
     assert.equal(response.body.error, 'invalid_request');
     assert.match(response.body.message, /errorRatio: unknown field/);

@@ -4,7 +4,17 @@
  * (directories 0700, files 0600), and what PGlite creates afterwards is 0600 too.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -44,7 +54,9 @@ describe('embedded data dir modes', { timeout: 60_000 }, () => {
     open(dataDir);
     assert.notDeepEqual(openToOthers(dataDir), []);
 
-    const opened = await openDatabase(loadConfig({ COREGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { role: 'command' });
+    const opened = await openDatabase(loadConfig({ COREGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
+      role: 'command',
+    });
     try {
       assert.ok((opened.tightened ?? 0) > 0);
       assert.deepEqual(openToOthers(dataDir), []);

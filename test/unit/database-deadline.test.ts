@@ -72,7 +72,16 @@ describe('DatabaseDeadline', () => {
 });
 
 describe('AuditTrail within a request deadline', () => {
-  const ENTRY = { type: 'accounts.listed', outcome: 'success', reason: null, actor: 'client', clientId: 'cg_unit', platform: 'unit', customerId: 'c-1', requestId: 'req-deadline' } as const;
+  const ENTRY = {
+    type: 'accounts.listed',
+    outcome: 'success',
+    reason: null,
+    actor: 'client',
+    clientId: 'cg_unit',
+    platform: 'unit',
+    customerId: 'c-1',
+    requestId: 'req-deadline',
+  } as const;
 
   /** A log whose writes end when the test says so. */
   class HeldLog implements AuditLog {
@@ -90,7 +99,10 @@ describe('AuditTrail within a request deadline', () => {
     const deadline = new DatabaseDeadline(1_000, clock.now);
     await deadline.wait(async () => void (clock.ms += 960), spent);
     const log = new HeldLog();
-    const trail = new AuditTrail(log, new FakeClock(), { waitMs: 2_000, onFailure: () => assert.fail('no failure expected') });
+    const trail = new AuditTrail(log, new FakeClock(), {
+      waitMs: 2_000,
+      onFailure: () => assert.fail('no failure expected'),
+    });
     const started = performance.now();
     await trail.record(ENTRY, deadline);
     const waited = performance.now() - started;
@@ -110,13 +122,19 @@ describe('AuditTrail within a request deadline', () => {
     );
     const log = new HeldLog();
     const failures: AuditEvent[] = [];
-    const trail = new AuditTrail(log, new FakeClock(), { waitMs: 2_000, onFailure: (_error, event) => void failures.push(event) });
+    const trail = new AuditTrail(log, new FakeClock(), {
+      waitMs: 2_000,
+      onFailure: (_error, event) => void failures.push(event),
+    });
     const started = performance.now();
     await trail.record(ENTRY, deadline);
     assert.ok(performance.now() - started < 100, 'answered without waiting for the row');
     assert.equal(log.writes.length, 1, 'the row is still written');
     log.writes[0]!.fail(new Error('database down'));
     await trail.drain();
-    assert.deepEqual(failures.map((event) => event.requestId), ['req-deadline']);
+    assert.deepEqual(
+      failures.map((event) => event.requestId),
+      ['req-deadline'],
+    );
   });
 });

@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { settingSchemas } from '../../src/config/schema.js';
-import { OPERATIONS_SETTINGS_TABLE, README_CONFIG_TABLE, withGeneratedBlock, type GeneratedBlock } from '../../src/config/settings-table.js';
+import {
+  OPERATIONS_SETTINGS_TABLE,
+  README_CONFIG_TABLE,
+  withGeneratedBlock,
+  type GeneratedBlock,
+} from '../../src/config/settings-table.js';
 
 const ROOT = new URL('../../../', import.meta.url);
 const read = (page: string) => readFileSync(new URL(page, ROOT), 'utf8');
@@ -21,24 +26,43 @@ function namesInBlock(page: string, block: GeneratedBlock): string[] {
 }
 
 describe('documented settings', () => {
-  for (const [page, block] of [['README.md', README_CONFIG_TABLE], ['docs/operations.md', OPERATIONS_SETTINGS_TABLE]] as const) {
+  for (const [page, block] of [
+    ['README.md', README_CONFIG_TABLE],
+    ['docs/operations.md', OPERATIONS_SETTINGS_TABLE],
+  ] as const) {
     it(`${page}: its table is generated from the schema and lists every setting once`, () => {
       const text = read(page);
-      assert.ok(withGeneratedBlock(text, block) === text, `${page}'s table of settings is out of date: run \`npm run config-table\` and commit it`);
-      const rows = page === 'README.md' ? namesInBlock(page, block).filter((name, i, all) => all.indexOf(name) === i && schemaNames.includes(name)) : namesInBlock(page, block);
+      assert.ok(
+        withGeneratedBlock(text, block) === text,
+        `${page}'s table of settings is out of date: run \`npm run config-table\` and commit it`,
+      );
+      const rows =
+        page === 'README.md'
+          ? namesInBlock(page, block).filter((name, i, all) => all.indexOf(name) === i && schemaNames.includes(name))
+          : namesInBlock(page, block);
       assert.deepEqual([...rows].sort(), [...schemaNames].sort());
     });
   }
 
   it('names no COREGATE_ variable the configuration does not know, on any page', () => {
-    const pages = ['README.md', 'docs/operations.md', 'docs/integrators.md', 'docs/architecture.md', 'packages/client/README.md', '.env.example'];
+    const pages = [
+      'README.md',
+      'docs/operations.md',
+      'docs/integrators.md',
+      'docs/architecture.md',
+      'packages/client/README.md',
+      '.env.example',
+    ];
     for (const page of pages) {
       const mentioned = new Set([...read(page).matchAll(/\bCOREGATE_[A-Z0-9_]+\b/g)].map((match) => match[0]));
       // Not settings: the test suite's own variables (README "Tests"), and the URL a platform's
       // code reads in the integrator guide's snippets.
       // A family (`COREGATE_RATE_LIMIT_*`) must be the prefix of settings.
-      const known = (name: string) => (name.endsWith('_') ? schemaNames.some((setting) => setting.startsWith(name)) : schemaNames.includes(name));
-      const unknown = [...mentioned].filter((name) => !name.startsWith('COREGATE_TEST_') && name !== 'COREGATE_URL' && !known(name));
+      const known = (name: string) =>
+        name.endsWith('_') ? schemaNames.some((setting) => setting.startsWith(name)) : schemaNames.includes(name);
+      const unknown = [...mentioned].filter(
+        (name) => !name.startsWith('COREGATE_TEST_') && name !== 'COREGATE_URL' && !known(name),
+      );
       assert.deepEqual(unknown, [], `${page} names variables that are not settings`);
     }
   });

@@ -9,7 +9,10 @@ const ENV_EXAMPLE = new URL('../../../.env.example', import.meta.url);
 
 describe('.env.example', () => {
   it('is what the schema generates (run `npm run config-table` after changing a setting)', () => {
-    assert.ok(readFileSync(ENV_EXAMPLE, 'utf8') === envExample(), '.env.example is out of date: run `npm run config-table` and commit it');
+    assert.ok(
+      readFileSync(ENV_EXAMPLE, 'utf8') === envExample(),
+      '.env.example is out of date: run `npm run config-table` and commit it',
+    );
   });
 
   it('lists every setting', () => {

@@ -38,16 +38,38 @@ describe('the error code table', () => {
       const told: string | undefined = (ERROR_CODES[code] as { told?: string }).told;
       if (told === undefined) continue;
       assert.ok(told in ERROR_CODES, `${code} is told as a code`);
-      assert.equal(new ApiError(told as ErrorCode, 'x').status, new ApiError(code, 'x').status, `${code} told as ${told}`);
+      assert.equal(
+        new ApiError(told as ErrorCode, 'x').status,
+        new ApiError(code, 'x').status,
+        `${code} told as ${told}`,
+      );
     }
   });
 
   it('answers the OAuth endpoints only with RFC 6749 codes (and RFC 9449 for a DPoP proof): 400, or the 405, 429, 500 and 503 of what is not a refusal of the request', () => {
-    const rfc6749 = new Set(['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_dpop_proof']);
+    const rfc6749 = new Set([
+      'invalid_request',
+      'invalid_client',
+      'invalid_grant',
+      'unauthorized_client',
+      'unsupported_grant_type',
+      'invalid_dpop_proof',
+    ]);
     for (const code of CODES) {
       const { error, status } = ERROR_CODES[code].oauth;
       if (status === 400) assert.ok(rfc6749.has(error), `${code}: ${error}`);
-      else assert.deepEqual([code, error, status], { method_not_allowed: [code, 'invalid_request', 405], rate_limited: [code, 'invalid_request', 429], internal_error: [code, 'server_error', 500], core_failed: [code, 'server_error', 500], unavailable: [code, 'temporarily_unavailable', 503] }[code as string], code);
+      else
+        assert.deepEqual(
+          [code, error, status],
+          {
+            method_not_allowed: [code, 'invalid_request', 405],
+            rate_limited: [code, 'invalid_request', 429],
+            internal_error: [code, 'server_error', 500],
+            core_failed: [code, 'server_error', 500],
+            unavailable: [code, 'temporarily_unavailable', 503],
+          }[code as string],
+          code,
+        );
     }
     // Each OAuth code is its own code, answered as itself.
     for (const code of rfc6749) assert.equal(ERROR_CODES[code as ErrorCode].oauth.error, code);
@@ -55,7 +77,10 @@ describe('the error code table', () => {
 
   it('builds an error whose answer is its row: data.reason the code, or what the row says it is told', () => {
     const error = new ApiError('customer_not_registered', 'no registered customer with this customerId');
-    assert.deepEqual([error.name, error.className, error.status, error.reason], ['NotFound', 'not-found', 404, 'customer_not_registered']);
+    assert.deepEqual(
+      [error.name, error.className, error.status, error.reason],
+      ['NotFound', 'not-found', 404, 'customer_not_registered'],
+    );
     const disabled = new ApiError('client_disabled', 'invalid or expired access token');
     assert.deepEqual([disabled.code, disabled.reason, disabled.status], ['client_disabled', 'invalid_token', 401]);
   });

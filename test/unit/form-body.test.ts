@@ -54,7 +54,11 @@ describe('assertFormContentType', () => {
 describe('parseForm', () => {
   const parsed: Array<[string, string, Record<string, string>]> = [
     ['an empty body', '', {}],
-    ['a client_credentials request', 'grant_type=client_credentials&scope=core%2Fmain', { grant_type: 'client_credentials', scope: 'core/main' }],
+    [
+      'a client_credentials request',
+      'grant_type=client_credentials&scope=core%2Fmain',
+      { grant_type: 'client_credentials', scope: 'core/main' },
+    ],
     ['a raw "/" in a value', 'scope=core/main', { scope: 'core/main' }],
     ['"+" as a space', 'scope=core%2Fmain+other', { scope: 'core/main other' }],
     ['"%2B" as "+"', 'refresh_token=cgr_a%2Bb', { refresh_token: 'cgr_a+b' }],

@@ -9,7 +9,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GuardedCoreConnector, type CoreRetryOptions } from '../../src/adapters/core/guarded-core-connector.js';
 import type { AccountRecord } from '../../src/domain/account.js';
-import { CoreBusy, CoreCircuitOpen, CoreUnavailable, SessionRejected, type CoreConnector, type CoreSession } from '../../src/ports/core-connector.js';
+import {
+  CoreBusy,
+  CoreCircuitOpen,
+  CoreUnavailable,
+  SessionRejected,
+  type CoreConnector,
+  type CoreSession,
+} from '../../src/ports/core-connector.js';
 
 class FailingCore implements CoreConnector {
   sessions = 0;
@@ -39,7 +46,8 @@ const context = { requestId: 'r1' };
 const NO_METRICS = { coreCall: () => {} };
 
 /** The guarded core with retries only (no breaker). */
-const retrying = (inner: CoreConnector, retry: CoreRetryOptions) => new GuardedCoreConnector(inner, { metrics: NO_METRICS, retry });
+const retrying = (inner: CoreConnector, retry: CoreRetryOptions) =>
+  new GuardedCoreConnector(inner, { metrics: NO_METRICS, retry });
 
 describe('guarded core: retries', () => {
   it('retries a failed accounts read into a success', async () => {
@@ -65,7 +73,10 @@ describe('guarded core: retries', () => {
 
   it('never retries starting a session', async () => {
     const inner = new FailingCore(0);
-    await assert.rejects(retrying(inner, { budgetMs: 5000 }).startSession({ kind: 'customerKey', customerKey: 'C-1' } as never, context), CoreUnavailable);
+    await assert.rejects(
+      retrying(inner, { budgetMs: 5000 }).startSession({ kind: 'customerKey', customerKey: 'C-1' } as never, context),
+      CoreUnavailable,
+    );
     assert.equal(inner.sessions, 1);
   });
 
@@ -77,7 +88,9 @@ describe('guarded core: retries', () => {
 
   it('does not retry once half the deadline is spent', async () => {
     const inner = new FailingCore(1, undefined, 60);
-    const error = await retrying(inner, { budgetMs: 100 }).listAccounts('d', context).catch((thrown: unknown) => thrown);
+    const error = await retrying(inner, { budgetMs: 100 })
+      .listAccounts('d', context)
+      .catch((thrown: unknown) => thrown);
     // The core's own error, not a wrapper of it.
     assert.ok(error instanceof CoreUnavailable);
     assert.equal(inner.accounts, 1);
@@ -134,7 +147,12 @@ describe('guarded core: retries inside the breaker, metrics', () => {
     await assert.rejects(guarded.startSession({ kind: 'customerKey', customerKey: 'C-1' }, context), CoreUnavailable);
     await assert.rejects(guarded.startSession({ kind: 'customerKey', customerKey: 'C-1' }, context), CoreUnavailable);
     await assert.rejects(guarded.startSession({ kind: 'customerKey', customerKey: 'C-1' }, context), CoreCircuitOpen);
-    assert.deepEqual(counted, ['listAccounts unavailable bank-b', 'listAccounts ok bank-b', 'startSession unavailable bank-b', 'startSession unavailable bank-b']);
+    assert.deepEqual(counted, [
+      'listAccounts unavailable bank-b',
+      'listAccounts ok bank-b',
+      'startSession unavailable bank-b',
+      'startSession unavailable bank-b',
+    ]);
   });
 
   it('passes calls straight through without breaker and retries, and ends no session on a core without the call', async () => {

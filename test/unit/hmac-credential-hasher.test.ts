@@ -44,7 +44,14 @@ describe('HmacCredentialHasher', () => {
   it('refuses malformed digests instead of throwing', () => {
     const secret = hasher.generate('cgs_');
     const digest = hasher.digest(secret);
-    for (const bad of ['', 'nodot', `${oldKey.id}.`, `${oldKey.id}.AAAA`, `unknownkey.${digest.split('.')[1]}`, digest.slice(0, -2)]) {
+    for (const bad of [
+      '',
+      'nodot',
+      `${oldKey.id}.`,
+      `${oldKey.id}.AAAA`,
+      `unknownkey.${digest.split('.')[1]}`,
+      digest.slice(0, -2),
+    ]) {
       assert.equal(hasher.matches(secret, bad), false, `digest "${bad}"`);
     }
   });

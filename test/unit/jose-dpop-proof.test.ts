@@ -22,7 +22,13 @@ async function key(): Promise<{ privateKey: CryptoKey; jwk: JWK; privateJwk: JWK
 }
 
 function proof(signingKey: CryptoKey, header: Record<string, unknown>): Promise<string> {
-  return new SignJWT({ iat: Math.floor(clock.now().getTime() / 1000), jti: randomUUID(), htm: 'GET', htu: URL_, ath: createHash('sha256').update(TOKEN).digest('base64url') })
+  return new SignJWT({
+    iat: Math.floor(clock.now().getTime() / 1000),
+    jti: randomUUID(),
+    htm: 'GET',
+    htu: URL_,
+    ath: createHash('sha256').update(TOKEN).digest('base64url'),
+  })
     .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', ...header })
     .sign(signingKey);
 }
@@ -52,11 +58,17 @@ describe('JoseDpopProofVerifier', () => {
     const client = await key();
     const jkt = await calculateJwkThumbprint(client.jwk);
     for (let index = 0; index < 2; index += 1) {
-      const verified = await verifier.verify(await proof(client.privateKey, { jwk: client.jwk, padding: 'x'.repeat(2000) }), expected);
+      const verified = await verifier.verify(
+        await proof(client.privateKey, { jwk: client.jwk, padding: 'x'.repeat(2000) }),
+        expected,
+      );
       assert.equal(verified.jkt, jkt);
     }
     const thief = await key();
-    assert.equal(await refusal(verifier, await proof(thief.privateKey, { jwk: client.jwk, padding: 'x'.repeat(2000) })), 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
+    assert.equal(
+      await refusal(verifier, await proof(thief.privateKey, { jwk: client.jwk, padding: 'x'.repeat(2000) })),
+      'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    );
   });
 
   it('checks the signature of a proof whose header key is already held: one signed by another key is refused', async () => {
@@ -64,15 +76,23 @@ describe('JoseDpopProofVerifier', () => {
     const client = await key();
     const thief = await key();
     await verifier.verify(await proof(client.privateKey, { jwk: client.jwk }), expected);
-    assert.equal(await refusal(verifier, await proof(thief.privateKey, { jwk: client.jwk })), 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
+    assert.equal(
+      await refusal(verifier, await proof(thief.privateKey, { jwk: client.jwk })),
+      'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    );
   });
 
   it('refuses a private key, a missing key and an algorithm outside the list before importing anything', async () => {
     const verifier = new JoseDpopProofVerifier(clock);
     const client = await key();
-    assert.equal(await refusal(verifier, await proof(client.privateKey, { jwk: client.privateJwk })), 'the header jwk is a private key');
+    assert.equal(
+      await refusal(verifier, await proof(client.privateKey, { jwk: client.privateJwk })),
+      'the header jwk is a private key',
+    );
     assert.equal(await refusal(verifier, await proof(client.privateKey, {})), 'no jwk in the header');
-    const hmac = await new SignJWT({ jti: 'x' }).setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: client.jwk }).sign(new Uint8Array(32));
+    const hmac = await new SignJWT({ jti: 'x' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: client.jwk })
+      .sign(new Uint8Array(32));
     assert.equal(await refusal(verifier, hmac), 'alg missing or not allowed');
     await refusal(verifier, 'not.a.jwt');
   });

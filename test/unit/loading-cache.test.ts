@@ -47,7 +47,13 @@ describe('LoadingCache', () => {
     const feed = { live: true };
     let enabled = true;
     const store = countingLoader(() => ({ enabled }));
-    const cache = new LoadingCache(store.load, { clock, feed, ttlSeconds: TTL_SECONDS, maxEntries: 100, whenFeedDown: 'bypass' });
+    const cache = new LoadingCache(store.load, {
+      clock,
+      feed,
+      ttlSeconds: TTL_SECONDS,
+      maxEntries: 100,
+      whenFeedDown: 'bypass',
+    });
     assert.deepEqual(await cache.get('a'), { enabled: true });
     assert.deepEqual(await cache.get('a'), { enabled: true });
     assert.equal(store.reads, 1, 'kept');
@@ -67,7 +73,13 @@ describe('LoadingCache', () => {
     const feed = { live: true };
     let exists = false;
     const store = countingLoader((id) => (exists ? { id } : undefined));
-    const cache = new LoadingCache(store.load, { clock: new FakeClock(), feed, ttlSeconds: TTL_SECONDS, maxEntries: 100, whenFeedDown: 'bypass' });
+    const cache = new LoadingCache(store.load, {
+      clock: new FakeClock(),
+      feed,
+      ttlSeconds: TTL_SECONDS,
+      maxEntries: 100,
+      whenFeedDown: 'bypass',
+    });
     assert.equal(await cache.get('new'), undefined);
     assert.equal(await cache.get('new'), undefined);
     assert.equal(store.reads, 1);
@@ -79,7 +91,12 @@ describe('LoadingCache', () => {
   it('keepMisses: false never keeps "no such row", even when a change overtakes its read', async () => {
     let exists = false;
     const store = countingLoader((id) => (exists ? { id } : undefined));
-    const cache = new LoadingCache(store.load, { clock: new FakeClock(), ttlSeconds: TTL_SECONDS, maxEntries: 100, keepMisses: false });
+    const cache = new LoadingCache(store.load, {
+      clock: new FakeClock(),
+      ttlSeconds: TTL_SECONDS,
+      maxEntries: 100,
+      keepMisses: false,
+    });
     assert.equal(await cache.get('new'), undefined);
     exists = true;
     assert.deepEqual(await cache.get('new'), { id: 'new' }, 'read again: the miss was not kept');
@@ -90,13 +107,23 @@ describe('LoadingCache', () => {
     const racing = cache.get('new');
     cache.forget('new');
     store.release();
-    assert.equal(await racing, undefined, 'a miss whose entry was dropped meanwhile still answers (lru-cache alone rejects it)');
+    assert.equal(
+      await racing,
+      undefined,
+      'a miss whose entry was dropped meanwhile still answers (lru-cache alone rejects it)',
+    );
   });
 
   it('bypass: while the feed is not live, reads every time; once live again, keeps entries', async () => {
     const feed = { live: false };
     const store = countingLoader(() => ({ ok: true }));
-    const cache = new LoadingCache(store.load, { clock: new FakeClock(), feed, ttlSeconds: TTL_SECONDS, maxEntries: 100, whenFeedDown: 'bypass' });
+    const cache = new LoadingCache(store.load, {
+      clock: new FakeClock(),
+      feed,
+      ttlSeconds: TTL_SECONDS,
+      maxEntries: 100,
+      whenFeedDown: 'bypass',
+    });
     await cache.get('a');
     await cache.get('a');
     assert.equal(store.reads, 2, 'no feed, no cache: as before the feed existed');
@@ -114,7 +141,13 @@ describe('LoadingCache', () => {
   it('bypass: an entry read while live is not used once the feed is down, even before forgetAll', async () => {
     const feed = { live: true };
     const store = countingLoader(() => ({ ok: true }));
-    const cache = new LoadingCache(store.load, { clock: new FakeClock(), feed, ttlSeconds: TTL_SECONDS, maxEntries: 100, whenFeedDown: 'bypass' });
+    const cache = new LoadingCache(store.load, {
+      clock: new FakeClock(),
+      feed,
+      ttlSeconds: TTL_SECONDS,
+      maxEntries: 100,
+      whenFeedDown: 'bypass',
+    });
     await cache.get('a');
     feed.live = false;
     await cache.get('a');
@@ -124,7 +157,12 @@ describe('LoadingCache', () => {
   it('cache: while the feed is not live, keeps an entry for its lifetime (the bounded staleness of before)', async () => {
     const clock = new FakeClock();
     const store = countingLoader(() => ({ ok: true }));
-    const cache = new LoadingCache(store.load, { clock, ttlSeconds: TTL_SECONDS, maxEntries: 100, whenFeedDown: 'cache' });
+    const cache = new LoadingCache(store.load, {
+      clock,
+      ttlSeconds: TTL_SECONDS,
+      maxEntries: 100,
+      whenFeedDown: 'cache',
+    });
     await cache.get('a');
     clock.advance(TTL_SECONDS - 1);
     await cache.get('a');
@@ -136,7 +174,13 @@ describe('LoadingCache', () => {
 
   it('a lifetime of 0 never keeps anything, live or not, and concurrent callers still share one read', async () => {
     const store = countingLoader(() => ({ ok: true }));
-    const cache = new LoadingCache(store.load, { clock: new FakeClock(), feed: { live: true }, ttlSeconds: 0, maxEntries: 100, whenFeedDown: 'cache' });
+    const cache = new LoadingCache(store.load, {
+      clock: new FakeClock(),
+      feed: { live: true },
+      ttlSeconds: 0,
+      maxEntries: 100,
+      whenFeedDown: 'cache',
+    });
     await cache.get('a');
     await cache.get('a');
     assert.equal(store.reads, 2);
@@ -164,7 +208,13 @@ describe('LoadingCache', () => {
     const feed = { live: true };
     let version = 1;
     const store = countingLoader(() => ({ version }));
-    const cache = new LoadingCache(store.load, { clock: new FakeClock(), feed, ttlSeconds: TTL_SECONDS, maxEntries: 100, whenFeedDown: 'bypass' });
+    const cache = new LoadingCache(store.load, {
+      clock: new FakeClock(),
+      feed,
+      ttlSeconds: TTL_SECONDS,
+      maxEntries: 100,
+      whenFeedDown: 'bypass',
+    });
     store.hold();
     const early = cache.get('a');
     const joined = cache.get('a');
@@ -183,7 +233,13 @@ describe('LoadingCache', () => {
   it('a read under way when the feed becomes live again is not kept', async () => {
     const feed = { live: false };
     const store = countingLoader(() => ({ ok: true }));
-    const cache = new LoadingCache(store.load, { clock: new FakeClock(), feed, ttlSeconds: TTL_SECONDS, maxEntries: 100, whenFeedDown: 'cache' });
+    const cache = new LoadingCache(store.load, {
+      clock: new FakeClock(),
+      feed,
+      ttlSeconds: TTL_SECONDS,
+      maxEntries: 100,
+      whenFeedDown: 'cache',
+    });
     store.hold();
     const pending = cache.get('a');
     feed.live = true;
@@ -217,7 +273,12 @@ describe('LoadingCache', () => {
   it('keeps misses cheap on a large, mostly empty cache (lru-cache alone refills its whole storage on each)', async () => {
     // lru-cache alone: a few milliseconds per miss at this size (`fill()` over 1,000,000-long arrays);
     // 200 misses would take about a second. With the placeholder they take a few milliseconds.
-    const cache = new LoadingCache(async () => undefined, { clock: new FakeClock(), ttlSeconds: 5, maxEntries: 1_000_000, keepMisses: false });
+    const cache = new LoadingCache(async () => undefined, {
+      clock: new FakeClock(),
+      ttlSeconds: 5,
+      maxEntries: 1_000_000,
+      keepMisses: false,
+    });
     const started = performance.now();
     for (let i = 0; i < 200; i += 1) await cache.get(`k${i}`);
     cache.forgetAll();
@@ -228,7 +289,8 @@ describe('LoadingCache', () => {
 });
 
 describe('ClientDirectory with a change feed', () => {
-  const record = (enabled: boolean) => ({ id: 'cg_a', platform: 'p', institution: 'default', enabled, allowedIps: [] }) as unknown as ClientRecord;
+  const record = (enabled: boolean) =>
+    ({ id: 'cg_a', platform: 'p', institution: 'default', enabled, allowedIps: [] }) as unknown as ClientRecord;
 
   it('drops a client when its change arrives, not only when its lifetime lapses', async () => {
     let enabled = true;
@@ -280,7 +342,8 @@ describe('ClientDirectory with a change feed', () => {
 });
 
 describe('InstitutionRegistry', () => {
-  const institution = (enabled: boolean, coreUrl: string | null = null, name = 'Default') => ({ id: 'default', name, enabled, coreUrl }) as unknown as InstitutionRecord;
+  const institution = (enabled: boolean, coreUrl: string | null = null, name = 'Default') =>
+    ({ id: 'default', name, enabled, coreUrl }) as unknown as InstitutionRecord;
 
   /** A factory whose cores record their own closing. */
   function recordingFactory() {
@@ -290,7 +353,11 @@ describe('InstitutionRegistry', () => {
       create(record: InstitutionRecord): CoreConnector {
         const core = { url: record.coreUrl ?? null, closed: false };
         built.push(core);
-        return { startSession: async () => assert.fail(), listAccounts: async () => assert.fail(), close: async () => void (core.closed = true) };
+        return {
+          startSession: async () => assert.fail(),
+          listAccounts: async () => assert.fail(),
+          close: async () => void (core.closed = true),
+        };
       },
     };
   }
@@ -300,7 +367,13 @@ describe('InstitutionRegistry', () => {
     const store = countingLoader(() => [institution(enabled)]);
     const registry = new InstitutionRegistry(
       { list: () => store.load('all') } as unknown as InstitutionStore,
-      { create: () => ({ startSession: async () => assert.fail(), listAccounts: async () => assert.fail(), close: async () => {} }) },
+      {
+        create: () => ({
+          startSession: async () => assert.fail(),
+          listAccounts: async () => assert.fail(),
+          close: async () => {},
+        }),
+      },
       new FakeClock(),
       { cacheSeconds: 60 },
     );
@@ -322,7 +395,12 @@ describe('InstitutionRegistry', () => {
   it('keeps an institution’s core while its core settings stay the same, and closes it once they change or it is gone', async () => {
     let records = [institution(true, 'http://core-a')];
     const factory = recordingFactory();
-    const registry = new InstitutionRegistry({ list: async () => records } as unknown as InstitutionStore, factory, new FakeClock(), { cacheSeconds: 60 });
+    const registry = new InstitutionRegistry(
+      { list: async () => records } as unknown as InstitutionStore,
+      factory,
+      new FakeClock(),
+      { cacheSeconds: 60 },
+    );
     const first = await registry.coreFor('default');
     records = [institution(false, 'http://core-a', 'Renamed')];
     registry.forgetAll();
@@ -334,7 +412,14 @@ describe('InstitutionRegistry', () => {
     records = [institution(true, 'http://core-b')];
     registry.forgetAll();
     assert.notEqual(await registry.coreFor('default'), first, 'a new URL: a new core');
-    assert.deepEqual(factory.built, [{ url: 'http://core-a', closed: true }, { url: 'http://core-b', closed: false }], 'the old one closed');
+    assert.deepEqual(
+      factory.built,
+      [
+        { url: 'http://core-a', closed: true },
+        { url: 'http://core-b', closed: false },
+      ],
+      'the old one closed',
+    );
     records = [];
     registry.forgetAll();
     assert.equal(await registry.find('default'), undefined);
@@ -354,7 +439,10 @@ describe('InstitutionRegistry', () => {
         return [institution(true)];
       },
     } as unknown as InstitutionStore;
-    const registry = new InstitutionRegistry(store, recordingFactory(), clock, { cacheSeconds: 10, onError: (error) => errors.push(error) });
+    const registry = new InstitutionRegistry(store, recordingFactory(), clock, {
+      cacheSeconds: 10,
+      onError: (error) => errors.push(error),
+    });
     assert.equal(await registry.isEnabled('default'), true);
     failing = true;
     registry.forgetAll();

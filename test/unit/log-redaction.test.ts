@@ -12,7 +12,12 @@ import { createLogger } from '../../src/adapters/logging/logger.js';
 
 describe('redactSensitive', () => {
   it('returns the very object when nothing in it is sensitive', () => {
-    const line = { reqId: 'r1', req: { method: 'GET', url: '/core/accounts' }, res: { statusCode: 200 }, list: [1, { a: 2 }] };
+    const line = {
+      reqId: 'r1',
+      req: { method: 'GET', url: '/core/accounts' },
+      res: { statusCode: 200 },
+      list: [1, { a: 2 }],
+    };
     assert.equal(redactSensitive(line), line);
   });
 
@@ -32,7 +37,7 @@ describe('redactSensitive', () => {
       items: [{ accountNumber: CENSOR }],
     });
     assert.ok(Array.isArray(redacted.items));
-    assert.deepEqual(line, before, 'the caller\'s object is unchanged');
+    assert.deepEqual(line, before, "the caller's object is unchanged");
   });
 
   it('does not look deeper than the old `*.*.x` paths reached', () => {
@@ -61,7 +66,9 @@ describe('redactSensitive', () => {
 
   it('never lets a sensitive value through at depth ≤ 2 (property)', () => {
     const sensitive = fc.constantFrom(...SENSITIVE_FIELDS);
-    const plainKey = fc.string({ minLength: 1, maxLength: 8 }).filter((key) => !SENSITIVE_FIELDS.has(key) && key !== '__proto__');
+    const plainKey = fc
+      .string({ minLength: 1, maxLength: 8 })
+      .filter((key) => !SENSITIVE_FIELDS.has(key) && key !== '__proto__');
     fc.assert(
       fc.property(plainKey, plainKey, sensitive, fc.integer({ min: 0, max: 2 }), (outer, inner, field, depth) => {
         const leaf = { [field]: 'LEAKED-VALUE' };
@@ -73,9 +80,16 @@ describe('redactSensitive', () => {
 
   it('runs in the production logger, on the line and on child bindings', () => {
     const chunks: string[] = [];
-    const stream = new Writable({ write(chunk, _encoding, done) { chunks.push(String(chunk)); done(); } });
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        chunks.push(String(chunk));
+        done();
+      },
+    });
     const logger = createLogger('info', stream);
-    logger.child({ token: 'child-binding-token' }).info({ nested: { refresh_token: 'rt_1' }, err: Object.assign(new Error('x'), { password: 'p' }) }, 'line');
+    logger
+      .child({ token: 'child-binding-token' })
+      .info({ nested: { refresh_token: 'rt_1' }, err: Object.assign(new Error('x'), { password: 'p' }) }, 'line');
     const text = chunks.join('');
     for (const value of ['child-binding-token', 'rt_1', '"p"']) assert.ok(!text.includes(value), `${value} in ${text}`);
     assert.match(text, /"msg":"line"/);

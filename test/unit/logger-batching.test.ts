@@ -16,7 +16,9 @@ import { batchedDestination, createLogger } from '../../src/adapters/logging/log
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A logger writing through a batched destination into a temporary file; `read` answers what reached the file. */
-async function withLogFile(work: (logger: Logger, read: () => string, destination: ReturnType<typeof batchedDestination>) => Promise<void>): Promise<void> {
+async function withLogFile(
+  work: (logger: Logger, read: () => string, destination: ReturnType<typeof batchedDestination>) => Promise<void>,
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'coregate-log-'));
   const file = join(dir, 'log');
   const destination = batchedDestination(openSync(file, 'w'));
@@ -58,9 +60,15 @@ describe('batched log destination', () => {
       for (let n = 0; n < 2_000; n++) logger.info({ n }, 'request completed');
       logger.warn('last');
       await sleep(250);
-      const lines = read().trim().split('\n').map((line) => JSON.parse(line) as { n?: number; msg: string });
+      const lines = read()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { n?: number; msg: string });
       assert.equal(lines.length, 2_001);
-      assert.deepEqual(lines.slice(0, -1).map((line) => line.n), Array.from({ length: 2_000 }, (_, n) => n));
+      assert.deepEqual(
+        lines.slice(0, -1).map((line) => line.n),
+        Array.from({ length: 2_000 }, (_, n) => n),
+      );
       assert.equal(lines.at(-1)?.msg, 'last');
     }));
 
@@ -72,7 +80,13 @@ describe('batched log destination', () => {
       process.exit(0);`;
     const { stderr, status } = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     assert.equal(status, 0, stderr);
-    assert.deepEqual(stderr.trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg), ['held line one', 'held line two']);
+    assert.deepEqual(
+      stderr
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { msg: string }).msg),
+      ['held line one', 'held line two'],
+    );
   });
 
   it('writes its held lines at exit into a pipe that is full for a moment (stderr made non-blocking)', () => {
@@ -90,24 +104,37 @@ describe('batched log destination', () => {
       log.info('held line one'); log.info('held line two');
       process.exit(0);`;
     // The reader falls behind for half a second before it reads; the pipeline fails if node does.
-    const { stdout, stderr, status } = spawnSync('bash', ['-c', 'set -o pipefail; "$NODE" --input-type=module -e "$SCRIPT" 2>&1 >/dev/null | { sleep 0.5; cat; }'], {
-      env: { ...process.env, NODE: process.execPath, SCRIPT: script },
-      encoding: 'utf8',
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const { stdout, stderr, status } = spawnSync(
+      'bash',
+      ['-c', 'set -o pipefail; "$NODE" --input-type=module -e "$SCRIPT" 2>&1 >/dev/null | { sleep 0.5; cat; }'],
+      {
+        env: { ...process.env, NODE: process.execPath, SCRIPT: script },
+        encoding: 'utf8',
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     assert.equal(status, 0, stderr || stdout.slice(-2000));
     const lines = stdout.split('\n').filter((line) => line !== '');
-    assert.deepEqual(lines.map((line) => (JSON.parse(line) as { msg: string }).msg), ['held line one', 'held line two']);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as { msg: string }).msg),
+      ['held line one', 'held line two'],
+    );
   });
 
-  it('has written every held line when flushSync returns, even with libuv\'s pool busy', () =>
+  it("has written every held line when flushSync returns, even with libuv's pool busy", () =>
     withLogFile(async (logger, read, destination) => {
       logger.info('held one');
       logger.info('held two');
       // Keep every pool thread busy: an asynchronous write queued now would not run before the read below.
-      const busy = Array.from({ length: 4 }, () => new Promise((resolve) => pbkdf2('x', 'y', 300_000, 32, 'sha256', resolve)));
+      const busy = Array.from(
+        { length: 4 },
+        () => new Promise((resolve) => pbkdf2('x', 'y', 300_000, 32, 'sha256', resolve)),
+      );
       destination.flushSync();
-      const messages = read().trim().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg);
+      const messages = read()
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { msg: string }).msg);
       await Promise.all(busy);
       assert.deepEqual(messages, ['held one', 'held two']);
     }));

@@ -6,7 +6,12 @@ import { createLogger, prettyByDefault } from '../../src/adapters/logging/logger
 
 function sink(): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
-  const stream = new Writable({ write(chunk, _encoding, done) { chunks.push(String(chunk)); done(); } });
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
   return { stream, text: () => chunks.join('') };
 }
 
@@ -21,7 +26,10 @@ describe('log format', () => {
 
   it('is readable lines when pretty, still redacted', async () => {
     const out = sink();
-    createLogger('info', out.stream as never, { pretty: true }).info({ clientId: 'cg_1', client_secret: 'cgs_x' }, 'token issued');
+    createLogger('info', out.stream as never, { pretty: true }).info(
+      { clientId: 'cg_1', client_secret: 'cgs_x' },
+      'token issued',
+    );
     await new Promise((resolve) => setImmediate(resolve));
     assert.match(out.text(), /INFO.*token issued/);
     assert.throws(() => JSON.parse(out.text().trim()));

@@ -18,7 +18,10 @@ interface Line {
   readonly msg: string;
 }
 
-function checks(env: Record<string, string>, facts: { simulator: boolean; validTo?: Date } = { simulator: false }): Line[] {
+function checks(
+  env: Record<string, string>,
+  facts: { simulator: boolean; validTo?: Date } = { simulator: false },
+): Line[] {
   const lines: Line[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Line) });
   const tls = facts.validTo ? { cert: Buffer.alloc(0), key: Buffer.alloc(0), validTo: facts.validTo } : undefined;
@@ -31,14 +34,26 @@ const warnings = (lines: Line[]) => lines.filter((line) => line.level >= WARN).m
 
 describe('start-up checks', () => {
   it('warn loudly in production about the built-in simulator and the embedded database', () => {
-    const found = warnings(checks({ NODE_ENV: 'production', COREGATE_ENCRYPTION_KEY: KEY, COREGATE_TRUST_PROXY: 'true' }, { simulator: true }));
+    const found = warnings(
+      checks(
+        { NODE_ENV: 'production', COREGATE_ENCRYPTION_KEY: KEY, COREGATE_TRUST_PROXY: 'true' },
+        { simulator: true },
+      ),
+    );
     assert.equal(found.length, 2, found.join('\n'));
     assert.ok(found.some((msg) => /CORE_URL is not set: the BUILT-IN CORE SIMULATOR/.test(msg)));
     assert.ok(found.some((msg) => /EMBEDDED DATABASE/.test(msg)));
   });
 
   it('say nothing loud for a production set-up with PostgreSQL, a real core and a proxy', () => {
-    const env = { NODE_ENV: 'production', COREGATE_ENCRYPTION_KEY: KEY, DATABASE_URL: 'postgres://db/coregate', CORE_URL: 'https://core.bank', COREGATE_TRUST_PROXY: '10.0.0.0/8', HOST: '0.0.0.0' };
+    const env = {
+      NODE_ENV: 'production',
+      COREGATE_ENCRYPTION_KEY: KEY,
+      DATABASE_URL: 'postgres://db/coregate',
+      CORE_URL: 'https://core.bank',
+      COREGATE_TRUST_PROXY: '10.0.0.0/8',
+      HOST: '0.0.0.0',
+    };
     assert.deepEqual(warnings(checks(env)), []);
   });
 
@@ -48,17 +63,35 @@ describe('start-up checks', () => {
   });
 
   it('warn that plain HTTP token requests are allowed on loopback for development only', () => {
-    assert.ok(warnings(checks({})).some((msg) => /loopback address: token requests over HTTP are allowed for development only/.test(msg)));
+    assert.ok(
+      warnings(checks({})).some((msg) =>
+        /loopback address: token requests over HTTP are allowed for development only/.test(msg),
+      ),
+    );
   });
 
   it('warn that token requests are refused on a reachable address without TLS or a proxy', () => {
-    assert.ok(warnings(checks({ HOST: '0.0.0.0' })).some((msg) => /token requests are refused .*HTTPS is required/.test(msg)));
+    assert.ok(
+      warnings(checks({ HOST: '0.0.0.0' })).some((msg) => /token requests are refused .*HTTPS is required/.test(msg)),
+    );
   });
 
   it('report HTTPS, and warn about a certificate about to expire or expired', () => {
-    const env = { COREGATE_TLS_CERT_FILE: '/etc/tls/cert.pem', COREGATE_TLS_KEY_FILE: '/etc/tls/key.pem', HOST: '0.0.0.0' };
+    const env = {
+      COREGATE_TLS_CERT_FILE: '/etc/tls/cert.pem',
+      COREGATE_TLS_KEY_FILE: '/etc/tls/key.pem',
+      HOST: '0.0.0.0',
+    };
     assert.deepEqual(warnings(checks(env, { simulator: false, validTo: new Date('2027-01-01T00:00:00Z') })), []);
-    assert.ok(warnings(checks(env, { simulator: false, validTo: new Date('2026-03-10T00:00:00Z') })).some((msg) => /expires in 8 days/.test(msg)));
-    assert.ok(checks(env, { simulator: false, validTo: new Date('2026-02-01T00:00:00Z') }).some((line) => line.level === 50 && /expired/.test(line.msg)));
+    assert.ok(
+      warnings(checks(env, { simulator: false, validTo: new Date('2026-03-10T00:00:00Z') })).some((msg) =>
+        /expires in 8 days/.test(msg),
+      ),
+    );
+    assert.ok(
+      checks(env, { simulator: false, validTo: new Date('2026-02-01T00:00:00Z') }).some(
+        (line) => line.level === 50 && /expired/.test(line.msg),
+      ),
+    );
   });
 });

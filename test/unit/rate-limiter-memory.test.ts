@@ -95,7 +95,11 @@ describe('MemoryRateLimiter', () => {
 
 describe('MemoryRateLimiter.adopt (going on from another store)', () => {
   it('after adopting each answer of another store, decides the next request as that store would', async () => {
-    for (const [limit, window] of [[5, 300], [3, 30], [7, 60]] as const) {
+    for (const [limit, window] of [
+      [5, 300],
+      [3, 30],
+      [7, 60],
+    ] as const) {
       for (let spent = 0; spent <= limit + 1; spent += 1) {
         const clock = new FakeClock();
         const other = new MemoryRateLimiter({ clock });
@@ -107,7 +111,11 @@ describe('MemoryRateLimiter.adopt (going on from another store)', () => {
         assert.equal(actual.allowed, expected.allowed, `limit ${limit}, ${spent} spent`);
         assert.equal(actual.remaining, expected.remaining, `limit ${limit}, ${spent} spent`);
         // A refusal is rebuilt from whole seconds: at most one second stricter.
-        assert.ok(actual.retryAfterSeconds - expected.retryAfterSeconds <= 1 && actual.retryAfterSeconds >= expected.retryAfterSeconds, `limit ${limit}, ${spent} spent`);
+        assert.ok(
+          actual.retryAfterSeconds - expected.retryAfterSeconds <= 1 &&
+            actual.retryAfterSeconds >= expected.retryAfterSeconds,
+          `limit ${limit}, ${spent} spent`,
+        );
       }
     }
   });

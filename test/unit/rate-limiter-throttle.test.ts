@@ -30,7 +30,10 @@ function throttle(settings: Partial<RateLimitSettings> = {}) {
 
 async function assertTooMany(promise: Promise<unknown>, retryAfter: number): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof ApiError && error.code === 'rate_limited' && error.name === 'TooManyRequests', String(error));
+    assert.ok(
+      error instanceof ApiError && error.code === 'rate_limited' && error.name === 'TooManyRequests',
+      String(error),
+    );
     assert.equal(error.status, 429);
     assert.equal(error.headers['retry-after'], String(retryAfter));
     assert.deepEqual(error.data, { retryAfter });
@@ -49,7 +52,11 @@ describe('sourceKey', () => {
   });
 
   it('gives every IPv4 address the key ipaddr.js gives it (the canonical form skips parsing)', () => {
-    const octet = fc.oneof(fc.integer({ min: 0, max: 255 }).map(String), fc.integer({ min: 0, max: 255 }).map((n) => n.toString().padStart(3, '0')), fc.constantFrom('256', '999', '-1', '', '0x1f'));
+    const octet = fc.oneof(
+      fc.integer({ min: 0, max: 255 }).map(String),
+      fc.integer({ min: 0, max: 255 }).map((n) => n.toString().padStart(3, '0')),
+      fc.constantFrom('256', '999', '-1', '', '0x1f'),
+    );
     fc.assert(
       fc.property(fc.tuple(octet, octet, octet, octet), (octets) => {
         const ip = octets.join('.');
@@ -127,7 +134,12 @@ describe('RequestThrottle', () => {
   });
 
   it('turns a budget off with a limit of 0', async () => {
-    const { throttle: t } = throttle({ gatewayPerClientPerMinute: 0, tokenPerClientPerMinute: 0, tokenPerIpPerMinute: 0, authFailuresPerIp: 0 });
+    const { throttle: t } = throttle({
+      gatewayPerClientPerMinute: 0,
+      tokenPerClientPerMinute: 0,
+      tokenPerIpPerMinute: 0,
+      authFailuresPerIp: 0,
+    });
     for (let i = 0; i < 50; i += 1) {
       await t.admitGatewayRequest('cg_a');
       await t.admitTokenRequest('192.0.2.1');
@@ -156,7 +168,7 @@ describe('RequestThrottle', () => {
     assert.match(String(errors[0]), /store down/);
   });
 
-  it('opens its store with where to report the store\'s own failures, counted and logged like a failed call', async () => {
+  it("opens its store with where to report the store's own failures, counted and logged like a failed call", async () => {
     const clock = new FakeClock();
     const memory = new MemoryRateLimiter({ clock });
     const errors: unknown[] = [];
@@ -175,11 +187,7 @@ describe('RequestThrottle', () => {
       opened.push(store);
       return store;
     };
-    const t = new RequestThrottle(
-      open,
-      SETTINGS,
-      (error) => errors.push(error),
-    );
+    const t = new RequestThrottle(open, SETTINGS, (error) => errors.push(error));
     assert.deepEqual(await t.admitGatewayRequest('cg_a'), { limit: 3, remaining: 2, resetSeconds: 20 });
     await t.admitGatewayRequest('cg_a');
     assert.equal(t.limiterFailures, 2);

@@ -19,23 +19,36 @@ function problemsOf(body: unknown) {
 
 describe('parseRegistration', () => {
   it('accepts Form A and normalises SSN and birth date', () => {
-    const result = parseRegistration({ ...formA, demographics: { ...formA.demographics, birthDay: '04/12/1980' } }, today);
+    const result = parseRegistration(
+      { ...formA, demographics: { ...formA.demographics, birthDay: '04/12/1980' } },
+      today,
+    );
     assert.deepEqual(result, {
       ok: true,
       registration: {
         customerId: 'cust-1',
-        subject: { kind: 'demographics', socialSecurityNumber: '123456789', accountNumber: '70001234', birthDay: '1980-04-12' },
+        subject: {
+          kind: 'demographics',
+          socialSecurityNumber: '123456789',
+          accountNumber: '70001234',
+          birthDay: '1980-04-12',
+        },
       },
     });
   });
 
   it('accepts Form B', () => {
     const result = parseRegistration({ customer: { customerKey: 'C-1001' }, registration: { customerId: 'x' } }, today);
-    assert.deepEqual(result, { ok: true, registration: { customerId: 'x', subject: { kind: 'customerKey', customerKey: 'C-1001' } } });
+    assert.deepEqual(result, {
+      ok: true,
+      registration: { customerId: 'x', subject: { kind: 'customerKey', customerKey: 'C-1001' } },
+    });
   });
 
   it('requires exactly one of demographics and customer', () => {
-    assert.deepEqual(problemsOf({ registration: { customerId: 'x' } }), [{ path: '/', message: 'exactly one of demographics or customer is required' }]);
+    assert.deepEqual(problemsOf({ registration: { customerId: 'x' } }), [
+      { path: '/', message: 'exactly one of demographics or customer is required' },
+    ]);
     const both = problemsOf({ ...formA, customer: { customerKey: 'C-1' } });
     assert.ok(both.some((p) => p.path === '/' && /exactly one/.test(p.message)));
   });
@@ -97,30 +110,64 @@ describe('parseRegistration', () => {
       { numRuns: 500 },
     );
     fc.assert(
-      fc.property(fc.string({ minLength: 6 }), fc.string({ minLength: 6 }), fc.string({ minLength: 6 }), (ssn, account, birthDay) => {
-        const result = parseRegistration({ demographics: { socialSecurityNumber: ssn, accountNumber: account, birthDay }, registration: { customerId: 'c' } }, today);
-        if (result.ok) return;
-        for (const problem of result.problems) {
-          for (const secret of [ssn, account, birthDay]) {
-            if (secret.trim().length >= 6) assert.ok(!problem.message.includes(secret.trim()) && !problem.path.includes(secret.trim()));
+      fc.property(
+        fc.string({ minLength: 6 }),
+        fc.string({ minLength: 6 }),
+        fc.string({ minLength: 6 }),
+        (ssn, account, birthDay) => {
+          const result = parseRegistration(
+            {
+              demographics: { socialSecurityNumber: ssn, accountNumber: account, birthDay },
+              registration: { customerId: 'c' },
+            },
+            today,
+          );
+          if (result.ok) return;
+          for (const problem of result.problems) {
+            for (const secret of [ssn, account, birthDay]) {
+              if (secret.trim().length >= 6)
+                assert.ok(!problem.message.includes(secret.trim()) && !problem.path.includes(secret.trim()));
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('accepts only bodies the documented schema admits (property)', () => {
     const documented = TypeCompiler.Compile(RegistrationRequestSchema);
-    const padded = (value: fc.Arbitrary<string>) => fc.tuple(fc.constantFrom('', ' ', '\t'), value, fc.constantFrom('', ' ')).map((parts) => parts.join(''));
-    const digits = (count: number) => fc.array(fc.constantFrom(...'0123456789'), { minLength: count, maxLength: count }).map((chars) => chars.join(''));
+    const padded = (value: fc.Arbitrary<string>) =>
+      fc.tuple(fc.constantFrom('', ' ', '\t'), value, fc.constantFrom('', ' ')).map((parts) => parts.join(''));
+    const digits = (count: number) =>
+      fc.array(fc.constantFrom(...'0123456789'), { minLength: count, maxLength: count }).map((chars) => chars.join(''));
     // Mostly valid values, sometimes anything: the bodies the parser accepts are the interesting ones.
-    const orAnything = (valid: fc.Arbitrary<unknown>) => fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) });
-    const ssn = orAnything(padded(fc.oneof(digits(9), fc.tuple(digits(3), digits(2), digits(4)).map((parts) => parts.join('-')))));
+    const orAnything = (valid: fc.Arbitrary<unknown>) =>
+      fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) });
+    const ssn = orAnything(
+      padded(
+        fc.oneof(
+          digits(9),
+          fc.tuple(digits(3), digits(2), digits(4)).map((parts) => parts.join('-')),
+        ),
+      ),
+    );
     const text = (...values: string[]) => orAnything(padded(fc.constantFrom(...values)));
     const registration = fc.record({ customerId: orAnything(fc.constantFrom('cust-1', 'C-1001', 'x')) });
-    const extra = fc.option(fc.dictionary(fc.constantFrom('extra', 'demographics', 'customer'), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 1 }), { freq: 4, nil: undefined });
-    const formA = fc.record({ demographics: fc.record({ socialSecurityNumber: ssn, accountNumber: text('70001234', 'AB 12-34'), birthDay: text('1980-04-12', '04/12/1980') }), registration });
+    const extra = fc.option(
+      fc.dictionary(fc.constantFrom('extra', 'demographics', 'customer'), fc.jsonValue({ maxDepth: 1 }), {
+        maxKeys: 1,
+      }),
+      { freq: 4, nil: undefined },
+    );
+    const formA = fc.record({
+      demographics: fc.record({
+        socialSecurityNumber: ssn,
+        accountNumber: text('70001234', 'AB 12-34'),
+        birthDay: text('1980-04-12', '04/12/1980'),
+      }),
+      registration,
+    });
     const formB = fc.record({ customer: fc.record({ customerKey: text('C-1001', 'K') }), registration });
     const body = fc.tuple(fc.oneof(formA, formB), extra).map(([form, more]) => (more ? { ...more, ...form } : form));
     let accepted = 0;

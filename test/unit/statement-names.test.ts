@@ -14,7 +14,13 @@ describe('StatementNames', () => {
 
   it('names queries and writes, never schema changes (they run once)', () => {
     const names = new StatementNames();
-    for (const text of ['select 1', '  insert into t values ($1)', 'UPDATE t set a = 1', 'delete from t', 'with x as (select 1) select * from x']) {
+    for (const text of [
+      'select 1',
+      '  insert into t values ($1)',
+      'UPDATE t set a = 1',
+      'delete from t',
+      'with x as (select 1) select * from x',
+    ]) {
       assert.ok(names.of(text), text);
     }
     for (const text of ['create table t (a int)', 'alter table t add column b int', 'begin', 'selection']) {
@@ -27,6 +33,10 @@ describe('StatementNames', () => {
     const first = ['select 1', 'select 2', 'select 3'].map((text) => names.of(text));
     assert.ok(first.every(Boolean));
     assert.equal(names.of('select 4'), undefined);
-    assert.deepEqual(['select 1', 'select 2', 'select 3'].map((text) => names.of(text)), first, 'the named ones keep their names');
+    assert.deepEqual(
+      ['select 1', 'select 2', 'select 3'].map((text) => names.of(text)),
+      first,
+      'the named ones keep their names',
+    );
   });
 });

@@ -16,13 +16,33 @@ const resolvesTo = (addresses: Record<string, string[]>) => async (host: string)
 describe('webhook target policy', () => {
   it('tells public addresses from loopback, private, link-local and the like', () => {
     for (const address of ['93.184.216.34', '2606:4700::1111', '8.8.8.8']) assert.ok(isPublicAddress(address), address);
-    for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fc00::1', '::ffff:127.0.0.1', 'not an address']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fc00::1',
+      '::ffff:127.0.0.1',
+      'not an address',
+    ]) {
       assert.ok(!isPublicAddress(address), address);
     }
   });
 
   it('in production mode refuses http:// and non-public targets at add time', async () => {
-    const policy = new WebhookTargetPolicy({ production: true, allowPrivate: false }, resolvesTo({ 'hooks.example.com': ['93.184.216.34'], 'internal.example.com': ['10.0.0.7'], 'mixed.example.com': ['93.184.216.34', '127.0.0.1'] }));
+    const policy = new WebhookTargetPolicy(
+      { production: true, allowPrivate: false },
+      resolvesTo({
+        'hooks.example.com': ['93.184.216.34'],
+        'internal.example.com': ['10.0.0.7'],
+        'mixed.example.com': ['93.184.216.34', '127.0.0.1'],
+      }),
+    );
     assert.equal(await policy.problem('https://hooks.example.com/coregate'), undefined);
     assert.match((await policy.problem('http://hooks.example.com/coregate'))!, /https/);
     assert.match((await policy.problem('https://internal.example.com/'))!, /private/);
@@ -34,7 +54,10 @@ describe('webhook target policy', () => {
   });
 
   it('lets COREGATE_WEBHOOK_ALLOW_PRIVATE through private targets, never http:// in production', async () => {
-    const policy = new WebhookTargetPolicy({ production: true, allowPrivate: true }, resolvesTo({ 'internal.example.com': ['10.0.0.7'] }));
+    const policy = new WebhookTargetPolicy(
+      { production: true, allowPrivate: true },
+      resolvesTo({ 'internal.example.com': ['10.0.0.7'] }),
+    );
     assert.equal(await policy.problem('https://internal.example.com/'), undefined);
     assert.match((await policy.problem('http://internal.example.com/'))!, /https/);
   });
@@ -50,8 +73,14 @@ describe('webhook target policy', () => {
     const sender = new UndiciWebhookSender({ production: true, allowPrivate: false });
     try {
       // `localhost` resolves to loopback: refused by the lookup hook before any connection is made.
-      await assert.rejects(sender.send('https://localhost:9/hooks', {}, '{}'), (error: unknown) => error instanceof WebhookSendFailed && /non-public/.test(error.reason));
-      await assert.rejects(sender.send('https://127.0.0.1:9/hooks', {}, '{}'), (error: unknown) => error instanceof WebhookSendFailed && /non-public/.test(error.reason));
+      await assert.rejects(
+        sender.send('https://localhost:9/hooks', {}, '{}'),
+        (error: unknown) => error instanceof WebhookSendFailed && /non-public/.test(error.reason),
+      );
+      await assert.rejects(
+        sender.send('https://127.0.0.1:9/hooks', {}, '{}'),
+        (error: unknown) => error instanceof WebhookSendFailed && /non-public/.test(error.reason),
+      );
     } finally {
       await sender.close();
     }
@@ -59,12 +88,21 @@ describe('webhook target policy', () => {
 
   it('refuses [::7f00:1], [::127.0.0.1] and [::a9fe:a9fe] like the addresses they embed, at add time and at connection time', async () => {
     const policy = new WebhookTargetPolicy({ production: true, allowPrivate: false });
-    for (const url of ['https://[::7f00:1]/', 'https://[::127.0.0.1]/', 'https://[::a9fe:a9fe]/latest', 'https://[::ffff:a9fe:a9fe]/', 'https://[64:ff9b::a9fe:a9fe]/']) {
+    for (const url of [
+      'https://[::7f00:1]/',
+      'https://[::127.0.0.1]/',
+      'https://[::a9fe:a9fe]/latest',
+      'https://[::ffff:a9fe:a9fe]/',
+      'https://[64:ff9b::a9fe:a9fe]/',
+    ]) {
       assert.match((await policy.problem(url))!, /private/, url);
     }
     const sender = new UndiciWebhookSender({ production: true, allowPrivate: false });
     try {
-      await assert.rejects(sender.send('https://[::7f00:1]:9/hooks', {}, '{}'), (error: unknown) => error instanceof WebhookSendFailed && /non-public/.test(error.reason));
+      await assert.rejects(
+        sender.send('https://[::7f00:1]:9/hooks', {}, '{}'),
+        (error: unknown) => error instanceof WebhookSendFailed && /non-public/.test(error.reason),
+      );
     } finally {
       await sender.close();
     }
@@ -72,17 +110,21 @@ describe('webhook target policy', () => {
 });
 
 /** Any IPv4 address, as four bytes and dotted text. */
-const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((bytes) => ({ bytes, text: bytes.join('.') }));
+const ipv4 = fc
+  .tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255))
+  .map((bytes) => ({ bytes, text: bytes.join('.') }));
 /** Non-public IPv4 addresses in particular (loopback, private, link-local, CGNAT, this network), not left to chance. */
-const privateIpv4 = fc.oneof(
-  fc.tuple(fc.constant(127), fc.nat(255), fc.nat(255), fc.nat(255)),
-  fc.tuple(fc.constant(10), fc.nat(255), fc.nat(255), fc.nat(255)),
-  fc.tuple(fc.constant(172), fc.integer({ min: 16, max: 31 }), fc.nat(255), fc.nat(255)),
-  fc.tuple(fc.constant(192), fc.constant(168), fc.nat(255), fc.nat(255)),
-  fc.tuple(fc.constant(169), fc.constant(254), fc.nat(255), fc.nat(255)),
-  fc.tuple(fc.constant(100), fc.integer({ min: 64, max: 127 }), fc.nat(255), fc.nat(255)),
-  fc.tuple(fc.constant(0), fc.nat(255), fc.nat(255), fc.nat(255)),
-).map((bytes) => ({ bytes, text: bytes.join('.') }));
+const privateIpv4 = fc
+  .oneof(
+    fc.tuple(fc.constant(127), fc.nat(255), fc.nat(255), fc.nat(255)),
+    fc.tuple(fc.constant(10), fc.nat(255), fc.nat(255), fc.nat(255)),
+    fc.tuple(fc.constant(172), fc.integer({ min: 16, max: 31 }), fc.nat(255), fc.nat(255)),
+    fc.tuple(fc.constant(192), fc.constant(168), fc.nat(255), fc.nat(255)),
+    fc.tuple(fc.constant(169), fc.constant(254), fc.nat(255), fc.nat(255)),
+    fc.tuple(fc.constant(100), fc.integer({ min: 64, max: 127 }), fc.nat(255), fc.nat(255)),
+    fc.tuple(fc.constant(0), fc.nat(255), fc.nat(255), fc.nat(255)),
+  )
+  .map((bytes) => ({ bytes, text: bytes.join('.') }));
 
 const hex = (high: number, low: number) => ((high << 8) | low).toString(16);
 
@@ -108,7 +150,11 @@ describe('webhook target policy: IPv6 forms embedding an IPv4 address (property)
         if (isPublicAddress(address.text)) return;
         for (const [form, embedded] of Object.entries(embeddings(address))) {
           assert.equal(isPublicAddress(embedded), false, `${form} ${embedded}`);
-          assert.match((await policy.problem(`https://[${embedded}]/hooks`)) ?? 'accepted', /private/, `${form} ${embedded}`);
+          assert.match(
+            (await policy.problem(`https://[${embedded}]/hooks`)) ?? 'accepted',
+            /private/,
+            `${form} ${embedded}`,
+          );
         }
       }),
       { numRuns: 300 },

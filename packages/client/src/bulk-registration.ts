@@ -80,7 +80,10 @@ export function registrationBody(item: BulkRegistrationItem): { body: unknown; c
   }
   if (item !== null && typeof item === 'object') {
     const { customerId, ...subject } = item;
-    return { body: { ...subject, registration: { customerId } }, customerId: typeof customerId === 'string' ? customerId : undefined };
+    return {
+      body: { ...subject, registration: { customerId } },
+      customerId: typeof customerId === 'string' ? customerId : undefined,
+    };
   }
   // Not an object at all: coregate names what is wrong with it (400).
   return { body: item, customerId: undefined };
@@ -97,7 +100,8 @@ function throttleWaitMs(error: CoregateError): number | undefined {
 function aboutTheClient(error: CoregateError): boolean {
   if (error.error !== undefined) return true;
   const reason = error.data['reason'];
-  if (error.status === 401) return reason === 'missing_token' || reason === 'invalid_token' || reason === 'invalid_dpop_proof';
+  if (error.status === 401)
+    return reason === 'missing_token' || reason === 'invalid_token' || reason === 'invalid_dpop_proof';
   return error.status === 403;
 }
 
@@ -108,7 +112,10 @@ interface Pending {
   attempts: number;
 }
 
-type Waiter = { resolve: (next: IteratorResult<BulkRegistrationResult, undefined>) => void; reject: (error: unknown) => void };
+type Waiter = {
+  resolve: (next: IteratorResult<BulkRegistrationResult, undefined>) => void;
+  reject: (error: unknown) => void;
+};
 
 export class BulkRegistration implements AsyncIterableIterator<BulkRegistrationResult, undefined> {
   readonly #registerOnce: RegisterOnce;
@@ -137,14 +144,19 @@ export class BulkRegistration implements AsyncIterableIterator<BulkRegistrationR
   #failed = 0;
   #throttled = 0;
 
-  constructor(source: Iterable<BulkRegistrationItem> | AsyncIterable<BulkRegistrationItem>, options: RegisterCustomersOptions, registerOnce: RegisterOnce) {
+  constructor(
+    source: Iterable<BulkRegistrationItem> | AsyncIterable<BulkRegistrationItem>,
+    options: RegisterCustomersOptions,
+    registerOnce: RegisterOnce,
+  ) {
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
       throw new RangeError(`concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}`);
     }
     const asynchronous = (source as AsyncIterable<BulkRegistrationItem>)[Symbol.asyncIterator];
     const synchronous = (source as Iterable<BulkRegistrationItem>)[Symbol.iterator];
-    if (typeof asynchronous !== 'function' && typeof synchronous !== 'function') throw new TypeError('registerCustomers takes an iterable or an async iterable');
+    if (typeof asynchronous !== 'function' && typeof synchronous !== 'function')
+      throw new TypeError('registerCustomers takes an iterable or an async iterable');
     this.#source = typeof asynchronous === 'function' ? asynchronous.call(source) : synchronous.call(source);
     this.#maxConcurrency = concurrency;
     this.#limit = concurrency;
@@ -206,7 +218,11 @@ export class BulkRegistration implements AsyncIterableIterator<BulkRegistrationR
         return;
       }
       // Results nobody has read yet count against the limit: a slow consumer slows the batch.
-      if (this.#inFlight >= Math.floor(this.#limit) || this.#inFlight + this.#results.length >= this.#maxConcurrency * 2) return;
+      if (
+        this.#inFlight >= Math.floor(this.#limit) ||
+        this.#inFlight + this.#results.length >= this.#maxConcurrency * 2
+      )
+        return;
       const item = this.#ready.shift();
       if (item) {
         this.#send(item);
@@ -252,7 +268,13 @@ export class BulkRegistration implements AsyncIterableIterator<BulkRegistrationR
       (registration) => {
         this.#inFlight -= 1;
         this.#answered();
-        this.#settle({ index: item.index, customerId: item.customerId, attempts: item.attempts, ok: true, customerKey: registration.customerKey });
+        this.#settle({
+          index: item.index,
+          customerId: item.customerId,
+          attempts: item.attempts,
+          ok: true,
+          customerKey: registration.customerKey,
+        });
       },
       (error: unknown) => {
         this.#inFlight -= 1;
@@ -266,7 +288,13 @@ export class BulkRegistration implements AsyncIterableIterator<BulkRegistrationR
     const error =
       caught instanceof CoregateError
         ? caught
-        : new CoregateError({ status: 0, name: 'ClientError', className: 'client-error', message: `the registration could not be sent: ${(caught as Error)?.message ?? String(caught)}`, cause: caught });
+        : new CoregateError({
+            status: 0,
+            name: 'ClientError',
+            className: 'client-error',
+            message: `the registration could not be sent: ${(caught as Error)?.message ?? String(caught)}`,
+            cause: caught,
+          });
     const wait = throttleWaitMs(error);
     if (wait !== undefined) {
       this.#throttled += 1;
@@ -324,7 +352,8 @@ export class BulkRegistration implements AsyncIterableIterator<BulkRegistrationR
     this.#outer?.removeEventListener('abort', this.#onAbort);
     clearTimeout(this.#wake);
     // Registrations still in flight are abandoned: whether coregate completed them is unknown (a repeat is harmless).
-    if (this.#inFlight > 0) this.#controller.abort(failure?.error ?? new DOMException('the bulk registration was stopped', 'AbortError'));
+    if (this.#inFlight > 0)
+      this.#controller.abort(failure?.error ?? new DOMException('the bulk registration was stopped', 'AbortError'));
     if (!this.#sourceDone) {
       // The source is left half-read: let it close what it holds (a file, a cursor).
       void Promise.resolve()

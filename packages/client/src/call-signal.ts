@@ -33,7 +33,13 @@ export function callSignal(timeoutMs: number, outer: AbortSignal | undefined): C
     signal: controller.signal,
     remainingMs: () => Math.max(0, deadline - Date.now()),
     failure: () => {
-      if (timedOut) return new CoregateError({ status: 0, name: 'Timeout', className: 'timeout', message: `no answer from coregate within ${timeoutMs} ms` });
+      if (timedOut)
+        return new CoregateError({
+          status: 0,
+          name: 'Timeout',
+          className: 'timeout',
+          message: `no answer from coregate within ${timeoutMs} ms`,
+        });
       return (outer?.reason as unknown) ?? new DOMException('the operation was aborted', 'AbortError');
     },
     dispose() {
@@ -65,5 +71,7 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, failur
 /** Waits `ms`, or rejects with the call's failure when its signal fires first. */
 export function pause(ms: number, signal: AbortSignal, failure: () => unknown): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  return untilAborted(new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), signal, failure).finally(() => clearTimeout(timer));
+  return untilAborted(new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), signal, failure).finally(() =>
+    clearTimeout(timer),
+  );
 }

@@ -2,7 +2,13 @@
  * `CoregateClient` (CONTRACT §10): the gateway's operations with the token,
  * retry and error handling every platform would otherwise write itself.
  */
-import { BulkRegistration, registrationBody, type BulkRegistrationItem, type BulkRegistrationResult, type RegisterCustomersOptions } from './bulk-registration.js';
+import {
+  BulkRegistration,
+  registrationBody,
+  type BulkRegistrationItem,
+  type BulkRegistrationResult,
+  type RegisterCustomersOptions,
+} from './bulk-registration.js';
 import { callSignal, pause } from './call-signal.js';
 import { CoregateError, namesForStatus } from './errors.js';
 import { readJson } from './read-json.js';
@@ -65,7 +71,11 @@ function isInvalidToken(response: Response): boolean {
 }
 
 /** The gateway's envelope (CONTRACT §3) as an error; a body without one gets the status's names. */
-function envelopeError(status: number, body: Record<string, unknown> | undefined, retryAfterMs: number | undefined): CoregateError {
+function envelopeError(
+  status: number,
+  body: Record<string, unknown> | undefined,
+  retryAfterMs: number | undefined,
+): CoregateError {
   const [fallbackName, fallbackClass] = namesForStatus(status);
   const text = (key: string, fallback: string) => (typeof body?.[key] === 'string' ? body[key] : fallback);
   const data = body?.['data'];
@@ -92,8 +102,10 @@ export class CoregateClient {
     if (!options.baseUrl || !options.clientId || (!options.clientSecret && !options.privateKey)) {
       throw new TypeError('CoregateClient needs baseUrl, clientId and clientSecret (or privateKey)');
     }
-    if (options.clientSecret && options.privateKey) throw new TypeError('CoregateClient takes clientSecret or privateKey, not both');
-    this.#dpop = options.dpop === true ? new DpopSigner() : options.dpop ? new DpopSigner(options.dpop.privateKey) : undefined;
+    if (options.clientSecret && options.privateKey)
+      throw new TypeError('CoregateClient takes clientSecret or privateKey, not both');
+    this.#dpop =
+      options.dpop === true ? new DpopSigner() : options.dpop ? new DpopSigner(options.dpop.privateKey) : undefined;
     this.#baseUrl = options.baseUrl;
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
@@ -103,7 +115,9 @@ export class CoregateClient {
       tokenUrl: endpoint(options.authUrl ?? options.baseUrl, 'oauth2/token'),
       clientId: options.clientId,
       clientSecret: options.clientSecret || undefined,
-      assertions: options.privateKey ? new ClientAssertionSigner(options.clientId, options.privateKey, options.privateKeyId) : undefined,
+      assertions: options.privateKey
+        ? new ClientAssertionSigner(options.clientId, options.privateKey, options.privateKeyId)
+        : undefined,
       dpop: this.#dpop,
       scope: options.scope ?? 'core/main',
       timeoutMs: this.#timeoutMs,
@@ -149,32 +163,59 @@ export class CoregateClient {
     const once: RetryLimits = { maxRetries: 0, maxRetryWaitMs: this.#limits.maxRetryWaitMs };
     const timeoutMs = options.timeoutMs;
     return new BulkRegistration(registrations, options, (body, signal) =>
-      this.#call<Registration>('POST', 'core/sessions', body, { signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) }, once),
+      this.#call<Registration>(
+        'POST',
+        'core/sessions',
+        body,
+        { signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
+        once,
+      ),
     );
   }
 
   /** The accounts of a registered customer (`GET /core/accounts`); `[]` when there are none. */
   listAccounts(customerId: string, options: CallOptions = {}): Promise<AccountRecord[]> {
-    return this.#call<AccountRecord[]>('GET', `core/accounts?${new URLSearchParams({ customerId }).toString()}`, undefined, options);
+    return this.#call<AccountRecord[]>(
+      'GET',
+      `core/accounts?${new URLSearchParams({ customerId }).toString()}`,
+      undefined,
+      options,
+    );
   }
 
   /** What coregate holds about a registered customer (`GET /core/sessions`); 404 when unknown. */
   getCustomer(customerId: string, options: CallOptions = {}): Promise<CustomerStatus> {
-    return this.#call<CustomerStatus>('GET', `core/sessions?${new URLSearchParams({ customerId }).toString()}`, undefined, options);
+    return this.#call<CustomerStatus>(
+      'GET',
+      `core/sessions?${new URLSearchParams({ customerId }).toString()}`,
+      undefined,
+      options,
+    );
   }
 
   /** Forgets a registered customer and ends its core session (`DELETE /core/sessions`); 404 when unknown. */
   deregisterCustomer(customerId: string, options: CallOptions = {}): Promise<Deregistration> {
-    return this.#call<Deregistration>('DELETE', `core/sessions?${new URLSearchParams({ customerId }).toString()}`, undefined, options);
+    return this.#call<Deregistration>(
+      'DELETE',
+      `core/sessions?${new URLSearchParams({ customerId }).toString()}`,
+      undefined,
+      options,
+    );
   }
 
-  async #call<T>(method: Method, path: string, body: unknown, options: CallOptions, limits: RetryLimits = this.#limits): Promise<T> {
+  async #call<T>(
+    method: Method,
+    path: string,
+    body: unknown,
+    options: CallOptions,
+    limits: RetryLimits = this.#limits,
+  ): Promise<T> {
     const url = endpoint(this.#baseUrl, path);
     const call = callSignal(options.timeoutMs ?? this.#timeoutMs, options.signal);
     try {
       let renewedToken = false;
       let nonceRetried = false;
-      for (let retry = 0; ; ) {
+      for (let retry = 0; ;) {
         const token = await this.#tokens.get(call.signal, call.failure);
         const scheme = this.#tokens.scheme;
         let response: Response;
@@ -194,14 +235,26 @@ export class CoregateClient {
           if (call.signal.aborted) throw call.failure();
           const delay = retryDelay(0, method, undefined, retry, limits);
           if (delay === undefined) {
-            throw new CoregateError({ status: 0, name: 'NetworkError', className: 'network-error', message: `could not reach coregate: ${(error as Error).message}` });
+            throw new CoregateError({
+              status: 0,
+              name: 'NetworkError',
+              className: 'network-error',
+              message: `could not reach coregate: ${(error as Error).message}`,
+            });
           }
           await pause(delay, call.signal, call.failure);
           retry++;
           continue;
         }
         // RFC 9449 §9: the gateway wants a nonce in the proof; once, with the one it sent.
-        if (scheme === 'DPoP' && this.#dpop && !nonceRetried && response.status === 401 && /error="use_dpop_nonce"/.test(response.headers.get('www-authenticate') ?? '') && this.#dpop.rememberNonce(url, response)) {
+        if (
+          scheme === 'DPoP' &&
+          this.#dpop &&
+          !nonceRetried &&
+          response.status === 401 &&
+          /error="use_dpop_nonce"/.test(response.headers.get('www-authenticate') ?? '') &&
+          this.#dpop.rememberNonce(url, response)
+        ) {
           nonceRetried = true;
           await response.body?.cancel();
           continue;
@@ -219,14 +272,20 @@ export class CoregateClient {
         });
         if (response.ok) {
           if (parsed === undefined || !('data' in parsed)) {
-            throw new CoregateError({ status: response.status, name: 'GeneralError', className: 'general-error', message: 'coregate answered without the success envelope' });
+            throw new CoregateError({
+              status: response.status,
+              name: 'GeneralError',
+              className: 'general-error',
+              message: 'coregate answered without the success envelope',
+            });
           }
           return parsed['data'] as T;
         }
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
         const delay = retryDelay(response.status, method, retryAfterMs, retry, limits);
         // A wait that would outlast the call's timeout ends it now, with the answer that asked for it.
-        if (delay === undefined || delay >= call.remainingMs()) throw envelopeError(response.status, parsed, retryAfterMs);
+        if (delay === undefined || delay >= call.remainingMs())
+          throw envelopeError(response.status, parsed, retryAfterMs);
         await pause(delay, call.signal, call.failure);
         retry++;
       }

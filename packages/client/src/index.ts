@@ -13,7 +13,12 @@
  */
 export { CoregateClient, type CallOptions, type CoregateClientOptions } from './client.js';
 export { CoregateError, type CoregateErrorInit } from './errors.js';
-export type { BulkRegistrationItem, BulkRegistrationProgress, BulkRegistrationResult, RegisterCustomersOptions } from './bulk-registration.js';
+export type {
+  BulkRegistrationItem,
+  BulkRegistrationProgress,
+  BulkRegistrationResult,
+  RegisterCustomersOptions,
+} from './bulk-registration.js';
 export type { PrivateKeyInput } from './proofs.js';
 export {
   ACCOUNT_RECORD_FIELDS,
@@ -32,4 +37,11 @@ export {
   type Registration,
   type RegistrationBody,
 } from './schema.js';
-export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookEvent, type WebhookEventType, type WebhookHeaders } from './webhooks.js';
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyWebhookOptions,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookHeaders,
+} from './webhooks.js';

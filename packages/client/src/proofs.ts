@@ -4,7 +4,17 @@
  * and DPoP proofs (RFC 9449 §4). A compact JWS is a dozen lines; which algorithm follows
  * from the key: Ed25519 → EdDSA, P-256 → ES256, RSA → PS256.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, constants, type JsonWebKey, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomUUID,
+  sign,
+  constants,
+  type JsonWebKey,
+  type KeyObject,
+} from 'node:crypto';
 
 /** A private key as a `KeyObject`, a PEM string or a private JWK. */
 export type PrivateKeyInput = KeyObject | string | JsonWebKey;
@@ -16,7 +26,11 @@ interface SigningKey {
 
 function signingKey(input: PrivateKeyInput): SigningKey {
   const key =
-    typeof input === 'string' ? createPrivateKey(input) : 'asymmetricKeyType' in input && typeof (input as KeyObject).export === 'function' ? (input as KeyObject) : createPrivateKey({ key: input as JsonWebKey, format: 'jwk' });
+    typeof input === 'string'
+      ? createPrivateKey(input)
+      : 'asymmetricKeyType' in input && typeof (input as KeyObject).export === 'function'
+        ? (input as KeyObject)
+        : createPrivateKey({ key: input as JsonWebKey, format: 'jwk' });
   if (key.type !== 'private') throw new TypeError('a private key is needed to sign');
   switch (key.asymmetricKeyType) {
     case 'ed25519':
@@ -60,7 +74,11 @@ export class ClientAssertionSigner {
   /** `aud`: the token endpoint URL as the server names it (RFC 7523 §3). */
   assertion(audience: string, nowMs: number): string {
     const now = Math.floor(nowMs / 1000);
-    return compactJws(this.#signer, { typ: 'JWT', ...(this.keyId ? { kid: this.keyId } : {}) }, { iss: this.clientId, sub: this.clientId, aud: audience, jti: randomUUID(), iat: now, exp: now + 60 });
+    return compactJws(
+      this.#signer,
+      { typ: 'JWT', ...(this.keyId ? { kid: this.keyId } : {}) },
+      { iss: this.clientId, sub: this.clientId, aud: audience, jti: randomUUID(), iat: now, exp: now + 60 },
+    );
   }
 }
 
@@ -81,14 +99,18 @@ export class DpopSigner {
   proof(method: string, url: string, nowMs: number, accessToken?: string): string {
     const target = new URL(url);
     const nonce = this.#nonces.get(target.origin);
-    return compactJws(this.#signer, { typ: 'dpop+jwt', jwk: this.#jwk }, {
-      htm: method,
-      htu: `${target.origin}${target.pathname}`,
-      iat: Math.floor(nowMs / 1000),
-      jti: randomUUID(),
-      ...(accessToken ? { ath: createHash('sha256').update(accessToken).digest('base64url') } : {}),
-      ...(nonce ? { nonce } : {}),
-    });
+    return compactJws(
+      this.#signer,
+      { typ: 'dpop+jwt', jwk: this.#jwk },
+      {
+        htm: method,
+        htu: `${target.origin}${target.pathname}`,
+        iat: Math.floor(nowMs / 1000),
+        jti: randomUUID(),
+        ...(accessToken ? { ath: createHash('sha256').update(accessToken).digest('base64url') } : {}),
+        ...(nonce ? { nonce } : {}),
+      },
+    );
   }
 
   /** Remembers a nonce the server sent; `true` when it is new (the request is worth repeating once). */

@@ -29,7 +29,13 @@ function backoff(retry: number): number {
  * final: not retryable, out of retries, or asking for a longer wait than allowed.
  * `status` 0 stands for a request that got no answer.
  */
-export function retryDelay(status: number, method: string, retryAfterMs: number | undefined, retry: number, limits: RetryLimits): number | undefined {
+export function retryDelay(
+  status: number,
+  method: string,
+  retryAfterMs: number | undefined,
+  retry: number,
+  limits: RetryLimits,
+): number | undefined {
   if (retry >= limits.maxRetries) return undefined;
   let delay: number;
   if (status === 429 || status === 503) delay = retryAfterMs ?? backoff(retry);

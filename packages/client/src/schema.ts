@@ -65,7 +65,10 @@ export const DEMOGRAPHICS_FIELDS = Object.freeze({
 export type Demographics = FromFields<typeof DEMOGRAPHICS_FIELDS>;
 
 /** Registration Form B: the core's customer key. */
-export const CUSTOMER_REFERENCE_FIELDS = Object.freeze({ customerKey: 'string' } as const satisfies Record<string, FieldKind>);
+export const CUSTOMER_REFERENCE_FIELDS = Object.freeze({ customerKey: 'string' } as const satisfies Record<
+  string,
+  FieldKind
+>);
 
 export type CustomerReference = FromFields<typeof CUSTOMER_REFERENCE_FIELDS>;
 
@@ -87,7 +90,10 @@ export type RegistrationBody =
   | { readonly customer: CustomerReference; readonly registration: FromFields<typeof REGISTRATION_FIELDS> };
 
 /** `data` of a successful registration. */
-export const REGISTRATION_RESULT_FIELDS = Object.freeze({ customerId: 'string', customerKey: 'string' } as const satisfies Record<string, FieldKind>);
+export const REGISTRATION_RESULT_FIELDS = Object.freeze({
+  customerId: 'string',
+  customerKey: 'string',
+} as const satisfies Record<string, FieldKind>);
 
 export type Registration = FromFields<typeof REGISTRATION_RESULT_FIELDS>;
 

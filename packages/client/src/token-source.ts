@@ -115,14 +115,24 @@ export class TokenSource {
           });
         } catch (error) {
           if (call.signal.aborted) throw call.failure();
-          throw new CoregateError({ status: 0, name: 'NetworkError', className: 'network-error', message: `could not reach the token endpoint: ${(error as Error).message}` });
+          throw new CoregateError({
+            status: 0,
+            name: 'NetworkError',
+            className: 'network-error',
+            message: `could not reach the token endpoint: ${(error as Error).message}`,
+          });
         }
         const body = await readJson(response);
         if (response.ok) {
           const accessToken = body?.['access_token'];
           const expiresIn = body?.['expires_in'];
           if (typeof accessToken !== 'string' || typeof expiresIn !== 'number') {
-            throw new CoregateError({ status: response.status, name: 'GeneralError', className: 'general-error', message: 'the token endpoint answered without access_token and expires_in' });
+            throw new CoregateError({
+              status: response.status,
+              name: 'GeneralError',
+              className: 'general-error',
+              message: 'the token endpoint answered without access_token and expires_in',
+            });
           }
           this.#current = { value: accessToken, renewAt: requestedAt + expiresIn * 1000 - renewalMargin(expiresIn) };
           this.#scheme = dpop && body?.['token_type'] === 'DPoP' ? 'DPoP' : 'Bearer';
@@ -146,7 +156,11 @@ export class TokenSource {
 }
 
 /** `400 {"error": "invalid_client"}` → a CoregateError with `error` set (CONTRACT §10). */
-function tokenError(status: number, body: Record<string, unknown> | undefined, retryAfterMs: number | undefined): CoregateError {
+function tokenError(
+  status: number,
+  body: Record<string, unknown> | undefined,
+  retryAfterMs: number | undefined,
+): CoregateError {
   const [name, className] = namesForStatus(status);
   const code = typeof body?.['error'] === 'string' ? body['error'] : undefined;
   const description = typeof body?.['error_description'] === 'string' ? body['error_description'] : undefined;

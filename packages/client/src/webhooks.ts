@@ -63,11 +63,17 @@ function secretKey(secret: string): Buffer {
  * `WebhookVerificationError` when the headers are missing, the timestamp is more than
  * five minutes away, or no signature matches.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, secret: string, options: VerifyWebhookOptions = {}): WebhookEvent {
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): WebhookEvent {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
+  if (!id || !timestamp || !signatures)
+    throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
 
   if (!/^\d+$/.test(timestamp)) throw new WebhookVerificationError('invalid webhook-timestamp');
   const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
@@ -76,7 +82,10 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHead
   if (sentAt < nowSeconds - tolerance) throw new WebhookVerificationError('webhook timestamp too old');
   if (sentAt > nowSeconds + tolerance) throw new WebhookVerificationError('webhook timestamp too new');
 
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  const body =
+    typeof rawBody === 'string'
+      ? Buffer.from(rawBody, 'utf8')
+      : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   const expected = createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.`).update(body).digest();
   const matches = signatures.split(' ').some((entry) => {
     const [version, signature] = entry.split(',', 2);

@@ -9,7 +9,12 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { AccountRecordSchema, LETTER_PATTERN, LOCAL_DATE_TIME_PATTERN, type AccountRecord } from '../../domain/account.js';
+import {
+  AccountRecordSchema,
+  LETTER_PATTERN,
+  LOCAL_DATE_TIME_PATTERN,
+  type AccountRecord,
+} from '../../domain/account.js';
 import { isPlainObject } from '../../domain/json.js';
 import { isCalendarDate } from '../../domain/calendar-date.js';
 
@@ -119,7 +124,15 @@ function digitsAt(value: string, start: number, count: number): number {
  * regular expression with its match array cost ~2% of an accounts request's CPU.
  */
 export function isDateTimeWithoutZone(value: string): boolean {
-  if (value.length !== 19 || value[4] !== '-' || value[7] !== '-' || value[10] !== 'T' || value[13] !== ':' || value[16] !== ':') return false;
+  if (
+    value.length !== 19 ||
+    value[4] !== '-' ||
+    value[7] !== '-' ||
+    value[10] !== 'T' ||
+    value[13] !== ':' ||
+    value[16] !== ':'
+  )
+    return false;
   const hours = digitsAt(value, 11, 2);
   const minutes = digitsAt(value, 14, 2);
   const seconds = digitsAt(value, 17, 2);
@@ -146,7 +159,9 @@ function fieldProblem(kind: FieldKind, value: unknown): string | undefined {
       if (typeof value !== 'string') return `expected a single-letter string, got ${jsonType(value)}`;
       return new RegExp(LETTER_PATTERN).test(value) ? undefined : 'expected a single letter';
     case 'number':
-      return typeof value === 'number' && Number.isFinite(value) ? undefined : `expected a number, got ${jsonType(value)}`;
+      return typeof value === 'number' && Number.isFinite(value)
+        ? undefined
+        : `expected a number, got ${jsonType(value)}`;
     case 'boolean':
       return typeof value === 'boolean' ? undefined : `expected a boolean, got ${jsonType(value)}`;
     case 'dateTime':
@@ -166,7 +181,12 @@ function realDates(value: Record<string, unknown>): boolean {
 }
 
 /** The slow path, for a record the compiled checker refused: every problem, in the record's field order. */
-function explain(value: Record<string, unknown>, path: string, problems: Problem[], unknownFields: 'reject' | 'drop'): void {
+function explain(
+  value: Record<string, unknown>,
+  path: string,
+  problems: Problem[],
+  unknownFields: 'reject' | 'drop',
+): void {
   for (const name of FIELD_NAMES) {
     if (!Object.hasOwn(value, name)) problems.push({ path: `${path}.${name}`, message: 'missing' });
     else {
@@ -176,7 +196,8 @@ function explain(value: Record<string, unknown>, path: string, problems: Problem
   }
   if (unknownFields === 'reject') {
     for (const name of Object.keys(value)) {
-      if (!Object.hasOwn(ACCOUNT_FIELDS, name)) problems.push({ path: `${path}.${safeName(name)}`, message: 'unknown field' });
+      if (!Object.hasOwn(ACCOUNT_FIELDS, name))
+        problems.push({ path: `${path}.${safeName(name)}`, message: 'unknown field' });
     }
   }
 }

@@ -87,7 +87,11 @@ class AnswerCollector implements Dispatcher.DispatchHandler {
  * undici's error (its `code` says what failed), with {@link AnswerTooLarge}, or with
  * the deadline's reason once it passes (the exchange is aborted then, queued or not).
  */
-export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: { readonly maxBytes: number; readonly deadline: CallDeadline }): Promise<Answer> {
+export function exchange(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  limits: { readonly maxBytes: number; readonly deadline: CallDeadline },
+): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     const collector = new AnswerCollector(limits.maxBytes, resolve, reject);
     const { signal } = limits.deadline;

@@ -22,7 +22,9 @@ export class CallDeadline {
   constructor(readonly ms: number) {
     this.timer = setTimeout(() => {
       this.signal.aborted = true;
-      this.signal.reason = Object.assign(new Error(`the core call's deadline of ${ms} ms passed`), { name: 'TimeoutError' });
+      this.signal.reason = Object.assign(new Error(`the core call's deadline of ${ms} ms passed`), {
+        name: 'TimeoutError',
+      });
       this.signal.emit('abort');
     }, ms);
   }

@@ -16,10 +16,17 @@ import { DEFAULT_INSTITUTION, type InstitutionRecord } from '../../domain/instit
 import type { InstitutionCoreFactory } from '../../ports/institution-core-factory.js';
 
 /** The configured core: the HTTP connector for `CORE_URL`, else the simulator in process. */
-export function createCoreConnector(config: Config, clock: Clock): { core: CoreConnector; simulator: CoreSimulator | undefined } {
+export function createCoreConnector(
+  config: Config,
+  clock: Clock,
+): { core: CoreConnector; simulator: CoreSimulator | undefined } {
   if (config.coreUrl !== undefined) {
     return {
-      core: new HttpCoreConnector({ baseUrl: config.coreUrl, apiKey: config.coreApiKey, timeoutMs: config.coreTimeoutMs }),
+      core: new HttpCoreConnector({
+        baseUrl: config.coreUrl,
+        apiKey: config.coreApiKey,
+        timeoutMs: config.coreTimeoutMs,
+      }),
       simulator: undefined,
     };
   }
@@ -35,9 +42,15 @@ function logBreakerStateChange(logger: Logger, cooldownSeconds: number) {
   return (state: CircuitState, cause: unknown, reqId: string): void => {
     if (state === 'open') {
       const reason = cause instanceof Error ? cause.message : undefined;
-      logger.warn({ reqId, reason, cooldownSeconds }, 'core circuit breaker open: core calls refused with 503 until a probe succeeds');
+      logger.warn(
+        { reqId, reason, cooldownSeconds },
+        'core circuit breaker open: core calls refused with 503 until a probe succeeds',
+      );
     } else {
-      logger.info({ reqId }, `core circuit breaker ${state === 'closed' ? 'closed: core calls go through again' : 'half-open: one probe call goes through'}`);
+      logger.info(
+        { reqId },
+        `core circuit breaker ${state === 'closed' ? 'closed: core calls go through again' : 'half-open: one probe call goes through'}`,
+      );
     }
   };
 }
@@ -82,7 +95,10 @@ function readPemFile(institution: string, what: string, path: string | undefined
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new Error(`institution ${institution}: the core ${what} file cannot be read: ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, { cause: error });
+    throw new Error(
+      `institution ${institution}: the core ${what} file cannot be read: ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+      { cause: error },
+    );
   }
 }
 
@@ -117,7 +133,13 @@ export function institutionCoreFactory(options: InstitutionCoreFactoryOptions): 
         tls: { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) },
       });
       // Its retries stay within its own core timeout.
-      return guardCoreConnector(connector, { ...config, coreTimeoutMs: timeoutMs }, metrics, logger.child({ institution: institution.id }), institution.id);
+      return guardCoreConnector(
+        connector,
+        { ...config, coreTimeoutMs: timeoutMs },
+        metrics,
+        logger.child({ institution: institution.id }),
+        institution.id,
+      );
     },
   };
 }

@@ -154,13 +154,16 @@ export class CoreBreaker {
   constructor(private readonly options: CoreBreakerOptions) {
     const failureRate = options.failureRate ?? 0.5;
     const samplingSeconds = options.samplingSeconds ?? 10;
-    if (!Number.isInteger(options.minimumCalls) || options.minimumCalls < 1) throw new RangeError('minimumCalls must be a whole number ≥ 1');
+    if (!Number.isInteger(options.minimumCalls) || options.minimumCalls < 1)
+      throw new RangeError('minimumCalls must be a whole number ≥ 1');
     if (!(options.cooldownSeconds > 0)) throw new RangeError('cooldownSeconds must be positive');
     if (!(failureRate > 0 && failureRate < 1)) throw new RangeError('failureRate must be between 0 and 1');
     if (!(samplingSeconds >= 1)) throw new RangeError('samplingSeconds must be at least 1');
     this.cooldownMs = options.cooldownSeconds * 1000;
     this.policy = circuitBreaker(
-      handleWhenResult((settled) => 'error' in (settled as Settled<unknown>) && isCoreFailure((settled as { error: unknown }).error)),
+      handleWhenResult(
+        (settled) => 'error' in (settled as Settled<unknown>) && isCoreFailure((settled as { error: unknown }).error),
+      ),
       {
         halfOpenAfter: this.cooldownMs,
         breaker: new SamplingBreaker({
@@ -184,7 +187,12 @@ export class CoreBreaker {
    * refuses it at once with {@link CoreCircuitOpen} while the circuit is open or its
    * probe is out.
    */
-  async run<T>(operation: CoreCallOperation, requestId: string, policy: IPolicy, attempt: () => Promise<Settled<T>>): Promise<Settled<T>> {
+  async run<T>(
+    operation: CoreCallOperation,
+    requestId: string,
+    policy: IPolicy,
+    attempt: () => Promise<Settled<T>>,
+  ): Promise<Settled<T>> {
     // cockatiel would hold the others until the probe answers; they are refused instead, told to come back soon.
     if (this.policy.state === PolicyState.HalfOpen) this.reject(operation, 1);
     try {
@@ -246,17 +254,22 @@ export class GuardedCoreConnector implements CoreConnector {
     this.retryWindowMs = (options.retry?.budgetMs ?? 0) / 2;
     // Built once: a policy holds no state of a call (each `execute` starts its own backoff),
     // and building one per call was a noticeable share of an accounts request's CPU.
-    const retrying = options.retry && retries > 0 ? retryPolicy(retries, options.retry.initialDelayMs ?? 25) : undefined;
+    const retrying =
+      options.retry && retries > 0 ? retryPolicy(retries, options.retry.initialDelayMs ?? 25) : undefined;
     this.otherCalls = this.breaker?.policy ?? noop;
     this.safeCalls = this.breaker && retrying ? wrap(this.breaker.policy, retrying) : (retrying ?? this.otherCalls);
   }
 
   startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession> {
-    return this.guard('startSession', context, this.otherCalls, NEVER, () => this.transport.startSession(subject, context));
+    return this.guard('startSession', context, this.otherCalls, NEVER, () =>
+      this.transport.startSession(subject, context),
+    );
   }
 
   listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]> {
-    return this.guard('listAccounts', context, this.safeCalls, Date.now() + this.retryWindowMs, () => this.transport.listAccounts(delegateReferenceId, context));
+    return this.guard('listAccounts', context, this.safeCalls, Date.now() + this.retryWindowMs, () =>
+      this.transport.listAccounts(delegateReferenceId, context),
+    );
   }
 
   /** Resolves without a call when the transport cannot end sessions (the session expires at the core). */
@@ -278,22 +291,39 @@ export class GuardedCoreConnector implements CoreConnector {
   }
 
   /** Runs `call` through `policy`, its core failures retryable (where `policy` retries) until the wall time `retryUntil`. */
-  private async guard<T>(operation: CoreCallOperation, context: CoreCallContext, policy: IPolicy, retryUntil: number, call: () => Promise<T>): Promise<T> {
+  private async guard<T>(
+    operation: CoreCallOperation,
+    context: CoreCallContext,
+    policy: IPolicy,
+    retryUntil: number,
+    call: () => Promise<T>,
+  ): Promise<T> {
     const attempt = () => this.attempt(operation, retryUntil, call);
-    const settled = this.breaker ? await this.breaker.run(operation, context.requestId, policy, attempt) : await policy.execute(attempt);
+    const settled = this.breaker
+      ? await this.breaker.run(operation, context.requestId, policy, attempt)
+      : await policy.execute(attempt);
     if ('error' in settled) throw settled.error;
     return settled.value;
   }
 
   /** One call to the core, counted and timed; a core error settles as a value, retryable until `retryUntil`. */
-  private async attempt<T>(operation: CoreCallOperation, retryUntil: number, call: () => Promise<T>): Promise<Settled<T>> {
+  private async attempt<T>(
+    operation: CoreCallOperation,
+    retryUntil: number,
+    call: () => Promise<T>,
+  ): Promise<Settled<T>> {
     const started = performance.now();
     try {
       const value = await call();
       this.options.metrics.coreCall(operation, 'ok', (performance.now() - started) / 1000, this.institution);
       return { value };
     } catch (error) {
-      this.options.metrics.coreCall(operation, outcomeOf(error), (performance.now() - started) / 1000, this.institution);
+      this.options.metrics.coreCall(
+        operation,
+        outcomeOf(error),
+        (performance.now() - started) / 1000,
+        this.institution,
+      );
       if (!(error instanceof CoreError)) throw error;
       return { error, retryable: error instanceof CoreUnavailable && error.retrySafe && Date.now() < retryUntil };
     }
@@ -302,8 +332,13 @@ export class GuardedCoreConnector implements CoreConnector {
 
 /** Repeats an attempt that settled retryable: the next delay is at most 4× the first per retry, with jitter. */
 function retryPolicy(retries: number, initialDelay: number): IPolicy {
-  return retry(handleWhenResult((settled) => 'error' in (settled as Settled<unknown>) && (settled as { retryable: boolean }).retryable), {
-    maxAttempts: retries,
-    backoff: new ExponentialBackoff({ initialDelay, maxDelay: initialDelay * 8 }),
-  });
+  return retry(
+    handleWhenResult(
+      (settled) => 'error' in (settled as Settled<unknown>) && (settled as { retryable: boolean }).retryable,
+    ),
+    {
+      maxAttempts: retries,
+      backoff: new ExponentialBackoff({ initialDelay, maxDelay: initialDelay * 8 }),
+    },
+  );
 }

@@ -52,7 +52,15 @@ export interface HttpCoreConnectorOptions {
 }
 
 /** Errors that mean the request never left coregate, so nothing can have happened at the core. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 const TIMED_OUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 /** Deadline of the readiness check, shorter than a call's when COREGATE_CORE_TIMEOUT_MS is long. */
 const PING_TIMEOUT_MS = 2000;
@@ -90,8 +98,10 @@ export class HttpCoreConnector implements CoreConnector {
 
   constructor(options: HttpCoreConnectorOptions) {
     const base = new URL(options.baseUrl);
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError('the core base URL must be http: or https:');
-    if (options.apiKey !== undefined && !HEADER_SAFE.test(options.apiKey)) throw new TypeError('the core API key must be visible ASCII characters');
+    if (base.protocol !== 'http:' && base.protocol !== 'https:')
+      throw new TypeError('the core base URL must be http: or https:');
+    if (options.apiKey !== undefined && !HEADER_SAFE.test(options.apiKey))
+      throw new TypeError('the core API key must be visible ASCII characters');
     this.origin = base.origin;
     this.prefix = base.pathname.replace(/\/+$/, '');
     this.apiKey = options.apiKey === '' ? undefined : options.apiKey;
@@ -112,8 +122,21 @@ export class HttpCoreConnector implements CoreConnector {
     const body: StartSessionBody =
       subject.kind === 'customerKey'
         ? { customerKey: subject.customerKey }
-        : { demographics: { socialSecurityNumber: subject.socialSecurityNumber, accountNumber: subject.accountNumber, birthDay: subject.birthDay } };
-    const answer = await this.call('startSession', 'POST', PROTOCOL_PATHS.sessions, context, { 'content-type': 'application/json' }, JSON.stringify(body));
+        : {
+            demographics: {
+              socialSecurityNumber: subject.socialSecurityNumber,
+              accountNumber: subject.accountNumber,
+              birthDay: subject.birthDay,
+            },
+          };
+    const answer = await this.call(
+      'startSession',
+      'POST',
+      PROTOCOL_PATHS.sessions,
+      context,
+      { 'content-type': 'application/json' },
+      JSON.stringify(body),
+    );
     if (answer.status !== 201 && answer.status !== 200) throw this.failure('startSession', answer);
     const json = this.json('startSession', answer);
     const expiresAt = sessionAnswer.Check(json) ? parseZonedDateTime(json.expiresAt) : undefined;
@@ -121,7 +144,10 @@ export class HttpCoreConnector implements CoreConnector {
     const session = json as SessionBody;
     if (subject.kind === 'customerKey' && session.customerKey !== subject.customerKey) {
       // Never hand out a session for someone other than who was asked for.
-      throw new CoreProtocolError('the session answer names a different customerKey than requested', retrySafe('startSession', true));
+      throw new CoreProtocolError(
+        'the session answer names a different customerKey than requested',
+        retrySafe('startSession', true),
+      );
     }
     return { customerKey: session.customerKey, delegateReferenceId: session.delegateReferenceId, expiresAt };
   }
@@ -129,29 +155,50 @@ export class HttpCoreConnector implements CoreConnector {
   /** Why a session answer was refused, naming each field and never its value (a delegate reference ID is a secret). */
   private invalidSessionAnswer(json: unknown): CoreProtocolError {
     const problems: Problem[] = [];
-    if (!isPlainObject(json)) return new CoreProtocolError(`the session answer is ${jsonType(json)}, not an object`, retrySafe('startSession', true));
+    if (!isPlainObject(json))
+      return new CoreProtocolError(
+        `the session answer is ${jsonType(json)}, not an object`,
+        retrySafe('startSession', true),
+      );
     const { customerKey, delegateReferenceId, expiresAt } = json;
     // The platform may send this key back in Form B: hold it to the same format (1-128 visible ASCII).
     if (typeof customerKey !== 'string' || !CUSTOMER_KEY.test(customerKey)) {
-      problems.push({ path: 'customerKey', message: `expected 1 to 128 visible ASCII characters, got ${jsonType(customerKey)}` });
+      problems.push({
+        path: 'customerKey',
+        message: `expected 1 to 128 visible ASCII characters, got ${jsonType(customerKey)}`,
+      });
     }
     if (typeof delegateReferenceId !== 'string' || !HEADER_SAFE.test(delegateReferenceId)) {
       problems.push({ path: 'delegateReferenceId', message: 'expected 1 to 1024 visible ASCII characters' });
     }
     const expires = typeof expiresAt === 'string' ? parseZonedDateTime(expiresAt) : undefined;
-    if (!expires) problems.push({ path: 'expiresAt', message: 'expected an ISO 8601 date-time with a zone, e.g. 2026-03-01T12:15:00Z' });
+    if (!expires)
+      problems.push({
+        path: 'expiresAt',
+        message: 'expected an ISO 8601 date-time with a zone, e.g. 2026-03-01T12:15:00Z',
+      });
     // The compiled check and this explanation agree; should they ever not, the answer is still refused.
-    if (problems.length === 0) problems.push({ path: '(answer)', message: 'does not match the session answer of the protocol' });
-    return new CoreProtocolError(`invalid session answer: ${describeProblems(problems)}`, retrySafe('startSession', true));
+    if (problems.length === 0)
+      problems.push({ path: '(answer)', message: 'does not match the session answer of the protocol' });
+    return new CoreProtocolError(
+      `invalid session answer: ${describeProblems(problems)}`,
+      retrySafe('startSession', true),
+    );
   }
 
   async listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]> {
-    if (!HEADER_SAFE.test(delegateReferenceId)) throw new CoreProtocolError('the delegate reference ID cannot be sent in a header', true);
-    const answer = await this.call('listAccounts', 'GET', PROTOCOL_PATHS.accounts, context, { [PROTOCOL_HEADERS.delegateReferenceId]: delegateReferenceId });
+    if (!HEADER_SAFE.test(delegateReferenceId))
+      throw new CoreProtocolError('the delegate reference ID cannot be sent in a header', true);
+    const answer = await this.call('listAccounts', 'GET', PROTOCOL_PATHS.accounts, context, {
+      [PROTOCOL_HEADERS.delegateReferenceId]: delegateReferenceId,
+    });
     if (answer.status !== 200) throw this.failure('listAccounts', answer);
     const json = this.json('listAccounts', answer);
     if (!isPlainObject(json) || !Array.isArray(json.accounts)) {
-      throw new CoreProtocolError(`invalid accounts answer: expected {"accounts": [...]}, got ${isPlainObject(json) ? `accounts as ${jsonType(json.accounts)}` : jsonType(json)}`, true);
+      throw new CoreProtocolError(
+        `invalid accounts answer: expected {"accounts": [...]}, got ${isPlainObject(json) ? `accounts as ${jsonType(json.accounts)}` : jsonType(json)}`,
+        true,
+      );
     }
     const problems: Problem[] = [];
     const records: AccountRecord[] = [];
@@ -159,13 +206,17 @@ export class HttpCoreConnector implements CoreConnector {
       const record = readAccountRecord(item, `accounts[${index}]`, problems, 'drop');
       if (record) records.push(record);
     });
-    if (problems.length > 0) throw new CoreProtocolError(`invalid accounts answer: ${describeProblems(problems)}`, true);
+    if (problems.length > 0)
+      throw new CoreProtocolError(`invalid accounts answer: ${describeProblems(problems)}`, true);
     return records;
   }
 
   async endSession(delegateReferenceId: string, context: CoreCallContext): Promise<void> {
-    if (!HEADER_SAFE.test(delegateReferenceId)) throw new CoreProtocolError('the delegate reference ID cannot be sent in a header', true);
-    const answer = await this.call('endSession', 'DELETE', PROTOCOL_PATHS.sessions, context, { [PROTOCOL_HEADERS.delegateReferenceId]: delegateReferenceId });
+    if (!HEADER_SAFE.test(delegateReferenceId))
+      throw new CoreProtocolError('the delegate reference ID cannot be sent in a header', true);
+    const answer = await this.call('endSession', 'DELETE', PROTOCOL_PATHS.sessions, context, {
+      [PROTOCOL_HEADERS.delegateReferenceId]: delegateReferenceId,
+    });
     if ((answer.status >= 200 && answer.status < 300) || sessionEndedAnyway(answer.status)) return;
     throw this.failure('endSession', answer);
   }
@@ -183,18 +234,26 @@ export class HttpCoreConnector implements CoreConnector {
     const deadline = new CallDeadline(timeoutMs);
     let answer: Answer;
     try {
-      answer = await exchange(this.dispatcher, { origin: this.origin, path: `${this.prefix}${PROTOCOL_PATHS.health}`, method: 'GET', headers }, { maxBytes: this.maxResponseBytes, deadline });
+      answer = await exchange(
+        this.dispatcher,
+        { origin: this.origin, path: `${this.prefix}${PROTOCOL_PATHS.health}`, method: 'GET', headers },
+        { maxBytes: this.maxResponseBytes, deadline },
+      );
     } catch (error) {
       if (error instanceof AnswerTooLarge) throw new CoreProtocolError('the health answer is too large', true);
       const code = errorCode(error);
-      if (deadline.expired || (code !== undefined && TIMED_OUT.has(code))) throw new CoreUnavailable(`no answer within ${timeoutMs} ms`, true);
+      if (deadline.expired || (code !== undefined && TIMED_OUT.has(code)))
+        throw new CoreUnavailable(`no answer within ${timeoutMs} ms`, true);
       throw new CoreUnavailable(`cannot reach the core (${code ?? (error as Error)?.name ?? 'unknown error'})`, true);
     } finally {
       deadline.release();
     }
     if (answer.status >= 500) throw new CoreUnavailable(`the core answered ${answer.status}`, true);
     if (answer.status === 403 && /"api_key_invalid"/.test(answer.text)) {
-      throw new CoreProtocolError("the core refused coregate's API key (403 api_key_invalid); check COREGATE_CORE_API_KEY", true);
+      throw new CoreProtocolError(
+        "the core refused coregate's API key (403 api_key_invalid); check COREGATE_CORE_API_KEY",
+        true,
+      );
     }
   }
 
@@ -217,15 +276,27 @@ export class HttpCoreConnector implements CoreConnector {
     if (this.apiKey !== undefined) headers[PROTOCOL_HEADERS.apiKey] = this.apiKey;
     const deadline = new CallDeadline(this.timeoutMs);
     try {
-      return await exchange(this.dispatcher, { origin: this.origin, path: `${this.prefix}${path}`, method, headers, body: body ?? null }, { maxBytes: this.maxResponseBytes, deadline });
+      return await exchange(
+        this.dispatcher,
+        { origin: this.origin, path: `${this.prefix}${path}`, method, headers, body: body ?? null },
+        { maxBytes: this.maxResponseBytes, deadline },
+      );
     } catch (error) {
-      if (error instanceof AnswerTooLarge) throw new CoreProtocolError(`the answer is larger than ${this.maxResponseBytes} bytes`, retrySafe(operation, true));
+      if (error instanceof AnswerTooLarge)
+        throw new CoreProtocolError(
+          `the answer is larger than ${this.maxResponseBytes} bytes`,
+          retrySafe(operation, true),
+        );
       const code = errorCode(error);
       if (deadline.expired || (code !== undefined && TIMED_OUT.has(code))) {
         throw new CoreUnavailable(`no answer within ${this.timeoutMs} ms`, retrySafe(operation, true));
       }
-      if (code !== undefined && NOT_SENT.has(code)) throw new CoreUnavailable(`cannot connect to the core (${code})`, retrySafe(operation, false));
-      throw new CoreUnavailable(`the call failed (${code ?? (error as Error)?.name ?? 'unknown error'})`, retrySafe(operation, true));
+      if (code !== undefined && NOT_SENT.has(code))
+        throw new CoreUnavailable(`cannot connect to the core (${code})`, retrySafe(operation, false));
+      throw new CoreUnavailable(
+        `the call failed (${code ?? (error as Error)?.name ?? 'unknown error'})`,
+        retrySafe(operation, true),
+      );
     } finally {
       deadline.release();
     }

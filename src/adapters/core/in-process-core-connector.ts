@@ -5,7 +5,12 @@
  * HTTP connector does, so tests can inject faults without a network.
  */
 import type { AccountRecord } from '../../domain/account.js';
-import { CoreUnavailable, type CoreCallContext, type CoreConnector, type CoreSession, } from '../../ports/core-connector.js';
+import {
+  CoreUnavailable,
+  type CoreCallContext,
+  type CoreConnector,
+  type CoreSession,
+} from '../../ports/core-connector.js';
 import { errorForAnswer, retrySafe, sessionEndedAnyway, type CoreOperation } from './protocol.js';
 import { SimulatorError, type CoreSimulator } from './simulator/core-simulator.js';
 import type { RegistrationSubject } from '../../domain/registration.js';
@@ -28,13 +33,19 @@ export class InProcessCoreConnector implements CoreConnector {
   startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession> {
     return this.call('startSession', () => {
       const session = this.simulator.startSession(subject, context.requestId);
-      return { customerKey: session.customerKey, delegateReferenceId: session.delegateReferenceId, expiresAt: new Date(session.expiresAt) };
+      return {
+        customerKey: session.customerKey,
+        delegateReferenceId: session.delegateReferenceId,
+        expiresAt: new Date(session.expiresAt),
+      };
     });
   }
 
   listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]> {
     // Copies, so no caller can change the simulator's data.
-    return this.call('listAccounts', () => this.simulator.listAccounts(delegateReferenceId, context.requestId).map((record) => ({ ...record })));
+    return this.call('listAccounts', () =>
+      this.simulator.listAccounts(delegateReferenceId, context.requestId).map((record) => ({ ...record })),
+    );
   }
 
   endSession(delegateReferenceId: string, context: CoreCallContext): Promise<void> {
@@ -61,7 +72,8 @@ export class InProcessCoreConnector implements CoreConnector {
     try {
       await this.simulator.applyFaults(deadline.signal);
     } catch (error) {
-      if (deadline.signal.aborted) throw new CoreUnavailable(`no answer within ${this.timeoutMs} ms`, retrySafe(operation, true));
+      if (deadline.signal.aborted)
+        throw new CoreUnavailable(`no answer within ${this.timeoutMs} ms`, retrySafe(operation, true));
       throw this.mapped(operation, error);
     } finally {
       clearTimeout(timer);

@@ -4,7 +4,14 @@
  * the in-process connector so the three cannot drift apart.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { CoreBusy, CoreProtocolError, CoreUnavailable, CustomerNotRecognised, SessionRejected, type CoreError } from '../../ports/core-connector.js';
+import {
+  CoreBusy,
+  CoreProtocolError,
+  CoreUnavailable,
+  CustomerNotRecognised,
+  SessionRejected,
+  type CoreError,
+} from '../../ports/core-connector.js';
 import type { AccountRecord } from '../../domain/account.js';
 
 export const PROTOCOL_PATHS = {
@@ -23,7 +30,13 @@ export const PROTOCOL_HEADERS = {
 
 /** `POST /v1/sessions` body: exactly one of the two forms. */
 export type StartSessionBody =
-  | { readonly demographics: { readonly socialSecurityNumber: string; readonly accountNumber: string; readonly birthDay: string } }
+  | {
+      readonly demographics: {
+        readonly socialSecurityNumber: string;
+        readonly accountNumber: string;
+        readonly birthDay: string;
+      };
+    }
   | { readonly customerKey: string };
 
 /** Visible ASCII, 1 to 128 characters: the platform may send the key back in Form B. */
@@ -97,13 +110,18 @@ const CORE_BUSY_RETRY_AFTER_SECONDS = 1;
  * connectors so an injected fault looks the same in process and over HTTP.
  */
 export function errorForAnswer(operation: CoreOperation, status: number, code: string | undefined): CoreError {
-  if (operation === 'startSession' && status === 404 && code === 'customer_not_found') return new CustomerNotRecognised();
+  if (operation === 'startSession' && status === 404 && code === 'customer_not_found')
+    return new CustomerNotRecognised();
   if (operation === 'listAccounts' && status === 401 && code === 'session_invalid') return new SessionRejected();
   // A core shedding load did nothing: the platform is asked to come back (docs/core-protocol.md#4-errors).
   if (status === 429) return new CoreBusy(CORE_BUSY_RETRY_AFTER_SECONDS);
-  if (status >= 500 && status <= 599) return new CoreUnavailable(`the core answered ${status}`, retrySafe(operation, true));
+  if (status >= 500 && status <= 599)
+    return new CoreUnavailable(`the core answered ${status}`, retrySafe(operation, true));
   if (code === 'api_key_invalid') {
-    return new CoreProtocolError(`the core refused coregate's API key (${status} api_key_invalid); check COREGATE_CORE_API_KEY`, retrySafe(operation, true));
+    return new CoreProtocolError(
+      `the core refused coregate's API key (${status} api_key_invalid); check COREGATE_CORE_API_KEY`,
+      retrySafe(operation, true),
+    );
   }
   const what = code === undefined ? '' : ` (${safeCode(code)})`;
   return new CoreProtocolError(`unexpected answer ${status}${what} to ${operation}`, retrySafe(operation, true));

@@ -2,7 +2,14 @@
  * `private_key_jwt` client assertions (RFC 7523 §3, RFC 7521 §4.2) verified with jose
  * against the client's registered JWKS.
  */
-import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import {
+  createLocalJWKSet,
+  decodeJwt,
+  errors as joseErrors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTVerifyGetKey,
+} from 'jose';
 import type { ClientJwks } from '../../domain/client.js';
 import { InvalidProof, type ClientAssertionVerifier, type VerifiedAssertion } from '../../ports/client-proofs.js';
 
@@ -26,7 +33,11 @@ export class JoseClientAssertionVerifier implements ClientAssertionVerifier {
     }
   }
 
-  async verify(assertion: string, jwks: ClientJwks, expected: { clientId: string; audiences: readonly string[]; now: Date }): Promise<VerifiedAssertion> {
+  async verify(
+    assertion: string,
+    jwks: ClientJwks,
+    expected: { clientId: string; audiences: readonly string[]; now: Date },
+  ): Promise<VerifiedAssertion> {
     let payload;
     try {
       ({ payload } = await jwtVerify(assertion, this.keySet(jwks), {
@@ -43,8 +54,10 @@ export class JoseClientAssertionVerifier implements ClientAssertionVerifier {
       throw new InvalidProof(error instanceof Error ? error.message : 'unreadable assertion');
     }
     const { jti, exp } = payload as { jti: unknown; exp: number };
-    if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) throw new InvalidProof('jti missing or not a short string');
-    if (exp > Math.floor(expected.now.getTime() / 1000) + MAX_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS) throw new InvalidProof('exp more than 5 minutes ahead');
+    if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256)
+      throw new InvalidProof('jti missing or not a short string');
+    if (exp > Math.floor(expected.now.getTime() / 1000) + MAX_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS)
+      throw new InvalidProof('exp more than 5 minutes ahead');
     return { jti, exp };
   }
 

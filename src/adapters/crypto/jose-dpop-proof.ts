@@ -11,7 +11,12 @@
  */
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, importJWK, jwtVerify } from 'jose';
-import { InvalidProof, type DpopProofExpectation, type DpopProofVerifier, type VerifiedDpopProof } from '../../ports/client-proofs.js';
+import {
+  InvalidProof,
+  type DpopProofExpectation,
+  type DpopProofVerifier,
+  type VerifiedDpopProof,
+} from '../../ports/client-proofs.js';
 import type { Clock } from '../../ports/clock.js';
 import { LoadingCache } from '../../ports/loading-cache.js';
 
@@ -49,7 +54,8 @@ interface ProofKey {
 /** Reads and checks a protected header (its encoded text) and imports its key. Throws {@link InvalidProof}. */
 async function proofKey(encodedHeader: string): Promise<ProofKey> {
   const { alg, jwk } = decodeProtectedHeader(`${encodedHeader}..`);
-  if (typeof alg !== 'string' || !(DPOP_ALGORITHMS as readonly string[]).includes(alg)) throw new InvalidProof('alg missing or not allowed');
+  if (typeof alg !== 'string' || !(DPOP_ALGORITHMS as readonly string[]).includes(alg))
+    throw new InvalidProof('alg missing or not allowed');
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new InvalidProof('no jwk in the header');
   if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw new InvalidProof('the header jwk is a private key');
   return { key: await importJWK({ ...jwk, ext: true }, alg), jkt: await calculateJwkThumbprint(jwk, 'sha256') };
@@ -69,7 +75,10 @@ export class JoseDpopProofVerifier implements DpopProofVerifier {
     let jkt: string;
     try {
       const encodedHeader = proof.slice(0, Math.max(0, proof.indexOf('.')));
-      const header = encodedHeader.length <= MAX_KEPT_HEADER_CHARS ? (await this.headers.get(encodedHeader))! : await proofKey(encodedHeader);
+      const header =
+        encodedHeader.length <= MAX_KEPT_HEADER_CHARS
+          ? (await this.headers.get(encodedHeader))!
+          : await proofKey(encodedHeader);
       jkt = header.jkt;
       ({ payload } = await jwtVerify(proof, header.key, {
         typ: 'dpop+jwt',
@@ -83,15 +92,19 @@ export class JoseDpopProofVerifier implements DpopProofVerifier {
       throw new InvalidProof(error instanceof Error ? error.message : 'unreadable proof');
     }
     const { iat, jti, htm, htu, ath, nonce } = payload as Record<string, unknown>;
-    if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) throw new InvalidProof('jti missing or not a short string');
-    if (typeof iat !== 'number' || Math.abs(iat - expected.now.getTime() / 1000) > DPOP_IAT_WINDOW_SECONDS) throw new InvalidProof('iat outside the window');
+    if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256)
+      throw new InvalidProof('jti missing or not a short string');
+    if (typeof iat !== 'number' || Math.abs(iat - expected.now.getTime() / 1000) > DPOP_IAT_WINDOW_SECONDS)
+      throw new InvalidProof('iat outside the window');
     if (htm !== expected.method) throw new InvalidProof('htm is not the request method');
-    if (typeof htu !== 'string' || withoutQuery(htu) !== withoutQuery(expected.url)) throw new InvalidProof('htu is not the request URL');
+    if (typeof htu !== 'string' || withoutQuery(htu) !== withoutQuery(expected.url))
+      throw new InvalidProof('htu is not the request URL');
     if (expected.accessToken !== undefined) {
       const hash = createHash('sha256').update(expected.accessToken).digest('base64url');
       if (ath !== hash) throw new InvalidProof('ath is not the hash of the access token');
     }
-    if (expected.nonces !== undefined && (typeof nonce !== 'string' || !expected.nonces.includes(nonce))) throw new InvalidProof('nonce missing or stale');
+    if (expected.nonces !== undefined && (typeof nonce !== 'string' || !expected.nonces.includes(nonce)))
+      throw new InvalidProof('nonce missing or stale');
     return { jkt, jti, iat: Math.floor(iat) };
   }
 }

@@ -8,14 +8,29 @@
  * next use reads them again ({@link JoseKeyring.forgetAll}).
  */
 import { createPrivateKey, randomUUID, sign as cryptoSign, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { exportJWK, generateKeyPair, importJWK, jwtVerify, errors as joseErrors, type CryptoKey, type JWK, type JWTHeaderParameters } from 'jose';
+import {
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  errors as joseErrors,
+  type CryptoKey,
+  type JWK,
+  type JWTHeaderParameters,
+} from 'jose';
 import { isWellFormedClientId } from '../../domain/client.js';
 import type { Clock } from '../../ports/clock.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { LoadingCache } from '../../ports/loading-cache.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import { ActiveKeyConflict, type SigningKeyStore, type StoredSigningKey } from '../../ports/signing-key-store.js';
-import { InvalidAccessToken, type AccessTokenClaims, type PublicJwks, type TokenSigner, type TokenVerifier } from '../../ports/token-signer.js';
+import {
+  InvalidAccessToken,
+  type AccessTokenClaims,
+  type PublicJwks,
+  type TokenSigner,
+  type TokenVerifier,
+} from '../../ports/token-signer.js';
 
 const ALG = 'EdDSA';
 /** RFC 9068 media type of JWT access tokens: stops an ID token or other JWT being replayed as one. */
@@ -92,8 +107,8 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   private readonly minReloadIntervalMs: number;
   /** Moved on by every announced change of the keys ({@link forgetAll}). */
   private generation = 0;
-    /** Tokens without `aud` issued later than this are refused ({@link UNAUDIENCED_TOKENS_GRACE_SECONDS}). */
-    private readonly unaudiencedIssuedBy: number;
+  /** Tokens without `aud` issued later than this are refused ({@link UNAUDIENCED_TOKENS_GRACE_SECONDS}). */
+  private readonly unaudiencedIssuedBy: number;
 
   constructor(
     private readonly store: SigningKeyStore,
@@ -105,8 +120,15 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     this.unaudiencedIssuedBy = Math.floor(clock.now().getTime() / 1000) + UNAUDIENCED_TOKENS_GRACE_SECONDS;
     // A rotation drops the keys while a load may be under way: that load answers its
     // callers, but the next call loads again and sees the rotation.
-    this.loaded = new LoadingCache((_key, deadline) => this.load(deadline), { clock, ttlSeconds: options.cacheSeconds ?? 30, maxEntries: 1 });
-    this.verified = new LoadingCache((token, verification) => this.verifySignedToken(token, verification), { clock, maxEntries: VERIFIED_CACHE_ENTRIES });
+    this.loaded = new LoadingCache((_key, deadline) => this.load(deadline), {
+      clock,
+      ttlSeconds: options.cacheSeconds ?? 30,
+      maxEntries: 1,
+    });
+    this.verified = new LoadingCache((token, verification) => this.verifySignedToken(token, verification), {
+      clock,
+      maxEntries: VERIFIED_CACHE_ENTRIES,
+    });
   }
 
   /** Creates the first signing key if the database has none (safe when processes race). */
@@ -210,7 +232,10 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
       if (!header.kid) throw new InvalidAccessToken('no kid in header');
       kid = header.kid;
       let keys = await this.keys(false, deadline);
-      if (!keys.verificationKeys.has(header.kid) && this.clock.now().getTime() - keys.loadedAt >= this.minReloadIntervalMs) {
+      if (
+        !keys.verificationKeys.has(header.kid) &&
+        this.clock.now().getTime() - keys.loadedAt >= this.minReloadIntervalMs
+      ) {
         keys = await this.keys(true, deadline);
       }
       const key = keys.verificationKeys.get(header.kid);
@@ -225,7 +250,11 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
         currentDate: now,
         requiredClaims: ['iss', 'sub', 'exp', 'iat', 'jti', 'scope', 'client_id'],
       });
-      if (payload['token_use'] !== 'access' || typeof payload['scope'] !== 'string' || typeof payload['client_id'] !== 'string') {
+      if (
+        payload['token_use'] !== 'access' ||
+        typeof payload['scope'] !== 'string' ||
+        typeof payload['client_id'] !== 'string'
+      ) {
         throw new InvalidAccessToken('not an access token');
       }
       const claims = payload as unknown as AccessTokenClaims;
@@ -250,7 +279,8 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   private insaneClaim(claims: AccessTokenClaims, now: Date): string | undefined {
     const nowSeconds = Math.floor(now.getTime() / 1000);
     if (!Number.isInteger(claims.iat) || !Number.isInteger(claims.exp)) return 'iat/exp not whole seconds';
-    if (claims.exp - claims.iat > this.options.accessTokenTtlSeconds + CLAIM_SLACK_SECONDS) return 'lifetime over the configured TTL';
+    if (claims.exp - claims.iat > this.options.accessTokenTtlSeconds + CLAIM_SLACK_SECONDS)
+      return 'lifetime over the configured TTL';
     if (claims.iat > nowSeconds + CLAIM_SLACK_SECONDS) return 'iat in the future';
     if (claims.sub !== claims.client_id) return 'sub is not client_id';
     if (!isWellFormedClientId(claims.client_id)) return 'malformed client_id';
@@ -293,7 +323,9 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     const loaded: LoadedKeys = {
       activeKid: active.kid,
       signingKey: createPrivateKey({ key: privateJwk as JsonWebKey, format: 'jwk' }),
-      encodedHeader: Buffer.from(JSON.stringify({ alg: ALG, kid: active.kid, typ: ACCESS_TOKEN_TYP })).toString('base64url'),
+      encodedHeader: Buffer.from(JSON.stringify({ alg: ALG, kid: active.kid, typ: ACCESS_TOKEN_TYP })).toString(
+        'base64url',
+      ),
       verificationKeys,
       jwks: { keys: published.map((key) => ({ ...key.publicJwk, kid: key.kid, alg: ALG, use: 'sig' })) },
       loadedAt: this.clock.now().getTime(),

@@ -30,7 +30,7 @@ const EXIT_WRITE_PATIENCE_MS = 1000;
 function writeBeforeExit(fd: number, text: string): void {
   let rest = Buffer.from(text);
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (let waited = 0; rest.length > 0; ) {
+  for (let waited = 0; rest.length > 0;) {
     try {
       rest = rest.subarray(writeSync(fd, rest));
     } catch (error) {
@@ -116,7 +116,11 @@ function loadPinoPretty(): typeof PinoPretty {
   return createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
 }
 
-export function createLogger(level: LogLevel, destination?: DestinationStream, options: { pretty?: boolean } = {}): Logger {
+export function createLogger(
+  level: LogLevel,
+  destination?: DestinationStream,
+  options: { pretty?: boolean } = {},
+): Logger {
   const pretty = options.pretty ?? (destination === undefined && prettyByDefault());
   // pino-pretty as a stream in this process (not a worker transport): redaction has run
   // before it formats, and a crash loses no buffered line.
@@ -139,6 +143,14 @@ export function createLogger(level: LogLevel, destination?: DestinationStream, o
       // The pid tells the processes of one service apart (COREGATE_WORKERS, several hosts' logs merged).
       base: { service: 'coregate', pid: process.pid },
     },
-    pretty ? loadPinoPretty()({ destination: target ?? 2, colorize: target === undefined, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service', sync: true }) : target!,
+    pretty
+      ? loadPinoPretty()({
+          destination: target ?? 2,
+          colorize: target === undefined,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'service',
+          sync: true,
+        })
+      : target!,
   );
 }

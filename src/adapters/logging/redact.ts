@@ -43,7 +43,10 @@ function scannable(value: object): boolean {
 /** A shallow copy that keeps what a serializer needs: an error stays an error (its message and stack included). */
 function shallowCopy(value: object): Record<string, unknown> {
   if (Array.isArray(value)) return value.slice() as unknown as Record<string, unknown>;
-  const copy = Object.assign(Object.create(Object.getPrototypeOf(value) as object | null) as object, value) as Record<string, unknown>;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(value) as object | null) as object, value) as Record<
+    string,
+    unknown
+  >;
   if (value instanceof Error) {
     Object.defineProperty(copy, 'message', { value: value.message, writable: true, configurable: true });
     Object.defineProperty(copy, 'stack', { value: value.stack, writable: true, configurable: true });
@@ -59,7 +62,8 @@ export function redactSensitive<T>(value: T, depth = 0): T {
     const field = (value as Record<string, unknown>)[key];
     let replaced = field;
     if (SENSITIVE_FIELDS.has(key)) replaced = CENSOR;
-    else if (depth < DEPTH && field !== null && typeof field === 'object' && scannable(field)) replaced = redactSensitive(field, depth + 1);
+    else if (depth < DEPTH && field !== null && typeof field === 'object' && scannable(field))
+      replaced = redactSensitive(field, depth + 1);
     if (replaced !== field) {
       copy ??= shallowCopy(value);
       copy[key] = replaced;

@@ -6,8 +6,14 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../store/database.js';
 import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
-import type { CircuitState, CoreCallOperation, CoreCallOutcome, MetricsExposition, MetricsRecorder, SingleFlightWait } from '../../ports/metrics.js';
-
+import type {
+  CircuitState,
+  CoreCallOperation,
+  CoreCallOutcome,
+  MetricsExposition,
+  MetricsRecorder,
+  SingleFlightWait,
+} from '../../ports/metrics.js';
 
 export interface PrometheusMetricsOptions {
   /** The database pool to report on; absent for the embedded database (one connection, no pool). */
@@ -16,7 +22,13 @@ export interface PrometheusMetricsOptions {
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const CIRCUIT_STATES: readonly CircuitState[] = ['closed', 'open', 'half_open'];
-const OAUTH_ERROR_CODES = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type'];
+const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+];
 
 export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
   readonly registry = new Registry();
@@ -72,7 +84,7 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
   });
   private readonly renewalWaits = new Counter({
     name: 'coregate_core_session_renewal_waits_total',
-    help: 'Renewals that waited for another one instead of starting a core session (in_process: joined a pending renewal; cross_process: waited on another process\'s lease)',
+    help: "Renewals that waited for another one instead of starting a core session (in_process: joined a pending renewal; cross_process: waited on another process's lease)",
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });
@@ -115,10 +127,26 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
             this.set(read(poolStats()));
           },
         });
-      gauge('coregate_db_pool_connections', 'PostgreSQL connections open in the pool (busy and idle)', (stats) => stats.total);
-      gauge('coregate_db_pool_idle_connections', 'PostgreSQL connections open and idle in the pool', (stats) => stats.idle);
-      gauge('coregate_db_pool_waiting_requests', 'Queries waiting for a free PostgreSQL connection', (stats) => stats.waiting);
-      gauge('coregate_db_pool_max_connections', 'Size limit of the PostgreSQL pool (COREGATE_DB_POOL_MAX)', (stats) => stats.max);
+      gauge(
+        'coregate_db_pool_connections',
+        'PostgreSQL connections open in the pool (busy and idle)',
+        (stats) => stats.total,
+      );
+      gauge(
+        'coregate_db_pool_idle_connections',
+        'PostgreSQL connections open and idle in the pool',
+        (stats) => stats.idle,
+      );
+      gauge(
+        'coregate_db_pool_waiting_requests',
+        'Queries waiting for a free PostgreSQL connection',
+        (stats) => stats.waiting,
+      );
+      gauge(
+        'coregate_db_pool_max_connections',
+        'Size limit of the PostgreSQL pool (COREGATE_DB_POOL_MAX)',
+        (stats) => stats.max,
+      );
     }
   }
 
@@ -147,7 +175,12 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
     this.accessDenials.inc({ reason });
   }
 
-  coreCall(operation: CoreCallOperation, outcome: CoreCallOutcome, seconds: number, institution = DEFAULT_INSTITUTION): void {
+  coreCall(
+    operation: CoreCallOperation,
+    outcome: CoreCallOutcome,
+    seconds: number,
+    institution = DEFAULT_INSTITUTION,
+  ): void {
     this.coreRequests.inc({ institution, operation, outcome });
     this.coreDuration.observe({ institution, operation, outcome }, seconds);
   }

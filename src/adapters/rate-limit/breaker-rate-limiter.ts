@@ -15,7 +15,14 @@
  * that used up the shared brute-force budget is not given a fresh one. The memory
  * store's key bound holds for these entries too (keys whose bucket is full are not kept).
  */
-import { BrokenCircuitError, circuitBreaker, ConsecutiveBreaker, CircuitState, handleAll, type CircuitBreakerPolicy } from 'cockatiel';
+import {
+  BrokenCircuitError,
+  circuitBreaker,
+  ConsecutiveBreaker,
+  CircuitState,
+  handleAll,
+  type CircuitBreakerPolicy,
+} from 'cockatiel';
 import type { RateLimitDecision } from '../../domain/rate-limit.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
 import type { MemoryRateLimiter } from './memory-rate-limiter.js';
@@ -56,11 +63,17 @@ export class BreakerRateLimiter implements RateLimiter {
   }
 
   hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
-    return this.call((store) => store.hit(key, limit, windowSeconds), (decision) => this.local.adopt(key, limit, windowSeconds, decision, true));
+    return this.call(
+      (store) => store.hit(key, limit, windowSeconds),
+      (decision) => this.local.adopt(key, limit, windowSeconds, decision, true),
+    );
   }
 
   peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
-    return this.call((store) => store.peek(key, limit, windowSeconds), (decision) => this.local.adopt(key, limit, windowSeconds, decision, false));
+    return this.call(
+      (store) => store.peek(key, limit, windowSeconds),
+      (decision) => this.local.adopt(key, limit, windowSeconds, decision, false),
+    );
   }
 
   connect(): Promise<void> {
@@ -73,7 +86,10 @@ export class BreakerRateLimiter implements RateLimiter {
   }
 
   /** `adopt` hears every answer of the shared store, to keep the memory store where the shared one is. */
-  private async call(work: (store: RateLimiter) => Promise<RateLimitDecision>, adopt: (decision: RateLimitDecision) => void): Promise<RateLimitDecision> {
+  private async call(
+    work: (store: RateLimiter) => Promise<RateLimitDecision>,
+    adopt: (decision: RateLimitDecision) => void,
+  ): Promise<RateLimitDecision> {
     // While a probe is out, the others do not queue behind it: they count locally.
     if (this.policy.state === CircuitState.HalfOpen) return work(this.local);
     try {

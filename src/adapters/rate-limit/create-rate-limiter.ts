@@ -27,7 +27,12 @@ export interface RateLimiterOptions {
  * behind a breaker that counts in this process's memory while Redis fails
  * (`breaker-rate-limiter.ts`).
  */
-export function createRateLimiter(config: Config, clock: Clock, logger: Logger, options: RateLimiterOptions = {}): RateLimiter {
+export function createRateLimiter(
+  config: Config,
+  clock: Clock,
+  logger: Logger,
+  options: RateLimiterOptions = {},
+): RateLimiter {
   if (config.redisUrl === undefined) return new MemoryRateLimiter({ clock });
   const redis = new RedisRateLimiter({
     url: config.redisUrl,
@@ -35,7 +40,10 @@ export function createRateLimiter(config: Config, clock: Clock, logger: Logger, 
     keyPrefix: config.redisKeyPrefix,
     onConnectionChange: (state, error) => {
       if (state === 'down') {
-        logger.error({ err: { message: error?.message } }, 'rate-limit store (COREGATE_REDIS_URL) connection lost: reconnecting');
+        logger.error(
+          { err: { message: error?.message } },
+          'rate-limit store (COREGATE_REDIS_URL) connection lost: reconnecting',
+        );
       } else {
         logger.info('rate-limit store (COREGATE_REDIS_URL) connected again');
       }
@@ -48,7 +56,10 @@ export function createRateLimiter(config: Config, clock: Clock, logger: Logger, 
     onStateChange: (state, cause) => {
       if (state === 'local') {
         const reason = cause instanceof Error ? cause.message : undefined;
-        logger.error({ reason }, 'rate-limit store (COREGATE_REDIS_URL) failing: budgets are counted in this process\'s memory until it answers again');
+        logger.error(
+          { reason },
+          "rate-limit store (COREGATE_REDIS_URL) failing: budgets are counted in this process's memory until it answers again",
+        );
       } else {
         logger.warn('rate-limit store (COREGATE_REDIS_URL) answers again: budgets are shared again');
       }

@@ -44,12 +44,20 @@ export class MemoryRateLimiter implements RateLimiter {
       this.tats.set(key, step.tat);
       if (this.tats.size > this.maxKeys) this.evict(now);
     }
-    return Promise.resolve({ allowed: step.allowed, remaining: step.remaining, retryAfterSeconds: step.retryAfterSeconds });
+    return Promise.resolve({
+      allowed: step.allowed,
+      remaining: step.remaining,
+      retryAfterSeconds: step.retryAfterSeconds,
+    });
   }
 
   peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
     const step = gcraStep(this.tats.get(key), this.clock.now().getTime(), limit, windowSeconds);
-    return Promise.resolve({ allowed: step.allowed, remaining: step.remaining, retryAfterSeconds: step.retryAfterSeconds });
+    return Promise.resolve({
+      allowed: step.allowed,
+      remaining: step.remaining,
+      retryAfterSeconds: step.retryAfterSeconds,
+    });
   }
 
   /**

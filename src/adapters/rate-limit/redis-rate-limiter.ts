@@ -115,7 +115,13 @@ export class RedisRateLimiter implements RateLimiter {
   private async run(key: string, limit: number, windowSeconds: number, count: 0 | 1): Promise<RateLimitDecision> {
     // First use without connect(): connect now (a failure rejects, like any command).
     if (this.redis.status === 'wait') await this.redis.connect();
-    const [allowed, remaining, waitMs] = await this.redis.coregateGcra(key, this.clock.now().getTime(), limit, windowSeconds, count);
+    const [allowed, remaining, waitMs] = await this.redis.coregateGcra(
+      key,
+      this.clock.now().getTime(),
+      limit,
+      windowSeconds,
+      count,
+    );
     if (allowed === 1) return { allowed: true, remaining: Number(remaining), retryAfterSeconds: 0 };
     return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil(Number(waitMs) / 1000)) };
   }

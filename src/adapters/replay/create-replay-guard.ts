@@ -18,7 +18,10 @@ export function createReplayGuard(config: Config, database: Queryable, logger: L
       // At most one line every 10 s during an outage.
       if (Date.now() - lastLogMs < 10_000) return;
       lastLogMs = Date.now();
-      logger.error({ err: { message: error instanceof Error ? error.message : String(error) } }, 'proof replay store (COREGATE_REDIS_URL) failing: the database records used proof ids until it answers again');
+      logger.error(
+        { err: { message: error instanceof Error ? error.message : String(error) } },
+        'proof replay store (COREGATE_REDIS_URL) failing: the database records used proof ids until it answers again',
+      );
     },
   });
 }

@@ -16,7 +16,14 @@
 import type { Association, AssociationKey } from '../../domain/association.js';
 import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
 import type { AuditEvent } from '../../ports/audit-log.js';
-import type { AssociationStore, AssociationSummary, ClaimResult, EventsToRecord, NewSession, RegisterResult } from '../../ports/association-store.js';
+import type {
+  AssociationStore,
+  AssociationSummary,
+  ClaimResult,
+  EventsToRecord,
+  NewSession,
+  RegisterResult,
+} from '../../ports/association-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { LoadingCache } from '../../ports/loading-cache.js';
@@ -41,26 +48,52 @@ export class CachingAssociationStore implements AssociationStore {
     ttlSeconds: number,
     maxEntries = 100_000,
   ) {
-    this.entries = new LoadingCache((_id, load) => this.inner.find(load.key, load.deadline), { clock, ttlSeconds, maxEntries, keepMisses: false });
+    this.entries = new LoadingCache((_id, load) => this.inner.find(load.key, load.deadline), {
+      clock,
+      ttlSeconds,
+      maxEntries,
+      keepMisses: false,
+    });
   }
 
   find(key: AssociationKey, deadline?: DatabaseDeadline): Promise<Association | undefined> {
     return this.entries.get(cacheKey(key), { context: { key, deadline } });
   }
 
-  async register(key: AssociationKey, session: NewSession, now: Date, events?: readonly LifecycleEvent[], audit?: AuditEvent, deadline?: DatabaseDeadline): Promise<RegisterResult> {
+  async register(
+    key: AssociationKey,
+    session: NewSession,
+    now: Date,
+    events?: readonly LifecycleEvent[],
+    audit?: AuditEvent,
+    deadline?: DatabaseDeadline,
+  ): Promise<RegisterResult> {
     const result = await this.inner.register(key, session, now, events, audit, deadline);
     this.forget(key);
     return result;
   }
 
-  async claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date, deadline?: DatabaseDeadline): Promise<ClaimResult> {
+  async claimRenewal(
+    key: AssociationKey,
+    version: number,
+    owner: string,
+    now: Date,
+    leaseUntil: Date,
+    deadline?: DatabaseDeadline,
+  ): Promise<ClaimResult> {
     const result = await this.inner.claimRenewal(key, version, owner, now, leaseUntil, deadline);
     if (result.outcome !== 'claimed') this.forget(key);
     return result;
   }
 
-  async completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date, deadline?: DatabaseDeadline): Promise<Association | undefined> {
+  async completeRenewal(
+    key: AssociationKey,
+    version: number,
+    owner: string,
+    session: NewSession,
+    now: Date,
+    deadline?: DatabaseDeadline,
+  ): Promise<Association | undefined> {
     const renewed = await this.inner.completeRenewal(key, version, owner, session, now, deadline);
     if (renewed) this.entries.set(cacheKey(key), renewed);
     else this.forget(key);
@@ -71,7 +104,13 @@ export class CachingAssociationStore implements AssociationStore {
     await this.inner.releaseRenewal(key, owner, deadline);
   }
 
-  async markNeedsReregistration(key: AssociationKey, version: number, now: Date, events?: readonly LifecycleEvent[], deadline?: DatabaseDeadline): Promise<void> {
+  async markNeedsReregistration(
+    key: AssociationKey,
+    version: number,
+    now: Date,
+    events?: readonly LifecycleEvent[],
+    deadline?: DatabaseDeadline,
+  ): Promise<void> {
     this.forget(key);
     await this.inner.markNeedsReregistration(key, version, now, events, deadline);
     this.forget(key);

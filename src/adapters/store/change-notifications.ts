@@ -6,7 +6,13 @@
  * SQL — announces its change, and only once it is committed. Both change feeds
  * (PostgreSQL and PGlite) read them here.
  */
-import type { AccessTokenRevoked, AssociationRemoved, Change, ChangeListener, RowChange } from '../../ports/change-feed.js';
+import type {
+  AccessTokenRevoked,
+  AssociationRemoved,
+  Change,
+  ChangeListener,
+  RowChange,
+} from '../../ports/change-feed.js';
 
 export const CHANGE_CHANNEL = 'coregate_changes';
 
@@ -17,7 +23,9 @@ const ROW_KINDS: ReadonlySet<string> = new Set<RowChange['kind']>(['client', 'in
  * or `{"kind":"access_token_revoked","jti":…,"exp":…}` as the triggers write them (migrations 8–10);
  * `undefined` for anything else.
  */
-export function parseChange(payload: string | undefined): RowChange | AssociationRemoved | AccessTokenRevoked | undefined {
+export function parseChange(
+  payload: string | undefined,
+): RowChange | AssociationRemoved | AccessTokenRevoked | undefined {
   let parsed: Record<string, unknown>;
   try {
     parsed = JSON.parse(payload ?? '') as Record<string, unknown>;

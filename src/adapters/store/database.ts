@@ -13,7 +13,11 @@ export interface Queryable {
    * one the statement may take `COREGATE_DB_TIMEOUT_MS`. Inside a transaction the
    * transaction's deadline applies.
    */
-  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[], deadline?: DatabaseDeadline): Promise<Row[]>;
+  query<Row = Record<string, unknown>>(
+    text: string,
+    params?: readonly unknown[],
+    deadline?: DatabaseDeadline,
+  ): Promise<Row[]>;
 }
 
 type DatabaseKind = 'postgres' | 'embedded';
@@ -50,8 +54,21 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 // 57014: statement_timeout cancelled a statement — the database is too slow to answer in time.
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '57014', '53300']);
-const CONNECTION_ERROR_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error|Cannot use a pool after calling end|Query read timeout/i;
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '57014',
+  '53300',
+]);
+const CONNECTION_ERROR_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|connection error|Cannot use a pool after calling end|Query read timeout/i;
 
 /** True when the database could not be reached (as opposed to refusing a statement). */
 export function isConnectionFailure(error: unknown): boolean {
@@ -79,7 +96,11 @@ function deadlineSpent(): ApiError {
  * `wait(ms)` with the time `deadline` leaves, counted against it; without a deadline, `fullMs`
  * (COREGATE_DB_TIMEOUT_MS), as for work that no request waits for.
  */
-export function waitWithin<T>(deadline: DatabaseDeadline | undefined, fullMs: number, wait: (ms: number) => Promise<T>): Promise<T> {
+export function waitWithin<T>(
+  deadline: DatabaseDeadline | undefined,
+  fullMs: number,
+  wait: (ms: number) => Promise<T>,
+): Promise<T> {
   return deadline === undefined ? wait(fullMs) : deadline.wait(wait, deadlineSpent, fullMs);
 }
 

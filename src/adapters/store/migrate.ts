@@ -27,7 +27,10 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
     for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
       if (done.has(migration.version)) continue;
       for (const statement of migration.statements) await tx.query(statement);
-      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
+      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
       applied.push({ version: migration.version, name: migration.name });
     }
     const current = Math.max(0, ...done, ...applied.map((m) => m.version));

@@ -53,7 +53,9 @@ export class PgliteDatabase implements Database {
   }
 
   async query<Row>(text: string, params: readonly unknown[] = [], deadline?: DatabaseDeadline): Promise<Row[]> {
-    const result = await waitWithin(deadline, this.timeoutMs, (ms) => withDeadline(this.db.query<Row>(text, params as unknown[]), ms, () => busy(ms)));
+    const result = await waitWithin(deadline, this.timeoutMs, (ms) =>
+      withDeadline(this.db.query<Row>(text, params as unknown[]), ms, () => busy(ms)),
+    );
     return result.rows;
   }
 
@@ -70,7 +72,8 @@ export class PgliteDatabase implements Database {
       if (gaveUp) throw new Error('transaction not run: its caller stopped waiting for it');
       begun();
       return work({
-        query: async <Row>(text: string, params: readonly unknown[] = []) => (await inner.query<Row>(text, params as unknown[])).rows,
+        query: async <Row>(text: string, params: readonly unknown[] = []) =>
+          (await inner.query<Row>(text, params as unknown[])).rows,
       });
     });
     return waitWithin(deadline, this.timeoutMs, async (ms) => {

@@ -167,7 +167,10 @@ export class PostgresChangeFeed implements ChangeFeed {
     const ms = Math.min(this.options.timeoutMs ?? 3000, this.heartbeatMs);
     let timer: NodeJS.Timeout | undefined;
     const silent = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the listening connection did not answer a heartbeat within ${ms} ms`)), ms);
+      timer = setTimeout(
+        () => reject(new Error(`the listening connection did not answer a heartbeat within ${ms} ms`)),
+        ms,
+      );
     });
     try {
       const answer = client.query('select 1');

@@ -4,7 +4,15 @@ import { ApiError } from '../../domain/errors.js';
 import type { ChangeFeed } from '../../ports/change-feed.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
-import { databaseUnavailable, isConnectionFailure, waitWithin, withDeadline, type Database, type PoolStats, type Queryable } from './database.js';
+import {
+  databaseUnavailable,
+  isConnectionFailure,
+  waitWithin,
+  withDeadline,
+  type Database,
+  type PoolStats,
+  type Queryable,
+} from './database.js';
 
 /** An unreachable database is a 503 with Retry-After (docs/behaviour.md#upstream-failures), not a 500. */
 function unavailableIfUnreachable(error: unknown): unknown {
@@ -54,7 +62,8 @@ export function connectFailureReason(error: unknown, connectionString: string, t
   const known = code === undefined ? undefined : CONNECT_FAILURES[code];
   if (known !== undefined) return known;
   const message = String(failure.message ?? error);
-  if (code === 'ETIMEDOUT' || /timeout/i.test(message)) return `no answer within ${timeoutMs} ms (COREGATE_DB_TIMEOUT_MS)`;
+  if (code === 'ETIMEDOUT' || /timeout/i.test(message))
+    return `no answer within ${timeoutMs} ms (COREGATE_DB_TIMEOUT_MS)`;
   const password = decodeURIComponent(new URL(connectionString).password);
   return password === '' ? message : message.split(password).join('***');
 }
@@ -145,7 +154,8 @@ export class PostgresDatabase implements Database {
 
   async query<Row>(text: string, params: readonly unknown[] = [], deadline?: DatabaseDeadline): Promise<Row[]> {
     const name = this.statementNames.of(text);
-    const config: pg.QueryConfig = name === undefined ? { text, values: params as unknown[] } : { name, text, values: params as unknown[] };
+    const config: pg.QueryConfig =
+      name === undefined ? { text, values: params as unknown[] } : { name, text, values: params as unknown[] };
     try {
       // One bound over waiting for a connection and running the statement.
       const result = await waitWithin(deadline, this.timeoutMs, (ms) =>
@@ -180,7 +190,10 @@ export class PostgresDatabase implements Database {
     }
     client.on('error', ignore);
     const statement = <Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> =>
-      within(async (ms) => (await withDeadline(client.query(text, params as unknown[]), ms, () => timedOut(ms))).rows as Row[]);
+      within(
+        async (ms) =>
+          (await withDeadline(client.query(text, params as unknown[]), ms, () => timedOut(ms))).rows as Row[],
+      );
     try {
       await statement('BEGIN');
       const result = await work({ query: statement });
@@ -224,7 +237,10 @@ export class PostgresDatabase implements Database {
     try {
       (await this.pool.connect()).release();
     } catch (error) {
-      throw new DatabaseUnreachable(databaseAddress(this.options.connectionString), connectFailureReason(error, this.options.connectionString, this.timeoutMs));
+      throw new DatabaseUnreachable(
+        databaseAddress(this.options.connectionString),
+        connectFailureReason(error, this.options.connectionString, this.timeoutMs),
+      );
     }
   }
 
@@ -233,7 +249,12 @@ export class PostgresDatabase implements Database {
   }
 
   poolStats(): PoolStats {
-    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.maxConnections };
+    return {
+      total: this.pool.totalCount,
+      idle: this.pool.idleCount,
+      waiting: this.pool.waitingCount,
+      max: this.maxConnections,
+    };
   }
 
   /** LISTEN on a connection of its own, outside the pool. */

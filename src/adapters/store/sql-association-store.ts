@@ -2,7 +2,14 @@ import type { Association, AssociationKey } from '../../domain/association.js';
 import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
 import type { LifecycleEvent } from '../../domain/lifecycle-event.js';
 import type { AuditEvent } from '../../ports/audit-log.js';
-import type { AssociationStore, AssociationSummary, ClaimResult, EventsToRecord, NewSession, RegisterResult } from '../../ports/association-store.js';
+import type {
+  AssociationStore,
+  AssociationSummary,
+  ClaimResult,
+  EventsToRecord,
+  NewSession,
+  RegisterResult,
+} from '../../ports/association-store.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import type { Database, Queryable } from './database.js';
@@ -32,7 +39,10 @@ const COLUMNS =
  * customer. `default` keeps the context of the rows sealed before institutions existed.
  */
 function sealContext(key: AssociationKey): string {
-  const parts = key.institution === DEFAULT_INSTITUTION ? [key.platform, key.customerId] : [key.institution, key.platform, key.customerId];
+  const parts =
+    key.institution === DEFAULT_INSTITUTION
+      ? [key.platform, key.customerId]
+      : [key.institution, key.platform, key.customerId];
   return `delegate:${JSON.stringify(parts)}`;
 }
 
@@ -88,7 +98,9 @@ export class SqlAssociationStore implements AssociationStore {
     return {
       ...key,
       customerKey: row.customer_key,
-      delegateReferenceId: written ? written.delegateReferenceId : this.sealer.open(row.delegate_sealed, sealContext(key)),
+      delegateReferenceId: written
+        ? written.delegateReferenceId
+        : this.sealer.open(row.delegate_sealed, sealContext(key)),
       expiresAt: new Date(row.expires_at),
       needsReregistration: row.needs_reregistration,
       version: Number(row.version),
@@ -106,9 +118,25 @@ export class SqlAssociationStore implements AssociationStore {
     return rows[0] && this.toAssociation(rows[0]);
   }
 
-  async register(key: AssociationKey, session: NewSession, now: Date, events: readonly LifecycleEvent[] = [], audit?: AuditEvent, deadline?: DatabaseDeadline): Promise<RegisterResult> {
+  async register(
+    key: AssociationKey,
+    session: NewSession,
+    now: Date,
+    events: readonly LifecycleEvent[] = [],
+    audit?: AuditEvent,
+    deadline?: DatabaseDeadline,
+  ): Promise<RegisterResult> {
     const sealed = this.sealer.seal(session.delegateReferenceId, sealContext(key));
-    const params: unknown[] = [key.institution, key.platform, key.customerId, session.customerKey, sealed, keyIdOf(sealed), session.expiresAt, now];
+    const params: unknown[] = [
+      key.institution,
+      key.platform,
+      key.customerId,
+      session.customerKey,
+      sealed,
+      keyIdOf(sealed),
+      session.expiresAt,
+      now,
+    ];
     // One statement (the hot path of registration): insert, or refresh the row only if it
     // names the same core customer — no row back means another customer holds this
     // customerId. `xmax = 0` holds for a row this statement inserted (not one it updated):
@@ -156,7 +184,14 @@ export class SqlAssociationStore implements AssociationStore {
     return { outcome: 'registered', association };
   }
 
-  async claimRenewal(key: AssociationKey, version: number, owner: string, now: Date, leaseUntil: Date, deadline?: DatabaseDeadline): Promise<ClaimResult> {
+  async claimRenewal(
+    key: AssociationKey,
+    version: number,
+    owner: string,
+    now: Date,
+    leaseUntil: Date,
+    deadline?: DatabaseDeadline,
+  ): Promise<ClaimResult> {
     // Never a lease on an association marked for re-registration: marking keeps the
     // version and clears the lease, so a caller that read the row before the mark
     // would otherwise claim it and ask the core again for a key it no longer knows.
@@ -173,7 +208,14 @@ export class SqlAssociationStore implements AssociationStore {
     return { outcome: current && current.version === version ? 'busy' : 'stale', association: current };
   }
 
-  async completeRenewal(key: AssociationKey, version: number, owner: string, session: NewSession, now: Date, deadline?: DatabaseDeadline): Promise<Association | undefined> {
+  async completeRenewal(
+    key: AssociationKey,
+    version: number,
+    owner: string,
+    session: NewSession,
+    now: Date,
+    deadline?: DatabaseDeadline,
+  ): Promise<Association | undefined> {
     const sealed = this.sealer.seal(session.delegateReferenceId, sealContext(key));
     const rows = await this.db.query<AssociationRow>(
       `update associations set
@@ -196,7 +238,13 @@ export class SqlAssociationStore implements AssociationStore {
     );
   }
 
-  async markNeedsReregistration(key: AssociationKey, version: number, now: Date, events?: readonly LifecycleEvent[], deadline?: DatabaseDeadline): Promise<void> {
+  async markNeedsReregistration(
+    key: AssociationKey,
+    version: number,
+    now: Date,
+    events?: readonly LifecycleEvent[],
+    deadline?: DatabaseDeadline,
+  ): Promise<void> {
     await this.withEvents(events, deadline, async (db, record) => {
       // The row's state before the mark, locked: the events are recorded only by the call that marks it.
       const before = events?.length
@@ -216,7 +264,19 @@ export class SqlAssociationStore implements AssociationStore {
 
   // Operator administration. The sealed delegate reference ID is not selected at all.
   async listByPlatform(platform: string, limit: number, institution?: string): Promise<AssociationSummary[]> {
-    const rows = await this.db.query<Pick<AssociationRow, 'institution' | 'platform' | 'customer_id' | 'customer_key' | 'expires_at' | 'needs_reregistration' | 'created_at' | 'updated_at'>>(
+    const rows = await this.db.query<
+      Pick<
+        AssociationRow,
+        | 'institution'
+        | 'platform'
+        | 'customer_id'
+        | 'customer_key'
+        | 'expires_at'
+        | 'needs_reregistration'
+        | 'created_at'
+        | 'updated_at'
+      >
+    >(
       `select institution, platform, customer_id, customer_key, expires_at, needs_reregistration, created_at, updated_at
        from associations where platform = $1 and ($3::text is null or institution = $3)
        order by customer_id, institution limit $2`,
@@ -235,17 +295,21 @@ export class SqlAssociationStore implements AssociationStore {
   }
 
   async delete(key: AssociationKey, record?: EventsToRecord, deadline?: DatabaseDeadline): Promise<boolean> {
-    return this.withEvents(record?.events, deadline, async (db, write) => {
-      const rows = await db.query(`delete from associations where institution = $1 and platform = $2 and customer_id = $3 returning platform`, [
-        key.institution,
-        key.platform,
-        key.customerId,
-      ]);
-      if (rows.length > 0 && record) {
-        await write(record.now);
-        if (record.audit) await insertAuditEvents(db, [record.audit]);
-      }
-      return rows.length > 0;
-    }, record?.audit !== undefined);
+    return this.withEvents(
+      record?.events,
+      deadline,
+      async (db, write) => {
+        const rows = await db.query(
+          `delete from associations where institution = $1 and platform = $2 and customer_id = $3 returning platform`,
+          [key.institution, key.platform, key.customerId],
+        );
+        if (rows.length > 0 && record) {
+          await write(record.now);
+          if (record.audit) await insertAuditEvents(db, [record.audit]);
+        }
+        return rows.length > 0;
+      },
+      record?.audit !== undefined,
+    );
   }
 }

@@ -1,4 +1,12 @@
-import type { AuditActor, AuditEventType, AuditEvent, AuditLog, AuditOutcome, AuditQuery, AuditRecord } from '../../ports/audit-log.js';
+import type {
+  AuditActor,
+  AuditEventType,
+  AuditEvent,
+  AuditLog,
+  AuditOutcome,
+  AuditQuery,
+  AuditRecord,
+} from '../../ports/audit-log.js';
 import type { Queryable } from './database.js';
 
 interface AuditRow {
@@ -18,7 +26,8 @@ interface AuditRow {
 }
 
 // The id is read as text: pg answers bigint as a string, PGlite as a bigint.
-const COLUMNS = 'id::text as id, occurred_at, event_type, outcome, reason, actor, client_id, platform, institution, customer_id, request_id, count, source_ip';
+const COLUMNS =
+  'id::text as id, occurred_at, event_type, outcome, reason, actor, client_id, platform, institution, customer_id, request_id, count, source_ip';
 
 function toRecord(row: AuditRow): AuditRecord {
   return {
@@ -115,7 +124,8 @@ export class SqlAuditLog implements AuditLog {
   }
 }
 
-const INSERT_COLUMNS = 'occurred_at, event_type, outcome, reason, actor, client_id, platform, institution, customer_id, request_id, count, source_ip';
+const INSERT_COLUMNS =
+  'occurred_at, event_type, outcome, reason, actor, client_id, platform, institution, customer_id, request_id, count, source_ip';
 
 /** The values of an event, in the order of {@link INSERT_COLUMNS}. */
 function columnValues(event: AuditEvent): unknown[] {
@@ -135,7 +145,20 @@ function columnValues(event: AuditEvent): unknown[] {
   ];
 }
 
-const COLUMN_TYPES = ['timestamptz', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'integer', 'text'];
+const COLUMN_TYPES = [
+  'timestamptz',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'integer',
+  'text',
+];
 
 // One column array per parameter: the statement text is the same for every batch size,
 // so PostgreSQL plans it once per connection (a VALUES list had one text per size).

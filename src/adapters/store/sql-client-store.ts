@@ -1,4 +1,11 @@
-import type { ClientChanges, ClientGrant, ClientJwks, ClientRecord, Scope, TokenEndpointAuthMethod } from '../../domain/client.js';
+import type {
+  ClientChanges,
+  ClientGrant,
+  ClientJwks,
+  ClientRecord,
+  Scope,
+  TokenEndpointAuthMethod,
+} from '../../domain/client.js';
 import type { ClientStore, NewClient } from '../../ports/client-store.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import type { Queryable } from './database.js';
@@ -61,8 +68,19 @@ export class SqlClientStore implements ClientStore {
        values ($1, $2, $3, $4, $5, $6, $7, true, $8, $9, $9, $9, $10, $11, $12, $13)
        returning ${COLUMNS}`,
       [
-        client.id, client.name, client.platform, client.institution, client.scopes, client.grants, client.allowedIps, client.secretDigest, client.createdAt,
-        client.authMethod ?? 'client_secret_basic', client.jwks ? JSON.stringify(client.jwks) : null, client.tlsSubjectDn ?? null, client.requireBoundTokens ?? false,
+        client.id,
+        client.name,
+        client.platform,
+        client.institution,
+        client.scopes,
+        client.grants,
+        client.allowedIps,
+        client.secretDigest,
+        client.createdAt,
+        client.authMethod ?? 'client_secret_basic',
+        client.jwks ? JSON.stringify(client.jwks) : null,
+        client.tlsSubjectDn ?? null,
+        client.requireBoundTokens ?? false,
       ],
     );
     return toRecord(rows[0]!);
@@ -86,7 +104,12 @@ export class SqlClientStore implements ClientStore {
     return rows[0] && toRecord(rows[0]);
   }
 
-  async replaceSecret(id: string, secretDigest: string, at: Date, previous?: { digest: string; until: Date }): Promise<ClientRecord | undefined> {
+  async replaceSecret(
+    id: string,
+    secretDigest: string,
+    at: Date,
+    previous?: { digest: string; until: Date },
+  ): Promise<ClientRecord | undefined> {
     const rows = await this.db.query<ClientRow>(
       `update clients set secret_digest = $2, secret_rotated_at = $3, updated_at = $3,
          previous_secret_digest = $4, previous_secret_until = $5
@@ -112,9 +135,17 @@ export class SqlClientStore implements ClientStore {
          require_bound_tokens = coalesce($11, require_bound_tokens)
        where id = $1 returning ${COLUMNS}`,
       [
-        id, changes.name ?? null, changes.scopes ?? null, changes.grants ?? null, changes.allowedIps ?? null, at,
-        changes.authMethod ?? null, !newMethod && changes.jwks !== undefined, changes.jwks ? JSON.stringify(changes.jwks) : null,
-        changes.tlsSubjectDn ?? null, changes.requireBoundTokens ?? null,
+        id,
+        changes.name ?? null,
+        changes.scopes ?? null,
+        changes.grants ?? null,
+        changes.allowedIps ?? null,
+        at,
+        changes.authMethod ?? null,
+        !newMethod && changes.jwks !== undefined,
+        changes.jwks ? JSON.stringify(changes.jwks) : null,
+        changes.tlsSubjectDn ?? null,
+        changes.requireBoundTokens ?? null,
       ],
     );
     return rows[0] && toRecord(rows[0]);

@@ -18,7 +18,8 @@ interface InstitutionRow {
   updated_at: Date;
 }
 
-const COLUMNS = 'id, name, core_url, core_api_key_sealed, core_ca_file, core_cert_file, core_key_file, core_timeout_ms, enabled, created_at, updated_at';
+const COLUMNS =
+  'id, name, core_url, core_api_key_sealed, core_ca_file, core_cert_file, core_key_file, core_timeout_ms, enabled, created_at, updated_at';
 
 /** Binds a sealed API key to its institution: it cannot be copied to another one. */
 function sealContext(id: string): string {
@@ -45,7 +46,8 @@ export class SqlInstitutionStore implements InstitutionStore {
       id: row.id,
       name: row.name,
       coreUrl: orUndefined(row.core_url),
-      coreApiKey: row.core_api_key_sealed === null ? undefined : this.sealer.open(row.core_api_key_sealed, sealContext(row.id)),
+      coreApiKey:
+        row.core_api_key_sealed === null ? undefined : this.sealer.open(row.core_api_key_sealed, sealContext(row.id)),
       coreCaFile: orUndefined(row.core_ca_file),
       coreCertFile: orUndefined(row.core_cert_file),
       coreKeyFile: orUndefined(row.core_key_file),
@@ -118,7 +120,10 @@ export class SqlInstitutionStore implements InstitutionStore {
   }
 
   async setEnabled(id: string, enabled: boolean, at: Date): Promise<InstitutionRecord | undefined> {
-    const rows = await this.db.query<InstitutionRow>(`update institutions set enabled = $2, updated_at = $3 where id = $1 returning ${COLUMNS}`, [id, enabled, at]);
+    const rows = await this.db.query<InstitutionRow>(
+      `update institutions set enabled = $2, updated_at = $3 where id = $1 returning ${COLUMNS}`,
+      [id, enabled, at],
+    );
     return rows[0] && this.toRecord(rows[0]);
   }
 

@@ -52,14 +52,17 @@ export class SqlRefreshTokenStore implements RefreshTokenStore {
         [digest, now, clientId],
       );
       if (consumed[0]) return { outcome: 'consumed', token: toRecord(consumed[0]) };
-      const existing = await tx.query<RefreshTokenRow>(`select ${COLUMNS} from refresh_tokens where digest = $1 and client_id = $2`, [
-        digest,
-        clientId,
-      ]);
+      const existing = await tx.query<RefreshTokenRow>(
+        `select ${COLUMNS} from refresh_tokens where digest = $1 and client_id = $2`,
+        [digest, clientId],
+      );
       const row = existing[0];
       if (!row) return { outcome: 'unknown' };
       if (row.used_at !== null) {
-        await tx.query(`update refresh_tokens set revoked_at = $2 where chain_id = $1 and revoked_at is null`, [row.chain_id, now]);
+        await tx.query(`update refresh_tokens set revoked_at = $2 where chain_id = $1 and revoked_at is null`, [
+          row.chain_id,
+          now,
+        ]);
         return { outcome: 'replayed', token: toRecord(row) };
       }
       return { outcome: 'dead', token: toRecord(row) };

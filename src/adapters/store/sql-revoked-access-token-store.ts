@@ -5,7 +5,11 @@ import type { Queryable } from './database.js';
 export class SqlRevokedAccessTokenStore implements RevokedAccessTokenStore {
   constructor(private readonly db: Queryable) {}
 
-  async revoke(token: RevokedAccessToken & { readonly clientId: string }, now: Date, deadline?: DatabaseDeadline): Promise<void> {
+  async revoke(
+    token: RevokedAccessToken & { readonly clientId: string },
+    now: Date,
+    deadline?: DatabaseDeadline,
+  ): Promise<void> {
     // The insert's trigger announces the jti to every process (migration 10); a second
     // revocation of the same token changes nothing and announces nothing.
     await this.db.query(

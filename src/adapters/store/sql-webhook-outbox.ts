@@ -27,7 +27,11 @@ function wantedBy(platform: string, type: string): string {
 }
 
 /** Writes `events` and their deliveries on `tx` (the caller's transaction). Returns how many deliveries were queued. */
-export async function recordLifecycleEvents(tx: Queryable, events: readonly LifecycleEvent[], now: Date): Promise<number> {
+export async function recordLifecycleEvents(
+  tx: Queryable,
+  events: readonly LifecycleEvent[],
+  now: Date,
+): Promise<number> {
   let queued = 0;
   for (const event of events) {
     const rows = await tx.query(
@@ -51,7 +55,12 @@ export async function recordLifecycleEvents(tx: Queryable, events: readonly Life
  * instead of four). `params` is the statement's parameter list, appended to; `queued` is the
  * expression counting the deliveries queued.
  */
-export function lifecycleEventCtes(events: readonly LifecycleEvent[], now: Date, params: unknown[], source: string): { ctes: string[]; queued: string } {
+export function lifecycleEventCtes(
+  events: readonly LifecycleEvent[],
+  now: Date,
+  params: unknown[],
+  source: string,
+): { ctes: string[]; queued: string } {
   if (events.length === 0) return { ctes: [], queued: '0' };
   const at = `$${params.push(now)}`;
   const ctes: string[] = [];

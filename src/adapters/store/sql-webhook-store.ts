@@ -89,12 +89,17 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   async listEndpoints(platform: string): Promise<WebhookEndpoint[]> {
-    const rows = await this.db.query<EndpointRow>(`select ${ENDPOINT_COLUMNS} from webhook_endpoints where platform = $1 order by created_at, id`, [platform]);
+    const rows = await this.db.query<EndpointRow>(
+      `select ${ENDPOINT_COLUMNS} from webhook_endpoints where platform = $1 order by created_at, id`,
+      [platform],
+    );
     return rows.map(toEndpoint);
   }
 
   async findEndpoint(id: string): Promise<WebhookEndpoint | undefined> {
-    const rows = await this.db.query<EndpointRow>(`select ${ENDPOINT_COLUMNS} from webhook_endpoints where id = $1`, [id]);
+    const rows = await this.db.query<EndpointRow>(`select ${ENDPOINT_COLUMNS} from webhook_endpoints where id = $1`, [
+      id,
+    ]);
     return rows[0] && toEndpoint(rows[0]);
   }
 
@@ -125,7 +130,13 @@ export class SqlWebhookStore implements WebhookStore {
     return rows[0] && toEndpoint(rows[0]);
   }
 
-  async claimDue(owner: string, now: Date, leaseUntil: Date, limit: number, fairness?: ClaimFairness): Promise<ClaimedDelivery[]> {
+  async claimDue(
+    owner: string,
+    now: Date,
+    leaseUntil: Date,
+    limit: number,
+    fairness?: ClaimFairness,
+  ): Promise<ClaimedDelivery[]> {
     const busy = [...(fairness?.busy ?? new Map<string, number>())];
     const rows = await this.db.query<{
       id: string;
@@ -162,7 +173,15 @@ export class SqlWebhookStore implements WebhookStore {
        where d.id = due.id and ev.id = d.event_id and e.id = d.endpoint_id
        returning d.id, d.event_id, ev.type, d.endpoint_id, e.platform, e.url, ev.payload, e.secret_sealed,
          e.previous_secret_sealed, e.previous_secret_until, d.attempts`,
-      [owner, now, leaseUntil, limit, busy.map(([id]) => id), busy.map(([, count]) => count), fairness?.perEndpoint ?? limit],
+      [
+        owner,
+        now,
+        leaseUntil,
+        limit,
+        busy.map(([id]) => id),
+        busy.map(([, count]) => count),
+        fairness?.perEndpoint ?? limit,
+      ],
     );
     return rows.map((row) => {
       const secrets = [this.sealer.open(row.secret_sealed, sealContext(row.endpoint_id))];
@@ -185,7 +204,8 @@ export class SqlWebhookStore implements WebhookStore {
 
   async recordAttempt(id: string, owner: string, outcome: AttemptOutcome, now: Date): Promise<boolean> {
     const error = 'error' in outcome ? outcome.error.slice(0, MAX_ERROR_LENGTH) : null;
-    const status: DeliveryStatus = outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'pending' : 'failed';
+    const status: DeliveryStatus =
+      outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'pending' : 'failed';
     const next = outcome.kind === 'retry' ? outcome.nextAttemptAt : now;
     return this.db.transaction(async (tx) => {
       const rows = await tx.query<{ endpoint_id: string }>(
@@ -195,7 +215,10 @@ export class SqlWebhookStore implements WebhookStore {
         [id, owner, status, outcome.status, error, next, outcome.kind === 'delivered' ? now : null],
       );
       if (outcome.kind === 'gone' && rows[0]) {
-        await tx.query(`update webhook_endpoints set enabled = false, disabled_reason = 'gone', updated_at = $2 where id = $1`, [rows[0].endpoint_id, now]);
+        await tx.query(
+          `update webhook_endpoints set enabled = false, disabled_reason = 'gone', updated_at = $2 where id = $1`,
+          [rows[0].endpoint_id, now],
+        );
         await failPending(tx, rows[0].endpoint_id, 'endpoint disabled (410 Gone)');
       }
       return rows.length > 0;

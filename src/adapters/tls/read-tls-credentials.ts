@@ -44,7 +44,9 @@ function readPem(variable: string, path: string): Buffer {
  * that they are a PEM certificate and the unencrypted PEM private key matching it.
  * `undefined` when HTTPS is not configured.
  */
-export function readTlsCredentials(config: Pick<Config, 'tlsCertFile' | 'tlsKeyFile'> & Partial<Pick<Config, 'tlsClientCaFile'>>): TlsCredentials | undefined {
+export function readTlsCredentials(
+  config: Pick<Config, 'tlsCertFile' | 'tlsKeyFile'> & Partial<Pick<Config, 'tlsClientCaFile'>>,
+): TlsCredentials | undefined {
   if (config.tlsCertFile === undefined || config.tlsKeyFile === undefined) return undefined;
   const cert = readPem('COREGATE_TLS_CERT_FILE', config.tlsCertFile);
   const key = readPem('COREGATE_TLS_KEY_FILE', config.tlsKeyFile);
@@ -62,7 +64,10 @@ export function readTlsCredentials(config: Pick<Config, 'tlsCertFile' | 'tlsKeyF
     throw new ConfigError('COREGATE_TLS_KEY_FILE', `is not an unencrypted PEM private key: ${config.tlsKeyFile}`);
   }
   if (!certificate.checkPrivateKey(privateKey)) {
-    throw new ConfigError('COREGATE_TLS_KEY_FILE', `does not match the certificate in COREGATE_TLS_CERT_FILE (${config.tlsKeyFile})`);
+    throw new ConfigError(
+      'COREGATE_TLS_KEY_FILE',
+      `does not match the certificate in COREGATE_TLS_CERT_FILE (${config.tlsKeyFile})`,
+    );
   }
   const clientCa = readClientCa({ tlsClientCaFile: config.tlsClientCaFile });
   return { cert, key, validTo: new Date(certificate.validTo), ...(clientCa ? { clientCa } : {}) };

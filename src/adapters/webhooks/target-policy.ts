@@ -50,7 +50,8 @@ function hostOf(url: URL): string {
 }
 
 /** Why a name or address literal is refused, in the words the operator sees. */
-export const NON_PUBLIC = 'resolves to a loopback, private or link-local address (set COREGATE_WEBHOOK_ALLOW_PRIVATE=true for on-premises receivers)';
+export const NON_PUBLIC =
+  'resolves to a loopback, private or link-local address (set COREGATE_WEBHOOK_ALLOW_PRIVATE=true for on-premises receivers)';
 
 /**
  * What the policy says of `url` without resolving its name: the scheme, credentials,
@@ -72,7 +73,8 @@ export class WebhookTargetPolicy implements WebhookTargetGuard {
   constructor(
     private readonly policy: TargetPolicy,
     /** Resolves a name to its addresses; DNS by default (tests inject their own). */
-    private readonly resolve: (host: string) => Promise<string[]> = async (host) => (await lookup(host, { all: true })).map((entry) => entry.address),
+    private readonly resolve: (host: string) => Promise<string[]> = async (host) =>
+      (await lookup(host, { all: true })).map((entry) => entry.address),
   ) {}
 
   async problem(value: string): Promise<string | undefined> {

@@ -15,17 +15,24 @@ const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Enough to see a receiver's short answer; the rest is not read. */
 const MAX_ANSWER_BYTES = 4096;
 /** The reason stored and logged when the address connected to (or written in the URL) is not public. */
-const REFUSED_NON_PUBLIC = 'refused: non-public address (COREGATE_WEBHOOK_ALLOW_PRIVATE=true allows on-premises receivers)';
+const REFUSED_NON_PUBLIC =
+  'refused: non-public address (COREGATE_WEBHOOK_ALLOW_PRIVATE=true allows on-premises receivers)';
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** `net.connect`'s `lookup`, refusing names that resolve to non-public addresses. */
-function publicOnlyLookup(hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback): void {
+function publicOnlyLookup(
+  hostname: string,
+  options: { all?: boolean; family?: number } | number,
+  callback: LookupCallback,
+): void {
   const wantsAll = typeof options === 'object' && options.all === true;
   dnsLookup(hostname, { all: true }, (error, addresses) => {
     if (error) return callback(error, wantsAll ? [] : '');
     if (addresses.length === 0 || !addresses.every((entry) => isPublicAddress(entry.address))) {
-      const refused = Object.assign(new Error('refused: the name resolves to a non-public address'), { code: 'EWEBHOOKPRIVATE' });
+      const refused = Object.assign(new Error('refused: the name resolves to a non-public address'), {
+        code: 'EWEBHOOKPRIVATE',
+      });
       return callback(refused, wantsAll ? [] : '');
     }
     if (wantsAll) return callback(null, addresses);
@@ -61,7 +68,10 @@ export class UndiciWebhookSender implements WebhookSender {
     // The policy at send time too: the endpoint may have been added under another one. An
     // address literal never goes through the lookup hook, so this is where it is checked.
     const refusal = urlProblem(target, this.policy);
-    if (refusal) throw new WebhookSendFailed(refusal === NON_PUBLIC ? REFUSED_NON_PUBLIC : `refused: the URL ${refusal}`, { refused: true });
+    if (refusal)
+      throw new WebhookSendFailed(refusal === NON_PUBLIC ? REFUSED_NON_PUBLIC : `refused: the URL ${refusal}`, {
+        refused: true,
+      });
     const deadline = AbortSignal.timeout(WEBHOOK_TIMEOUT_MS);
     try {
       const response = await this.agent.request({

@@ -8,7 +8,17 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientDirectory } from '../../app/client-directory.js';
-import { clientDisabled, institutionDisabled, insufficientScope, invalidDpopProof, invalidToken, ipNotWhitelisted, missingToken, type ApiError, type ErrorCode } from '../../domain/errors.js';
+import {
+  clientDisabled,
+  institutionDisabled,
+  insufficientScope,
+  invalidDpopProof,
+  invalidToken,
+  ipNotWhitelisted,
+  missingToken,
+  type ApiError,
+  type ErrorCode,
+} from '../../domain/errors.js';
 import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
 import type { DpopProofs } from '../../app/dpop-proofs.js';
 import { InvalidProof } from '../../ports/client-proofs.js';
@@ -48,7 +58,11 @@ function denied(request: FastifyRequest, error: ApiError, client?: AccessDenial[
   return error;
 }
 
-function known(client: { readonly clientId: string; readonly platform: string; readonly institution: string }): AccessDenial['client'] {
+function known(client: {
+  readonly clientId: string;
+  readonly platform: string;
+  readonly institution: string;
+}): AccessDenial['client'] {
   return { clientId: client.clientId, platform: client.platform, institution: client.institution };
 }
 
@@ -88,8 +102,10 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     if (!match) {
       // "Bearer" with credentials that are not a token68 still presents a token, an invalid one:
       // telling the caller so beats "no token", which hides the mistake (RFC 6750 §3.1).
-      if (BEARER_SCHEME_WITH_CREDENTIALS.test(authorization)) throw denied(request, invalidToken('malformed bearer token'));
-      if (deps.dpop && DPOP_SCHEME_WITH_CREDENTIALS.test(authorization)) throw denied(request, invalidToken('malformed DPoP token', 'DPoP'));
+      if (BEARER_SCHEME_WITH_CREDENTIALS.test(authorization))
+        throw denied(request, invalidToken('malformed bearer token'));
+      if (deps.dpop && DPOP_SCHEME_WITH_CREDENTIALS.test(authorization))
+        throw denied(request, invalidToken('malformed DPoP token', 'DPoP'));
       throw denied(request, missingToken());
     }
     const token = match[1]!;
@@ -103,9 +119,13 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
       throw error;
     }
     if (deps.revokedTokens?.isRevoked(claims.jti)) throw denied(request, invalidToken('the token was revoked', scheme));
-    if (scheme === 'DPoP' || claims.cnf?.jkt !== undefined) await requireDpopProof(request, deps, token, claims.cnf?.jkt, scheme);
+    if (scheme === 'DPoP' || claims.cnf?.jkt !== undefined)
+      await requireDpopProof(request, deps, token, claims.cnf?.jkt, scheme);
     const boundCertificate = claims.cnf?.['x5t#S256'];
-    if (boundCertificate !== undefined && presentedCertificate(request, deps.certificates, deps.clock.now())?.thumbprint !== boundCertificate) {
+    if (
+      boundCertificate !== undefined &&
+      presentedCertificate(request, deps.certificates, deps.clock.now())?.thumbprint !== boundCertificate
+    ) {
       throw denied(request, invalidToken('a certificate-bound token without that certificate', scheme));
     }
     const client = await deps.clients.get(claims.client_id, deadline);
@@ -113,7 +133,11 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     if (!client.enabled) throw denied(request, clientDisabled(client.clientId), known(client));
     // A token issued for another institution than the client's now (tokens from before institutions existed were `default`'s).
     if ((claims.institution ?? DEFAULT_INSTITUTION) !== client.institution) {
-      throw denied(request, invalidToken('the token was issued for another institution than the client\'s'), known(client));
+      throw denied(
+        request,
+        invalidToken("the token was issued for another institution than the client's"),
+        known(client),
+      );
     }
     if (!client.allowedIps.allows(request.ip)) {
       throw denied(request, ipNotWhitelisted(request.ip), known(client));
@@ -127,7 +151,12 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     }
     // The request's later lines (its access line, a core failure's) name the institution from here
     // (plugins/request-log.ts, plugins/error-handler.ts): a child logger per request cost more.
-    request.principal = { clientId: client.clientId, platform: client.platform, institution: client.institution, scopes };
+    request.principal = {
+      clientId: client.clientId,
+      platform: client.platform,
+      institution: client.institution,
+      scopes,
+    };
   };
 }
 
@@ -136,18 +165,36 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
  * whoever holds it without the key gets nothing), with a proof signed by the bound key for this
  * request, this token (`ath`), now, used once.
  */
-async function requireDpopProof(request: FastifyRequest, deps: BearerAuthDeps, token: string, jkt: string | undefined, scheme: Scheme): Promise<void> {
+async function requireDpopProof(
+  request: FastifyRequest,
+  deps: BearerAuthDeps,
+  token: string,
+  jkt: string | undefined,
+  scheme: Scheme,
+): Promise<void> {
   if (scheme === 'Bearer') throw denied(request, invalidToken('a DPoP-bound token sent as Bearer', 'DPoP'));
   if (jkt === undefined) throw denied(request, invalidToken('a bearer token sent with the DPoP scheme', 'DPoP'));
   const proof = request.headers['dpop'];
-  if (typeof proof !== 'string') throw denied(request, invalidDpopProof(proof === undefined ? 'no DPoP header' : 'several DPoP headers', DPOP_PROOF_CHALLENGE));
+  if (typeof proof !== 'string')
+    throw denied(
+      request,
+      invalidDpopProof(proof === undefined ? 'no DPoP header' : 'several DPoP headers', DPOP_PROOF_CHALLENGE),
+    );
   const path = request.url.split('?', 1)[0]!;
   let verified;
   try {
-    verified = await deps.dpop!.proofs.check(proof, { method: request.method, url: `${deps.dpop!.issuer()}${path}`, now: deps.clock.now(), accessToken: token }, request.databaseDeadline);
+    verified = await deps.dpop!.proofs.check(
+      proof,
+      { method: request.method, url: `${deps.dpop!.issuer()}${path}`, now: deps.clock.now(), accessToken: token },
+      request.databaseDeadline,
+    );
   } catch (error) {
     if (error instanceof InvalidProof) throw denied(request, invalidDpopProof(error.reason, DPOP_PROOF_CHALLENGE));
     throw error;
   }
-  if (verified.jkt !== jkt) throw denied(request, invalidDpopProof('the proof is signed by another key than the token is bound to', DPOP_PROOF_CHALLENGE));
+  if (verified.jkt !== jkt)
+    throw denied(
+      request,
+      invalidDpopProof('the proof is signed by another key than the token is bound to', DPOP_PROOF_CHALLENGE),
+    );
 }

@@ -27,7 +27,13 @@ interface Refusal {
 
 function refusalFor(code: string | undefined): Refusal {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { status: 408, reason: 'Request Timeout', name: 'Timeout', className: 'timeout', message: 'the request was not complete in time' };
+    return {
+      status: 408,
+      reason: 'Request Timeout',
+      name: 'Timeout',
+      className: 'timeout',
+      message: 'the request was not complete in time',
+    };
   }
   if (code === 'HPE_HEADER_OVERFLOW') {
     return {
@@ -38,7 +44,13 @@ function refusalFor(code: string | undefined): Refusal {
       message: 'the request headers are too large',
     };
   }
-  return { status: 400, reason: 'Bad Request', name: 'BadRequest', className: 'bad-request', message: 'the request is malformed' };
+  return {
+    status: 400,
+    reason: 'Bad Request',
+    name: 'BadRequest',
+    className: 'bad-request',
+    message: 'the request is malformed',
+  };
 }
 
 /**
@@ -59,7 +71,13 @@ export function clientErrorHandling(logger: FastifyBaseLogger) {
       const body = JSON.stringify(
         oauth
           ? { error: 'invalid_request', error_description: refusal.message }
-          : { name: refusal.name, className: refusal.className, message: refusal.message, code: refusal.status, data: {} },
+          : {
+              name: refusal.name,
+              className: refusal.className,
+              message: refusal.message,
+              code: refusal.status,
+              data: {},
+            },
       );
       const type = oauth ? 'application/json;charset=UTF-8' : 'application/json; charset=utf-8';
       logger.info({ err: { code: error.code }, status: refusal.status }, 'request refused by the HTTP parser');
@@ -84,7 +102,10 @@ export function clientErrorHandling(logger: FastifyBaseLogger) {
  * `connectionsCheckingInterval` (30 s by default): checked more often, so a timeout
  * fires close to its time.
  */
-export function serverTimeouts(requestTimeoutMs: number): { headersTimeout: number; connectionsCheckingInterval: number } {
+export function serverTimeouts(requestTimeoutMs: number): {
+  headersTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   return {
     headersTimeout: Math.min(requestTimeoutMs, 10_000),
     connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(requestTimeoutMs / 4))),

@@ -5,7 +5,15 @@
  * caller is told never includes a stack, a secret or what it sent; the real cause is logged.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, internalError, invalidRequest, methodNotAllowed as wrongMethod, payloadTooLarge, routeNotFound, type FieldProblem } from '../../domain/errors.js';
+import {
+  ApiError,
+  internalError,
+  invalidRequest,
+  methodNotAllowed as wrongMethod,
+  payloadTooLarge,
+  routeNotFound,
+  type FieldProblem,
+} from '../../domain/errors.js';
 import { callerOf } from './request-log.js';
 
 declare module 'fastify' {
@@ -51,13 +59,15 @@ function sendOAuthError(reply: FastifyReply, error: ApiError): FastifyReply {
  * `data.requestId` the id a platform quotes to the bank's support (also `X-Request-Id`).
  */
 function sendEnvelopeError(reply: FastifyReply, error: ApiError): FastifyReply {
-  return withHeaders(reply, error).code(error.status).send({
-    name: error.name,
-    className: error.className,
-    message: error.message,
-    code: error.status,
-    data: { ...error.data, reason: error.reason, requestId: reply.request.id },
-  });
+  return withHeaders(reply, error)
+    .code(error.status)
+    .send({
+      name: error.name,
+      className: error.className,
+      message: error.message,
+      code: error.status,
+      data: { ...error.data, reason: error.reason, requestId: reply.request.id },
+    });
 }
 
 /** Ajv's messages in words: a pattern or a format is never echoed (`must match pattern "^[\x21-…"`). */
@@ -90,7 +100,8 @@ function fieldProblems(error: FastifyError): FieldProblem[] {
     const path = field === undefined ? base : `${base}/${field}`;
     // One path style: a JSON Pointer, into the body or into the query parameters (`/customerId`).
     const where = path || '/';
-    const message = extra !== undefined ? 'is not allowed' : missing !== undefined ? 'is required' : problemMessage(issue);
+    const message =
+      extra !== undefined ? 'is not allowed' : missing !== undefined ? 'is required' : problemMessage(issue);
     return { path: where, message };
   });
 }
@@ -109,7 +120,9 @@ function fromFrameworkError(error: FastifyError, format: 'oauth' | 'envelope'): 
       return invalidRequest('body is not valid JSON', { problems: [{ path: '/', message: 'must be a JSON object' }] });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return invalidRequest('unsupported request body', { problems: [{ path: '/', message: 'must be sent as application/json (Content-Type)' }] });
+      return invalidRequest('unsupported request body', {
+        problems: [{ path: '/', message: 'must be sent as application/json (Content-Type)' }],
+      });
   }
   if (status === 413) return payloadTooLarge();
   if (status >= 400 && status < 500) return invalidRequest('bad request');
@@ -129,7 +142,10 @@ export function installErrorHandling(app: FastifyInstance): void {
       // The core or the database failing is the operator's concern, not the caller's mistake.
       request.log.warn({ code: answer.code, err: { detail: answer.detail }, ...caller }, 'upstream failure');
     } else {
-      request.log.info({ code: answer.code, err: { detail: answer.detail }, ...caller }, format === 'oauth' ? 'oauth request refused' : 'request refused');
+      request.log.info(
+        { code: answer.code, err: { detail: answer.detail }, ...caller },
+        format === 'oauth' ? 'oauth request refused' : 'request refused',
+      );
     }
     return format === 'oauth' ? sendOAuthError(reply, answer) : sendEnvelopeError(reply, answer);
   });
@@ -163,7 +179,9 @@ function knownRoutes(app: FastifyInstance): { find(url: string): KnownPath | und
     if (!known) {
       const source = url
         .split('/')
-        .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .map((segment) =>
+          segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+        )
         .join('/');
       known = { pattern: new RegExp(`^${source}/?$`), methods: new Set(), errorFormat: 'envelope' };
       byUrl.set(url, known);
@@ -183,7 +201,11 @@ function knownRoutes(app: FastifyInstance): { find(url: string): KnownPath | und
   };
 }
 
-function sendMethodNotAllowed(reply: FastifyReply, allow: string, format: 'oauth' | 'envelope' | undefined): FastifyReply {
+function sendMethodNotAllowed(
+  reply: FastifyReply,
+  allow: string,
+  format: 'oauth' | 'envelope' | undefined,
+): FastifyReply {
   const error = wrongMethod(allow);
   return format === 'oauth' ? sendOAuthError(reply, error) : sendEnvelopeError(reply, error);
 }

@@ -16,9 +16,13 @@ export function gatewayCallerRateLimit(scope: FastifyInstance, throttle: Request
   scope.addHook('onRequest', async function gatewayCallerRateLimit(request: FastifyRequest) {
     await throttle.admitGatewayCaller(request.ip);
   });
-  scope.addHook('onError', async function countBearerFailure(request: FastifyRequest, _reply: FastifyReply, error: FastifyError) {
-    if (error instanceof ApiError && error.status === 401 && request.accessDenial) await throttle.recordBearerFailure(request.ip);
-  });
+  scope.addHook(
+    'onError',
+    async function countBearerFailure(request: FastifyRequest, _reply: FastifyReply, error: FastifyError) {
+      if (error instanceof ApiError && error.status === 401 && request.accessDenial)
+        await throttle.recordBearerFailure(request.ip);
+    },
+  );
 }
 
 /** `onRequest` hook for gateway routes, registered after the bearer check: a budget per client. */
@@ -40,9 +44,13 @@ export function tokenEndpointRateLimits(scope: FastifyInstance, throttle: Reques
   scope.addHook('onRequest', async function tokenRateLimit(request: FastifyRequest) {
     await throttle.admitTokenRequest(request.ip);
   });
-  scope.addHook('onError', async function countAuthenticationFailure(request: FastifyRequest, _reply: FastifyReply, error: FastifyError) {
-    if (error instanceof ApiError && error.oauth.error === 'invalid_client') await throttle.recordAuthenticationFailure(request.ip);
-  });
+  scope.addHook(
+    'onError',
+    async function countAuthenticationFailure(request: FastifyRequest, _reply: FastifyReply, error: FastifyError) {
+      if (error instanceof ApiError && error.oauth.error === 'invalid_client')
+        await throttle.recordAuthenticationFailure(request.ip);
+    },
+  );
   scope.addHook('preHandler', async function clientTokenRateLimit(request: FastifyRequest, reply: FastifyReply) {
     if (!request.oauthClient) return;
     const quota = await throttle.admitClientTokenRequest(request.oauthClient.id);

@@ -18,6 +18,10 @@ export function requireSingleAuthorization(app: FastifyInstance): void {
   // A callback hook, not an async one: it runs on every request, and one promise less each time.
   app.addHook('onRequest', (request, _reply, done) => {
     if (authorizationHeaders(request) <= 1) return done();
-    done(invalidRequest('more than one Authorization header', { problems: [{ path: 'authorization', message: 'must be given once' }] }));
+    done(
+      invalidRequest('more than one Authorization header', {
+        problems: [{ path: 'authorization', message: 'must be given once' }],
+      }),
+    );
   });
 }

@@ -23,15 +23,19 @@ const IndexSchema = Type.Object(
 
 // eslint-disable-next-line @typescript-eslint/require-await -- Fastify waits for a plugin's promise; without one it waits for a done callback.
 export async function indexRoute(app: FastifyInstance, options: IndexRouteOptions): Promise<void> {
-  app.get('/', { schema: { summary: 'Index: name, version and links', tags: ['operations'], response: { 200: IndexSchema } } }, () => ({
-    name: 'coregate' as const,
-    version: options.version,
-    links: {
-      docs: '/docs' as const,
-      openapi: '/openapi.json' as const,
-      discovery: '/.well-known/oauth-authorization-server' as const,
-      jwks: '/.well-known/jwks.json' as const,
-      token: '/oauth2/token' as const,
-    },
-  }));
+  app.get(
+    '/',
+    { schema: { summary: 'Index: name, version and links', tags: ['operations'], response: { 200: IndexSchema } } },
+    () => ({
+      name: 'coregate' as const,
+      version: options.version,
+      links: {
+        docs: '/docs' as const,
+        openapi: '/openapi.json' as const,
+        discovery: '/.well-known/oauth-authorization-server' as const,
+        jwks: '/.well-known/jwks.json' as const,
+        token: '/oauth2/token' as const,
+      },
+    }),
+  );
 }

@@ -40,7 +40,11 @@ export interface AssociationDeps {
 
 export function buildAssociations({ config, logger, clock, database }: Basics, deps: AssociationDeps): Associations {
   const { sealer, institutions, audit, metrics, onEventsQueued } = deps;
-  const associations = new CachingAssociationStore(new SqlAssociationStore(database, sealer, { onEventsQueued }), clock, config.associationCacheSeconds);
+  const associations = new CachingAssociationStore(
+    new SqlAssociationStore(database, sealer, { onEventsQueued }),
+    clock,
+    config.associationCacheSeconds,
+  );
   const sessionKeeper = new CoreSessionKeeper(
     associations,
     institutions,
@@ -50,13 +54,20 @@ export function buildAssociations({ config, logger, clock, database }: Basics, d
   );
   // The association is gone either way; the core's session expires there on its own.
   const coreSessionEndFailure: CoreSessionEndFailure = (error, association, context) =>
-    logger.warn({ err: error, platform: association.platform, customerId: association.customerId, requestId: context.requestId }, 'the core did not end the session of a deregistered customer');
+    logger.warn(
+      { err: error, platform: association.platform, customerId: association.customerId, requestId: context.requestId },
+      'the core did not end the session of a deregistered customer',
+    );
   return {
     associations,
     sessionKeeper,
     registrar: new AssociationRegistrar(associations, institutions, clock),
     accountReader: new AccountReader(associations, institutions, sessionKeeper),
-    associationAdmin: new AssociationAdmin(associations, audit, { clock, cores: institutions, onCoreFailure: coreSessionEndFailure }),
+    associationAdmin: new AssociationAdmin(associations, audit, {
+      clock,
+      cores: institutions,
+      onCoreFailure: coreSessionEndFailure,
+    }),
     associationReader: new AssociationReader(associations),
     deregistrar: new AssociationDeregistrar(associations, institutions, clock, coreSessionEndFailure),
   };

@@ -6,7 +6,10 @@
 import { X509Certificate } from 'node:crypto';
 import type { ClientAssertionCheck } from '../../app/authenticate-client.js';
 import { DpopProofs } from '../../app/dpop-proofs.js';
-import { CLIENT_ASSERTION_ALGORITHMS, JoseClientAssertionVerifier } from '../../adapters/crypto/jose-client-assertion.js';
+import {
+  CLIENT_ASSERTION_ALGORITHMS,
+  JoseClientAssertionVerifier,
+} from '../../adapters/crypto/jose-client-assertion.js';
 import { JoseDpopProofVerifier } from '../../adapters/crypto/jose-dpop-proof.js';
 import { createReplayGuard } from '../../adapters/replay/create-replay-guard.js';
 import { readClientCa } from '../../adapters/tls/read-tls-credentials.js';
@@ -34,7 +37,10 @@ export interface ClientSecurity {
   readonly metadata: ClientSecurityMetadata;
 }
 
-export function buildClientSecurity({ config, clock, database, logger }: Basics, { issuer }: { readonly issuer: IssuerUrl }): ClientSecurity {
+export function buildClientSecurity(
+  { config, clock, database, logger }: Basics,
+  { issuer }: { readonly issuer: IssuerUrl },
+): ClientSecurity {
   const replayGuard = createReplayGuard(config, database, logger);
   const dpopProofs = new DpopProofs(new JoseDpopProofVerifier(clock), replayGuard);
   const clientCertificates = mutualTls(config);
@@ -49,7 +55,11 @@ export function buildClientSecurity({ config, clock, database, logger }: Basics,
     dpopProofs,
     clientCertificates,
     metadata: {
-      authMethods: ['client_secret_basic', 'private_key_jwt', ...(clientCertificates ? ['tls_client_auth', 'self_signed_tls_client_auth'] : [])],
+      authMethods: [
+        'client_secret_basic',
+        'private_key_jwt',
+        ...(clientCertificates ? ['tls_client_auth', 'self_signed_tls_client_auth'] : []),
+      ],
       authSigningAlgorithms: CLIENT_ASSERTION_ALGORITHMS,
       dpopSigningAlgorithms: dpopProofs.algorithms,
       tlsCertificateBoundTokens: clientCertificates !== undefined,
@@ -67,7 +77,9 @@ function mutualTls(config: Config): ClientCertificateSource | undefined {
   const caCertificates = (): readonly X509Certificate[] | undefined => {
     if (config.tlsClientCaFile === undefined || ca) return ca;
     const bundle = readClientCa(config)?.toString('utf8') ?? '';
-    ca = (bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem));
+    ca = (bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(
+      (pem) => new X509Certificate(pem),
+    );
     return ca;
   };
   return {

@@ -26,7 +26,10 @@ export interface ClientDeps {
   readonly assertionCheck: ClientAssertionCheck;
 }
 
-export function buildClients({ config, clock, database }: Basics, { hasher, institutionStore, institutions, changeFeed, assertionCheck }: ClientDeps): Clients {
+export function buildClients(
+  { config, clock, database }: Basics,
+  { hasher, institutionStore, institutions, changeFeed, assertionCheck }: ClientDeps,
+): Clients {
   const clients = new SqlClientStore(database);
   const clientDirectory = new ClientDirectory(clients, clock, config.clientCacheSeconds, undefined, changeFeed);
   return {

@@ -1,7 +1,11 @@
 /** The institutions and their guarded cores. */
 import { InstitutionAdmin } from '../../app/institution-admin.js';
 import { InstitutionRegistry } from '../../app/institution-registry.js';
-import { createCoreConnector, guardCoreConnector, institutionCoreFactory } from '../../adapters/core/create-core-connector.js';
+import {
+  createCoreConnector,
+  guardCoreConnector,
+  institutionCoreFactory,
+} from '../../adapters/core/create-core-connector.js';
 import type { CoreBreaker } from '../../adapters/core/guarded-core-connector.js';
 import type { CoreSimulator } from '../../adapters/core/simulator/core-simulator.js';
 import type { AesGcmSealer } from '../../adapters/crypto/aes-gcm-sealer.js';
@@ -26,15 +30,25 @@ export interface Cores {
  */
 export function buildCores(
   { config, logger, clock, database }: Basics,
-  { sealer, metrics, core }: { readonly sealer: AesGcmSealer; readonly metrics: PrometheusMetrics; readonly core: CoreConnector | undefined },
+  {
+    sealer,
+    metrics,
+    core,
+  }: { readonly sealer: AesGcmSealer; readonly metrics: PrometheusMetrics; readonly core: CoreConnector | undefined },
 ): Cores {
   const { core: connector, simulator } = core ? { core, simulator: undefined } : createCoreConnector(config, clock);
   const defaultCore = guardCoreConnector(connector, config, metrics, logger);
   const institutionStore = new SqlInstitutionStore(database, sealer);
-  const institutions = new InstitutionRegistry(institutionStore, institutionCoreFactory({ config, metrics, logger, defaultCore }), clock, {
-    cacheSeconds: config.institutionCacheSeconds,
-    onError: (error, institution) => logger.error({ err: error, institution }, 'institutions: reload or core set-up failed'),
-  });
+  const institutions = new InstitutionRegistry(
+    institutionStore,
+    institutionCoreFactory({ config, metrics, logger, defaultCore }),
+    clock,
+    {
+      cacheSeconds: config.institutionCacheSeconds,
+      onError: (error, institution) =>
+        logger.error({ err: error, institution }, 'institutions: reload or core set-up failed'),
+    },
+  );
   return {
     simulator,
     coreBreaker: defaultCore.breaker,

@@ -30,7 +30,11 @@ export async function openCrypto({ config, database, clock }: Basics): Promise<S
  * process would answer every client `invalid_client` and its JWKS with 500. One
  * line names the variable and the key id the data needs.
  */
-async function requireKeyForStoredData(store: SqlSigningKeyStore, keys: readonly { readonly id: string }[], clock: Clock): Promise<void> {
+async function requireKeyForStoredData(
+  store: SqlSigningKeyStore,
+  keys: readonly { readonly id: string }[],
+  clock: Clock,
+): Promise<void> {
   const active = (await store.listPublished(clock.now())).find((key) => key.retiredAt === null);
   if (!active) return;
   const needed = active.privateSealed.split('.')[1];

@@ -14,7 +14,10 @@ export interface RateLimits {
 }
 
 /** The throttle opens its store, which reports each failed Redis call to it (counted and logged). */
-export function buildRateLimits({ config, logger, clock }: Basics, { metrics }: { readonly metrics: PrometheusMetrics }): RateLimits {
+export function buildRateLimits(
+  { config, logger, clock }: Basics,
+  { metrics }: { readonly metrics: PrometheusMetrics },
+): RateLimits {
   const throttle = new RequestThrottle(
     (onStoreFailure) => createRateLimiter(config, clock, logger, { onStoreFailure, registry: metrics.registry }),
     config.rateLimits,

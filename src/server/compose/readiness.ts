@@ -15,7 +15,11 @@ import type { Basics } from './basics.js';
  */
 export function buildReadiness(
   { database }: Basics,
-  { keyring, institutions, metrics }: { readonly keyring: JoseKeyring; readonly institutions: InstitutionRegistry; readonly metrics: PrometheusMetrics },
+  {
+    keyring,
+    institutions,
+    metrics,
+  }: { readonly keyring: JoseKeyring; readonly institutions: InstitutionRegistry; readonly metrics: PrometheusMetrics },
 ): ReadinessProbe {
   return new ReadinessProbe(
     async () => [

@@ -7,7 +7,10 @@ import type { Basics } from './basics.js';
 /** The pruner `serve` starts; commands never do. */
 export function buildRetentionPruner(
   { config, logger, clock }: Basics,
-  { webhookStore, refreshTokens }: { readonly webhookStore: SqlWebhookStore; readonly refreshTokens: SqlRefreshTokenStore },
+  {
+    webhookStore,
+    refreshTokens,
+  }: { readonly webhookStore: SqlWebhookStore; readonly refreshTokens: SqlRefreshTokenStore },
 ): RetentionPruner {
   return new RetentionPruner(webhookStore, refreshTokens, clock, {
     webhookRetentionDays: config.webhookRetentionDays,

@@ -48,7 +48,11 @@ export function buildTokens({ config, database, clock }: Basics, { sealer, hashe
       accessTokenTtlSeconds: config.accessTokenTtlSeconds,
       refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
     }),
-    revoker: new TokenRevoker(refreshTokens, hasher, clock, { verifier: keyring, store: revokedTokenStore, revoked: revokedAccessTokens }),
+    revoker: new TokenRevoker(refreshTokens, hasher, clock, {
+      verifier: keyring,
+      store: revokedTokenStore,
+      revoked: revokedAccessTokens,
+    }),
     revokedAccessTokens,
   };
 }

@@ -20,7 +20,11 @@ export interface Webhooks {
 
 export function buildWebhooks(
   { config, logger, clock, database }: Basics,
-  { sealer, metrics, audit }: { readonly sealer: AesGcmSealer; readonly metrics: PrometheusMetrics; readonly audit: AuditTrail },
+  {
+    sealer,
+    metrics,
+    audit,
+  }: { readonly sealer: AesGcmSealer; readonly metrics: PrometheusMetrics; readonly audit: AuditTrail },
 ): Webhooks {
   const store = new SqlWebhookStore(database, sealer);
   const targetPolicy = { production: config.production, allowPrivate: config.webhookAllowPrivate };
@@ -32,16 +36,39 @@ export function buildWebhooks(
       webhookMetrics.attempt(outcome.kind);
       // Identifiers, the status and our short reason only: never the body, the secret or the receiver's answer.
       logger.info(
-        { webhookDelivery: delivery.id, eventType: delivery.eventType, endpoint: delivery.endpointId, attempt: delivery.attempts + 1, outcome: outcome.kind, status: outcome.status, ...('error' in outcome ? { reason: outcome.error } : {}) },
+        {
+          webhookDelivery: delivery.id,
+          eventType: delivery.eventType,
+          endpoint: delivery.endpointId,
+          attempt: delivery.attempts + 1,
+          outcome: outcome.kind,
+          status: outcome.status,
+          ...('error' in outcome ? { reason: outcome.error } : {}),
+        },
         'webhook delivery attempted',
       );
     },
     onEndpointGone: (delivery) => {
-      logger.warn({ endpoint: delivery.endpointId, platform: delivery.platform }, 'webhook endpoint disabled: its receiver answered 410 Gone (coregate webhooks enable ID sends to it again)');
-      return audit.record({ type: 'webhook.disabled', outcome: 'success', reason: delivery.endpointId, actor: 'client', clientId: null, platform: delivery.platform, customerId: null, requestId: null });
+      logger.warn(
+        { endpoint: delivery.endpointId, platform: delivery.platform },
+        'webhook endpoint disabled: its receiver answered 410 Gone (coregate webhooks enable ID sends to it again)',
+      );
+      return audit.record({
+        type: 'webhook.disabled',
+        outcome: 'success',
+        reason: delivery.endpointId,
+        actor: 'client',
+        clientId: null,
+        platform: delivery.platform,
+        customerId: null,
+        requestId: null,
+      });
     },
     onRefused: (delivery, reason) =>
-      logger.warn({ webhookDelivery: delivery.id, endpoint: delivery.endpointId, reason }, 'webhook delivery failed: its endpoint breaks the target policy this server applies'),
+      logger.warn(
+        { webhookDelivery: delivery.id, endpoint: delivery.endpointId, reason },
+        'webhook delivery failed: its endpoint breaks the target policy this server applies',
+      ),
     onError: (error) => logger.error({ err: error }, 'webhook dispatcher round failed'),
   });
   return { store, sender, dispatcher, admin: new WebhookAdmin(store, clock, new WebhookTargetPolicy(targetPolicy)) };

@@ -17,7 +17,11 @@ export interface CoreSim {
 
 /** Starts the simulator and resolves once it announces its URL. */
 export async function startCoreSim(args: readonly string[] = []): Promise<CoreSim> {
-  const child = spawn(process.execPath, [BIN, 'core-sim', '--port', '0', ...args], { cwd: ROOT, env: processEnv({}), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'core-sim', '--port', '0', ...args], {
+    cwd: ROOT,
+    env: processEnv({}),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   // Dies with the test file whatever happens.
   process.once('exit', () => child.kill('SIGKILL'));
   let stderr = '';
@@ -43,7 +47,11 @@ export async function startCoreSim(args: readonly string[] = []): Promise<CoreSi
       return (await (await fetch(`${url}/_sim/stats`)).json()) as Awaited<ReturnType<CoreSim['stats']>>;
     },
     async faults(faults) {
-      const response = await fetch(`${url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
+      const response = await fetch(`${url}/_sim/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(faults),
+      });
       assert.equal(response.status, 200, await response.text());
     },
     stop() {

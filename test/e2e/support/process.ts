@@ -28,7 +28,8 @@ export type Env = Record<string, string>;
 export function processEnv(env: Env): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    const setting = /^(COREGATE_|DATABASE_URL$|PORT$|HOST$|CORE_URL$|LOG_LEVEL$)/.test(name) && !name.startsWith('COREGATE_TEST_');
+    const setting =
+      /^(COREGATE_|DATABASE_URL$|PORT$|HOST$|CORE_URL$|LOG_LEVEL$)/.test(name) && !name.startsWith('COREGATE_TEST_');
     if (!setting) base[name] = value;
   }
   return { ...base, ...env };
@@ -77,8 +78,17 @@ export interface CliResult extends Exit {
 }
 
 /** Runs `bin/coregate ...args` of `root` (this checkout unless given) to completion (killed after `timeoutMs`). */
-export async function runCli(args: readonly string[], env: Env, timeoutMs = 60_000, root: string = ROOT): Promise<CliResult> {
-  const child = spawn(process.execPath, [join(root, 'bin', 'coregate'), ...args], { cwd: root, env: processEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runCli(
+  args: readonly string[],
+  env: Env,
+  timeoutMs = 60_000,
+  root: string = ROOT,
+): Promise<CliResult> {
+  const child = spawn(process.execPath, [join(root, 'bin', 'coregate'), ...args], {
+    cwd: root,
+    env: processEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -224,7 +234,11 @@ function warnings(server: { stderr(): string }): string[] {
  * A server's warnings once each of `expected` is among them, or after `timeoutMs`: the start
  * lines are written at once, but reach this end of the pipe a moment after the server answers.
  */
-export async function startWarnings(server: { stderr(): string }, expected: readonly RegExp[], timeoutMs = 2_000): Promise<string[]> {
+export async function startWarnings(
+  server: { stderr(): string },
+  expected: readonly RegExp[],
+  timeoutMs = 2_000,
+): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && !expected.every((pattern) => warnings(server).some((msg) => pattern.test(msg)))) {
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -249,10 +263,17 @@ export interface TokenAnswer {
 }
 
 /** `POST /oauth2/token` with client_credentials (or other form parameters). */
-export async function requestToken(url: string, client: { client_id: string; client_secret: string }, form = 'grant_type=client_credentials'): Promise<TokenAnswer> {
+export async function requestToken(
+  url: string,
+  client: { client_id: string; client_secret: string },
+  form = 'grant_type=client_credentials',
+): Promise<TokenAnswer> {
   const response = await fetch(`${url}/oauth2/token`, {
     method: 'POST',
-    headers: { authorization: basicAuth(client.client_id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      authorization: basicAuth(client.client_id, client.client_secret),
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     body: form,
     signal: AbortSignal.timeout(5_000),
   });

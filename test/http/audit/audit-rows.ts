@@ -20,7 +20,8 @@ export interface AuditRow {
 /** What a test expects of a row; `occurred_at` and `id` are checked apart. */
 export type ExpectedRow = Omit<AuditRow, 'id' | 'occurred_at' | 'request_id'>;
 
-const SELECT = 'select id::text as id, occurred_at, event_type, outcome, reason, actor, client_id, platform, customer_id, request_id from audit_log';
+const SELECT =
+  'select id::text as id, occurred_at, event_type, outcome, reason, actor, client_id, platform, customer_id, request_id from audit_log';
 
 /** Every row, in append order (the refusals counted in the current minute written first). */
 export async function allAuditRows(h: Harness): Promise<AuditRow[]> {
@@ -39,7 +40,12 @@ export async function rowsOf(h: Harness, response: LightMyRequestResponse): Prom
  * Asserts the request wrote exactly `expected`, in order, each stamped with the
  * request's id and the harness clock's time.
  */
-export async function assertAudited(h: Harness, response: LightMyRequestResponse, expected: readonly ExpectedRow[], why = ''): Promise<void> {
+export async function assertAudited(
+  h: Harness,
+  response: LightMyRequestResponse,
+  expected: readonly ExpectedRow[],
+  why = '',
+): Promise<void> {
   const rows = await rowsOf(h, response);
   const context = `${why ? `${why}: ` : ''}${response.statusCode} ${response.body.slice(0, 300)}\nrows: ${JSON.stringify(rows)}`;
   assert.deepEqual(
@@ -49,7 +55,11 @@ export async function assertAudited(h: Harness, response: LightMyRequestResponse
   );
   for (const row of rows) {
     assert.equal(row.request_id, response.headers['x-request-id'], context);
-    assert.equal(new Date(row.occurred_at).getTime(), h.clock.now().getTime(), `${context}: stamped with the injected clock`);
+    assert.equal(
+      new Date(row.occurred_at).getTime(),
+      h.clock.now().getTime(),
+      `${context}: stamped with the injected clock`,
+    );
   }
 }
 
@@ -72,7 +82,13 @@ async function refusalCount(h: Harness, type: string, reason: string, sourceIp =
 }
 
 /** Asserts that `response`'s refusal wrote no row of its own and was counted in an aggregated row. */
-export async function assertAggregated(h: Harness, send: () => Promise<LightMyRequestResponse>, type: string, reason: string, why = ''): Promise<LightMyRequestResponse> {
+export async function assertAggregated(
+  h: Harness,
+  send: () => Promise<LightMyRequestResponse>,
+  type: string,
+  reason: string,
+  why = '',
+): Promise<LightMyRequestResponse> {
   const before = await refusalCount(h, type, reason);
   const response = await send();
   assert.deepEqual(await rowsOf(h, response), [], `${why}: no row of its own`);

@@ -19,7 +19,12 @@ const PLATFORM = 'audit-change';
 type Row = Omit<AuditRow, 'id'> & { readonly institution: string | null };
 
 /** The success row of a platform's change, as the request `response` should have written it. */
-function successRow(type: string, clientId: string, customerId: string, response: LightMyRequestResponse): Omit<Row, 'occurred_at'> {
+function successRow(
+  type: string,
+  clientId: string,
+  customerId: string,
+  response: LightMyRequestResponse,
+): Omit<Row, 'occurred_at'> {
   return {
     event_type: type,
     outcome: 'success',
@@ -42,12 +47,19 @@ async function rowsFor(h: Harness, customerId: string): Promise<Row[]> {
 }
 
 async function webhookEvents(h: Harness, type: string, customerId: string): Promise<number> {
-  const rows = await h.services.database.query('select 1 from webhook_events where type = $1 and payload like $2', [type, `%"${customerId}"%`]);
+  const rows = await h.services.database.query('select 1 from webhook_events where type = $1 and payload like $2', [
+    type,
+    `%"${customerId}"%`,
+  ]);
   return rows.length;
 }
 
 function deregister(h: Harness, token: string, customerId: string): Promise<LightMyRequestResponse> {
-  return h.app.inject({ method: 'DELETE', url: `/core/sessions?customerId=${encodeURIComponent(customerId)}`, headers: { authorization: `Bearer ${token}` } });
+  return h.app.inject({
+    method: 'DELETE',
+    url: `/core/sessions?customerId=${encodeURIComponent(customerId)}`,
+    headers: { authorization: `Bearer ${token}` },
+  });
 }
 
 for (const backend of BACKENDS) {
@@ -60,7 +72,10 @@ for (const backend of BACKENDS) {
       const client = await h.client({ platform: PLATFORM });
       clientId = client.id;
       token = await h.token(client);
-      await executeAdminOperation(adminOperations(h.services), 'webhooks.add', { platform: PLATFORM, url: 'http://127.0.0.1:9/hooks' });
+      await executeAdminOperation(adminOperations(h.services), 'webhooks.add', {
+        platform: PLATFORM,
+        url: 'http://127.0.0.1:9/hooks',
+      });
       // Refuses the audit row of a change to a customerId named after it ("doomed-registered-…",
       // "doomed-deregistered-…"), as a full disk or a lost connection would.
       await h.services.database.query(`create function refuse_doomed_audit() returns trigger language plpgsql as $$
@@ -68,7 +83,9 @@ for (const backend of BACKENDS) {
           if new.customer_id like 'doomed-' || split_part(new.event_type, '.', 2) || '-%' then raise exception 'audit row refused'; end if;
           return new;
         end $$`);
-      await h.services.database.query('create trigger refuse_doomed_audit before insert on audit_log for each row execute function refuse_doomed_audit()');
+      await h.services.database.query(
+        'create trigger refuse_doomed_audit before insert on audit_log for each row execute function refuse_doomed_audit()',
+      );
     });
     after(() => h?.close());
 
@@ -110,7 +127,10 @@ for (const backend of BACKENDS) {
       assertSuccess(await postSession(h, { token }, formA(customerId, ADA)));
       const response = await deregister(h, token, customerId);
       assert.ok(response.statusCode >= 500, `${response.statusCode} ${response.body}`);
-      assert.ok(await associationRow(h, PLATFORM, customerId), 'the association stays without the audit row of its deletion');
+      assert.ok(
+        await associationRow(h, PLATFORM, customerId),
+        'the association stays without the audit row of its deletion',
+      );
       assert.equal(await webhookEvents(h, 'customer.deregistered', customerId), 0, 'no webhook event either');
     });
   });

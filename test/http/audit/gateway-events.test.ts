@@ -53,7 +53,13 @@ const listed = (who: Who, customerId: string | null, reason: string | null = nul
   ...byClient(who),
   customer_id: customerId,
 });
-const accessDenied = (reason: string, who: Who | null) => ({ event_type: 'access.denied', outcome: 'failure', reason, ...byClient(who), customer_id: null });
+const accessDenied = (reason: string, who: Who | null) => ({
+  event_type: 'access.denied',
+  outcome: 'failure',
+  reason,
+  ...byClient(who),
+  customer_id: null,
+});
 
 for (const backend of BACKENDS) {
   describe(`gateway audit events (${backend.name})`, { skip: backend.skip }, () => {
@@ -69,7 +75,9 @@ for (const backend of BACKENDS) {
         env: { COREGATE_SESSION_SKEW_SECONDS: String(SKEW_SECONDS) },
         // A route needing a scope no client holds, for insufficient_scope.
         routes: async (app, services) => {
-          await app.register(async (scoped) => protectedTestRoute('other/scope')(scoped, services), { prefix: '/other' });
+          await app.register(async (scoped) => protectedTestRoute('other/scope')(scoped, services), {
+            prefix: '/other',
+          });
         },
       });
       clock.target = h.clock;
@@ -96,16 +104,35 @@ for (const backend of BACKENDS) {
       const unknownId = uniqueId('reg-unknown');
       const unknown = await postSession(h, { token }, formB(unknownId, 'C-404'));
       assertError(unknown, NOT_AUTHENTICATED);
-      await assertAudited(h, unknown, [registered(who, unknownId, 'customer_not_recognised')], 'customer unknown to the core');
+      await assertAudited(
+        h,
+        unknown,
+        [registered(who, unknownId, 'customer_not_recognised')],
+        'customer unknown to the core',
+      );
 
       const invalidId = uniqueId('reg-invalid');
       const invalid = await postSession(h, { token }, { registration: { customerId: invalidId } });
       assertError(invalid, BAD_REQUEST);
-      await assertAudited(h, invalid, [registered(who, invalidId, 'invalid_request')], 'invalid body with a valid customerId');
+      await assertAudited(
+        h,
+        invalid,
+        [registered(who, invalidId, 'invalid_request')],
+        'invalid body with a valid customerId',
+      );
 
-      const junk = await postSession(h, { token }, { registration: { customerId: 'not a customer id' }, customer: { customerKey: 'C-1001' } });
+      const junk = await postSession(
+        h,
+        { token },
+        { registration: { customerId: 'not a customer id' }, customer: { customerKey: 'C-1001' } },
+      );
       assertError(junk, BAD_REQUEST);
-      await assertAudited(h, junk, [registered(who, null, 'invalid_request')], 'a customerId that is not one is not stored');
+      await assertAudited(
+        h,
+        junk,
+        [registered(who, null, 'invalid_request')],
+        'a customerId that is not one is not stored',
+      );
 
       const notJson = await postSession(h, { token }, '{"registration":');
       assertError(notJson, BAD_REQUEST);
@@ -153,12 +180,23 @@ for (const backend of BACKENDS) {
         const first = await getAccounts(h, { token }, customerId);
         assertError(first, NOT_AUTHENTICATED);
         await assertAudited(h, first, [
-          { event_type: 'session.reregistration_required', outcome: 'failure', reason: 'customer_not_recognised', ...byClient(who), customer_id: customerId },
+          {
+            event_type: 'session.reregistration_required',
+            outcome: 'failure',
+            reason: 'customer_not_recognised',
+            ...byClient(who),
+            customer_id: customerId,
+          },
           listed(who, customerId, 'reregistration_required'),
         ]);
         const second = await getAccounts(h, { token }, customerId);
         assertError(second, NOT_AUTHENTICATED);
-        await assertAudited(h, second, [listed(who, customerId, 'reregistration_required')], 'marked already: no second event');
+        await assertAudited(
+          h,
+          second,
+          [listed(who, customerId, 'reregistration_required')],
+          'marked already: no second event',
+        );
       } finally {
         directory.forgotten.delete(customer.customerKey);
       }
@@ -167,13 +205,31 @@ for (const backend of BACKENDS) {
     it('records access.denied for each refusal of the bearer check, never with the customerId asked for', async () => {
       const customerId = uniqueId('denied');
       // Callers nobody identified are counted per address and minute, not one row each.
-      const noToken = await assertAggregated(h, () => getAccounts(h, {}, customerId), 'access.denied', 'missing_token', 'no token');
+      const noToken = await assertAggregated(
+        h,
+        () => getAccounts(h, {}, customerId),
+        'access.denied',
+        'missing_token',
+        'no token',
+      );
       assertError(noToken, NOT_AUTHENTICATED);
 
-      const garbage = await assertAggregated(h, () => postSession(h, { token: 'abc.def.ghi' }, formA(customerId)), 'access.denied', 'invalid_token', 'a token that is not ours');
+      const garbage = await assertAggregated(
+        h,
+        () => postSession(h, { token: 'abc.def.ghi' }, formA(customerId)),
+        'access.denied',
+        'invalid_token',
+        'a token that is not ours',
+      );
       assertError(garbage, NOT_AUTHENTICATED);
 
-      await assertAggregated(h, () => getAccounts(h, { authorization: 'Bearer a b' }, customerId), 'access.denied', 'invalid_token', 'a malformed bearer token');
+      await assertAggregated(
+        h,
+        () => getAccounts(h, { authorization: 'Bearer a b' }, customerId),
+        'access.denied',
+        'invalid_token',
+        'a malformed bearer token',
+      );
 
       const outsider = await h.client({ platform: 'audit-ip', allowedIps: ['10.1.0.0/16'] });
       const outsiderToken = await h.token(outsider);

@@ -24,7 +24,12 @@ describe('operator audit of institutions and webhooks', { skip: QUICKEST_BACKEND
   }
 
   it('audits adding, updating, disabling and enabling a bank, naming it and nothing secret', async () => {
-    await ops['institutions.add']({ id: 'bank-audit', name: 'Audit Bank', coreUrl: 'http://127.0.0.1:1', coreApiKey: 'api-key-never-audited' });
+    await ops['institutions.add']({
+      id: 'bank-audit',
+      name: 'Audit Bank',
+      coreUrl: 'http://127.0.0.1:1',
+      coreApiKey: 'api-key-never-audited',
+    });
     await ops['institutions.update']({ id: 'bank-audit', name: 'Audit Bank 2' });
     await ops['institutions.set-enabled']({ id: 'bank-audit', enabled: false });
     await ops['institutions.set-enabled']({ id: 'bank-audit', enabled: true });
@@ -48,6 +53,9 @@ describe('operator audit of institutions and webhooks', { skip: QUICKEST_BACKEND
     assert.equal((await rows('webhook.secret_rotated'))[0]?.reason, added.id);
     assert.equal((await rows('webhook.removed'))[0]?.reason, added.id);
     const everything = JSON.stringify(await h.services.auditReader.list({ limit: 100 }));
-    assert.ok(!everything.includes(added.secret) && !everything.includes(rotated.secret), 'no webhook secret in the audit log');
+    assert.ok(
+      !everything.includes(added.secret) && !everything.includes(rotated.secret),
+      'no webhook secret in the audit log',
+    );
   });
 });

@@ -35,10 +35,15 @@ async function metric(h: Harness, series: string): Promise<number> {
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
-async function flood(total: number, send: () => Promise<{ statusCode: number }>, status: number | readonly number[]): Promise<void> {
+async function flood(
+  total: number,
+  send: () => Promise<{ statusCode: number }>,
+  status: number | readonly number[],
+): Promise<void> {
   for (let done = 0; done < total; done += CONCURRENCY) {
     const answers = await Promise.all(Array.from({ length: Math.min(CONCURRENCY, total - done) }, send));
-    for (const answer of answers) assert.ok(([] as number[]).concat(status).includes(answer.statusCode), `answered ${answer.statusCode}`);
+    for (const answer of answers)
+      assert.ok(([] as number[]).concat(status).includes(answer.statusCode), `answered ${answer.statusCode}`);
   }
 }
 
@@ -55,7 +60,17 @@ for (const backend of BACKENDS) {
       const series = 'coregate_access_denied_total{reason="invalid_token"}';
       const counted = await metric(h, series);
       const started = h.clock.now();
-      await flood(FLOOD, () => h.app.inject({ method: 'GET', url: '/core/accounts?customerId=flood', headers: { authorization: 'Bearer abc.def.ghi' }, remoteAddress: address }), 401);
+      await flood(
+        FLOOD,
+        () =>
+          h.app.inject({
+            method: 'GET',
+            url: '/core/accounts?customerId=flood',
+            headers: { authorization: 'Bearer abc.def.ghi' },
+            remoteAddress: address,
+          }),
+        401,
+      );
       assert.deepEqual(await rowsFrom(h, address), [], 'nothing is written while the minute is being counted');
 
       h.clock.advance(61);
@@ -63,13 +78,21 @@ for (const backend of BACKENDS) {
       await h.services.audit.drain();
       const rows = await rowsFrom(h, address);
       assert.ok(rows.length >= 1 && rows.length <= 3, `a handful of rows, not one per request: ${rows.length}`);
-      assert.equal(rows.reduce((sum, row) => sum + Number(row.count), 0), FLOOD, 'the counts add up to every refusal');
+      assert.equal(
+        rows.reduce((sum, row) => sum + Number(row.count), 0),
+        FLOOD,
+        'the counts add up to every refusal',
+      );
       for (const row of rows) {
         assert.equal(row.event_type, 'access.denied');
         assert.equal(row.reason, 'invalid_token');
         assert.equal(row.client_id, null);
         assert.equal(row.request_id, null, 'an aggregated row belongs to no single request');
-        assert.equal(new Date(row.occurred_at).getTime(), started.getTime() - (started.getTime() % 60_000), 'stamped with the start of its minute');
+        assert.equal(
+          new Date(row.occurred_at).getTime(),
+          started.getTime() - (started.getTime() % 60_000),
+          'stamped with the start of its minute',
+        );
       }
       assert.equal((await metric(h, series)) - counted, FLOOD, 'the metrics count every refusal');
     });
@@ -79,7 +102,10 @@ for (const backend of BACKENDS) {
         h.app.inject({
           method: 'POST',
           url: '/oauth2/token',
-          headers: { authorization: `Basic ${Buffer.from('cg_nobodyAAAAAAAAAAAAAAA:nothing').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+          headers: {
+            authorization: `Basic ${Buffer.from('cg_nobodyAAAAAAAAAAAAAAA:nothing').toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
           payload: 'grant_type=client_credentials',
           remoteAddress,
         });
@@ -91,8 +117,17 @@ for (const backend of BACKENDS) {
       await send('203.0.113.5')();
       await h.services.audit.drain();
       const first = await rowsFrom(h, '203.0.113.5');
-      assert.deepEqual(first.map((row) => [row.event_type, row.reason, row.count]), [['token.denied', 'invalid_client', 300], ['token.denied', 'invalid_client', 1]]);
-      assert.deepEqual((await rowsFrom(h, '203.0.113.6')).map((row) => row.count), [5]);
+      assert.deepEqual(
+        first.map((row) => [row.event_type, row.reason, row.count]),
+        [
+          ['token.denied', 'invalid_client', 300],
+          ['token.denied', 'invalid_client', 1],
+        ],
+      );
+      assert.deepEqual(
+        (await rowsFrom(h, '203.0.113.6')).map((row) => row.count),
+        [5],
+      );
     });
 
     it('audit list shows count and sourceIp of an aggregated row', async () => {

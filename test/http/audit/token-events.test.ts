@@ -11,7 +11,13 @@ import { basic, createHarness, type Harness } from '../../support/harness.js';
 import { assertIssued, assertTokenError, postToken } from '../oauth/oauth-requests.js';
 import { allAuditRows, assertAggregated, assertAudited, byClient, rowsOf } from './audit-rows.js';
 
-const issued = (client: { id: string; platform: string }) => ({ event_type: 'token.issued', outcome: 'success', reason: null, ...byClient(client), customer_id: null });
+const issued = (client: { id: string; platform: string }) => ({
+  event_type: 'token.issued',
+  outcome: 'success',
+  reason: null,
+  ...byClient(client),
+  customer_id: null,
+});
 const denied = (reason: string, client: { id: string; platform: string } | null) => ({
   event_type: 'token.denied',
   outcome: 'failure',
@@ -33,7 +39,10 @@ for (const backend of BACKENDS) {
       const first = await postToken(h, { client, body: { grant_type: 'client_credentials' } });
       const { refresh_token: refreshToken } = assertIssued(first);
       await assertAudited(h, first, [issued(client)], 'client_credentials');
-      const refreshed = await postToken(h, { client, body: { grant_type: 'refresh_token', refresh_token: refreshToken! } });
+      const refreshed = await postToken(h, {
+        client,
+        body: { grant_type: 'refresh_token', refresh_token: refreshToken! },
+      });
       assertIssued(refreshed);
       await assertAudited(h, refreshed, [issued(client)], 'refresh_token');
     });
@@ -43,31 +52,60 @@ for (const backend of BACKENDS) {
       const response = await h.app.inject({
         method: 'POST',
         url: '/oauth2/token',
-        headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'audit-req-0001' },
+        headers: {
+          authorization: basic(client.id, client.secret),
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-request-id': 'audit-req-0001',
+        },
         payload: 'grant_type=client_credentials',
       });
       assertIssued(response);
       const rows = await rowsOf(h, response);
-      assert.deepEqual(rows.map((row) => row.request_id), ['audit-req-0001']);
+      assert.deepEqual(
+        rows.map((row) => row.request_id),
+        ['audit-req-0001'],
+      );
     });
 
     it('records token.denied invalid_client, naming only a client that exists', async () => {
       const client = await h.client({ platform: 'audit-denied' });
       const known = { id: client.id, platform: client.platform };
 
-      const wrongSecret = await postToken(h, { client: { id: client.id, secret: `${client.secret}x` }, body: { grant_type: 'client_credentials' } });
+      const wrongSecret = await postToken(h, {
+        client: { id: client.id, secret: `${client.secret}x` },
+        body: { grant_type: 'client_credentials' },
+      });
       assertTokenError(wrongSecret, 'invalid_client');
       await assertAudited(h, wrongSecret, [denied('invalid_client', known)], 'wrong secret of a known client');
 
       // An unknown caller's refusals are counted per address and minute, not one row each.
       const junkId = 'cg_junk SSN 123-45-6789';
-      const unknown = await assertAggregated(h, () => postToken(h, { client: { id: junkId, secret: client.secret }, body: { grant_type: 'client_credentials' } }), 'token.denied', 'invalid_client', 'unknown client_id');
+      const unknown = await assertAggregated(
+        h,
+        () =>
+          postToken(h, { client: { id: junkId, secret: client.secret }, body: { grant_type: 'client_credentials' } }),
+        'token.denied',
+        'invalid_client',
+        'unknown client_id',
+      );
       assertTokenError(unknown, 'invalid_client');
 
-      const none = await assertAggregated(h, () => postToken(h, { authorization: null, body: { grant_type: 'client_credentials' } }), 'token.denied', 'invalid_client', 'no credentials');
+      const none = await assertAggregated(
+        h,
+        () => postToken(h, { authorization: null, body: { grant_type: 'client_credentials' } }),
+        'token.denied',
+        'invalid_client',
+        'no credentials',
+      );
       assertTokenError(none, 'invalid_client');
 
-      const malformed = await assertAggregated(h, () => postToken(h, { authorization: 'Basic !!!', body: { grant_type: 'client_credentials' } }), 'token.denied', 'invalid_client', 'malformed credentials');
+      const malformed = await assertAggregated(
+        h,
+        () => postToken(h, { authorization: 'Basic !!!', body: { grant_type: 'client_credentials' } }),
+        'token.denied',
+        'invalid_client',
+        'malformed credentials',
+      );
       assertTokenError(malformed, 'invalid_client');
 
       await h.services.clientRegistry.setEnabled(client.id, false);
@@ -93,7 +131,11 @@ for (const backend of BACKENDS) {
       for (const [code, body] of cases) {
         const who = code === 'invalid_grant' ? refreshing : client;
         const response = await postToken(h, { client: who, body });
-        assertTokenError(response, code as never, `${code} ${typeof body === 'string' ? 'oversized body' : JSON.stringify(body)}`);
+        assertTokenError(
+          response,
+          code as never,
+          `${code} ${typeof body === 'string' ? 'oversized body' : JSON.stringify(body)}`,
+        );
         await assertAudited(h, response, [denied(code, { id: who.id, platform: who.platform })], code);
       }
     });

@@ -29,8 +29,16 @@ for (const backend of BACKENDS) {
     it('admits a valid core/main token and names the caller', async () => {
       const client = await h.client({ platform: 'acme' });
       const { principal } = assertAdmitted(await getProtected(h, { token: await h.token(client) }));
-      assert.deepEqual(principal, { clientId: client.id, platform: 'acme', institution: 'default', scopes: ['core/main'] });
-      assertAdmitted(await getProtected(h, { authorization: `bearer  ${await h.token(client)} ` }), 'scheme is case-insensitive');
+      assert.deepEqual(principal, {
+        clientId: client.id,
+        platform: 'acme',
+        institution: 'default',
+        scopes: ['core/main'],
+      });
+      assertAdmitted(
+        await getProtected(h, { authorization: `bearer  ${await h.token(client)} ` }),
+        'scheme is case-insensitive',
+      );
     });
 
     it('answers 401 with a bare Bearer challenge when no bearer token is presented', async () => {
@@ -61,8 +69,14 @@ for (const backend of BACKENDS) {
         ['two tokens', `${token} ${token}`],
         ['truncated signature', token.slice(0, -4)],
         ['another signature', `${header}.${payload}.${signature.split('').reverse().join('')}`],
-        ['widened claims', `${header}.${Buffer.from(JSON.stringify({ ...claims, scope: 'core/main admin' })).toString('base64url')}.${signature}`],
-        ['unsigned (alg none)', `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')}.${payload}.`],
+        [
+          'widened claims',
+          `${header}.${Buffer.from(JSON.stringify({ ...claims, scope: 'core/main admin' })).toString('base64url')}.${signature}`,
+        ],
+        [
+          'unsigned (alg none)',
+          `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')}.${payload}.`,
+        ],
       ];
       for (const [why, value] of cases) {
         const response = await getProtected(h, { token: value });
@@ -76,8 +90,14 @@ for (const backend of BACKENDS) {
       const { privateKey } = await generateKeyPair('EdDSA');
       const claims = decodeJwt(genuine);
       const realKid = decodeProtectedHeader(genuine).kid!;
-      for (const [why, kid] of [['the server’s kid', realKid], ['an unknown kid', randomUUID()]] as const) {
-        assertInvalidToken(await getProtected(h, { token: await mint(claims, { kid, typ: 'at+jwt' }, privateKey) }), why);
+      for (const [why, kid] of [
+        ['the server’s kid', realKid],
+        ['an unknown kid', randomUUID()],
+      ] as const) {
+        assertInvalidToken(
+          await getProtected(h, { token: await mint(claims, { kid, typ: 'at+jwt' }, privateKey) }),
+          why,
+        );
       }
     });
 
@@ -134,7 +154,11 @@ for (const backend of BACKENDS) {
       const { kid, key } = await serverSigningKey(h);
       const claims = decodeJwt(await h.token(await h.client()));
       const ghost = 'cg_doesNotExist000000000';
-      assertInvalidToken(await getProtected(h, { token: await mint({ ...claims, sub: ghost, client_id: ghost }, { kid, typ: 'at+jwt' }, key) }));
+      assertInvalidToken(
+        await getProtected(h, {
+          token: await mint({ ...claims, sub: ghost, client_id: ghost }, { kid, typ: 'at+jwt' }, key),
+        }),
+      );
     });
 
     it('stops a client’s tokens once another process disabled it and the client cache lapses (within 60 s)', async () => {
@@ -142,7 +166,8 @@ for (const backend of BACKENDS) {
       const token = await h.token(client);
       assertAdmitted(await getProtected(h, { token }), 'enabled');
       // Written as another process would (this one is not told; there is no feed here).
-      const setEnabled = (enabled: boolean) => h.services.database.query('update clients set enabled = $2 where id = $1', [client.id, enabled]);
+      const setEnabled = (enabled: boolean) =>
+        h.services.database.query('update clients set enabled = $2 where id = $1', [client.id, enabled]);
       await setEnabled(false);
       assertAdmitted(await getProtected(h, { token }), 'within the cache window');
       h.clock.advance(CLIENT_CACHE_SECONDS + 1);

@@ -69,21 +69,31 @@ for (const backend of BACKENDS) {
 
     it('admits callers of any block of a list with several, and single addresses', async () => {
       const token = await h.token(await h.client({ allowedIps: ['192.0.2.7', '10.1.0.0/16', '2001:db8::/32'] }));
-      for (const remoteAddress of ['192.0.2.7', '10.1.9.9', '2001:db8::1']) assertAdmitted(await getProtected(h, { token, remoteAddress }), remoteAddress);
+      for (const remoteAddress of ['192.0.2.7', '10.1.9.9', '2001:db8::1'])
+        assertAdmitted(await getProtected(h, { token, remoteAddress }), remoteAddress);
       assertNotWhitelisted(await getProtected(h, { token, remoteAddress: '192.0.2.8' }), '192.0.2.8');
     });
 
     it('checks the IP before the scope: an outsider learns nothing about scopes', async () => {
       const token = await h.token(await h.client({ allowedIps: ['10.1.0.0/16'] }));
-      assertNotWhitelisted(await getProtected(h, { token, remoteAddress: '10.2.0.1', url: '/other/test/protected' }), 'outsider');
+      assertNotWhitelisted(
+        await getProtected(h, { token, remoteAddress: '10.2.0.1', url: '/other/test/protected' }),
+        'outsider',
+      );
     });
 
     it('does not believe X-Forwarded-For by default', async () => {
       const token = await h.token(await h.client({ allowedIps: ['10.1.0.0/16'] }));
-      const response = await getProtected(h, { token, remoteAddress: '192.0.2.1', headers: { 'x-forwarded-for': '10.1.2.3' } });
+      const response = await getProtected(h, {
+        token,
+        remoteAddress: '192.0.2.1',
+        headers: { 'x-forwarded-for': '10.1.2.3' },
+      });
       assertNotWhitelisted(response, 'forwarded from an allowed address');
       // Only the socket peer counts: an insider's spurious header changes nothing.
-      assertAdmitted(await getProtected(h, { token, remoteAddress: '10.1.2.3', headers: { 'x-forwarded-for': '10.2.0.1' } }));
+      assertAdmitted(
+        await getProtected(h, { token, remoteAddress: '10.1.2.3', headers: { 'x-forwarded-for': '10.2.0.1' } }),
+      );
     });
   });
 
@@ -96,7 +106,10 @@ for (const backend of BACKENDS) {
 
     it('checks the address X-Forwarded-For names when COREGATE_TRUST_PROXY=true', async () => {
       const token = await h.token(await h.client({ allowedIps: ['10.1.0.0/16'] }));
-      assertAdmitted(await getProtected(h, { token, remoteAddress: '192.0.2.1', headers: { 'x-forwarded-for': '10.1.2.3' } }), 'forwarded insider');
+      assertAdmitted(
+        await getProtected(h, { token, remoteAddress: '192.0.2.1', headers: { 'x-forwarded-for': '10.1.2.3' } }),
+        'forwarded insider',
+      );
       assertNotWhitelisted(
         await getProtected(h, { token, remoteAddress: '10.1.2.3', headers: { 'x-forwarded-for': '10.2.0.1' } }),
         'forwarded outsider through an inside proxy',
@@ -108,9 +121,15 @@ for (const backend of BACKENDS) {
       const token = await h.token(await h.client({ allowedIps: ['10.1.0.0/16'] }));
       // The caller (203.0.113.5) sent "X-Forwarded-For: 10.1.2.3"; the proxy (192.0.2.1) appended what it saw.
       const forged = { 'x-forwarded-for': '10.1.2.3, 203.0.113.5' };
-      assertNotWhitelisted(await getProtected(h, { token, remoteAddress: '192.0.2.1', headers: forged }), 'forged leftmost entry');
+      assertNotWhitelisted(
+        await getProtected(h, { token, remoteAddress: '192.0.2.1', headers: forged }),
+        'forged leftmost entry',
+      );
       const honest = { 'x-forwarded-for': '203.0.113.5, 10.1.2.3' };
-      assertAdmitted(await getProtected(h, { token, remoteAddress: '192.0.2.1', headers: honest }), 'insider behind another hop');
+      assertAdmitted(
+        await getProtected(h, { token, remoteAddress: '192.0.2.1', headers: honest }),
+        'insider behind another hop',
+      );
     });
   });
 
@@ -123,7 +142,10 @@ for (const backend of BACKENDS) {
 
     it('believes X-Forwarded-For only from a listed proxy', async () => {
       const token = await h.token(await h.client({ allowedIps: ['10.1.0.0/16'] }));
-      assertAdmitted(await getProtected(h, { token, remoteAddress: '192.0.2.1', headers: { 'x-forwarded-for': '10.1.2.3' } }), 'through a listed proxy');
+      assertAdmitted(
+        await getProtected(h, { token, remoteAddress: '192.0.2.1', headers: { 'x-forwarded-for': '10.1.2.3' } }),
+        'through a listed proxy',
+      );
       assertNotWhitelisted(
         await getProtected(h, { token, remoteAddress: '198.51.100.9', headers: { 'x-forwarded-for': '10.1.2.3' } }),
         'a direct caller forging the header',

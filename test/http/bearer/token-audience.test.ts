@@ -49,7 +49,10 @@ for (const backend of BACKENDS) {
       // Eleven minutes on: a token without aud issued now comes from no version that runs beside this one.
       h.clock.advance(11 * 60);
       const iat = Math.floor(h.clock.now().getTime() / 1000);
-      assertInvalidToken(await getProtected(h, { token: await mint({ ...claims, iat, exp: iat + 600 }, header, key) }), 'issued after the grace');
+      assertInvalidToken(
+        await getProtected(h, { token: await mint({ ...claims, iat, exp: iat + 600 }, header, key) }),
+        'issued after the grace',
+      );
     });
   });
 }
@@ -57,7 +60,10 @@ for (const backend of BACKENDS) {
 describe('COREGATE_TOKEN_AUDIENCE', () => {
   let h: Harness;
   before(async () => {
-    h = await createHarness(BACKENDS[0]!, { routes: protectedTestRoute(), env: { COREGATE_TOKEN_AUDIENCE: 'https://gw.bank.example/core/' } });
+    h = await createHarness(BACKENDS[0]!, {
+      routes: protectedTestRoute(),
+      env: { COREGATE_TOKEN_AUDIENCE: 'https://gw.bank.example/core/' },
+    });
   });
   after(() => h?.close());
 
@@ -70,7 +76,20 @@ describe('COREGATE_TOKEN_AUDIENCE', () => {
   it('refuses a token for the default audience once another is configured', async () => {
     const { kid, key } = await serverSigningKey(h);
     const claims = decodeJwt(await h.token(await h.client()));
-    assertInvalidToken(await getProtected(h, { token: await mint({ ...claims, aud: `${TEST_ISSUER}/core` }, { kid, typ: 'at+jwt' }, key) }));
-    assertAdmitted(await getProtected(h, { token: await mint({ ...claims, aud: ['https://other.example', 'https://gw.bank.example/core'] }, { kid, typ: 'at+jwt' }, key) }), 'a list naming it');
+    assertInvalidToken(
+      await getProtected(h, {
+        token: await mint({ ...claims, aud: `${TEST_ISSUER}/core` }, { kid, typ: 'at+jwt' }, key),
+      }),
+    );
+    assertAdmitted(
+      await getProtected(h, {
+        token: await mint(
+          { ...claims, aud: ['https://other.example', 'https://gw.bank.example/core'] },
+          { kid, typ: 'at+jwt' },
+          key,
+        ),
+      }),
+      'a list naming it',
+    );
   });
 });

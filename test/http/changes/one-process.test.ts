@@ -30,7 +30,8 @@ for (const plain of BACKENDS) {
     });
     after(() => h?.close());
 
-    const tokenStatus = async (client: TestClient) => (await postToken(h, { client, body: { grant_type: 'client_credentials' } })).statusCode;
+    const tokenStatus = async (client: TestClient) =>
+      (await postToken(h, { client, body: { grant_type: 'client_credentials' } })).statusCode;
     const bearerStatus = async (token: string) => (await getProtected(h, { token })).statusCode;
 
     it('reads a client once for many token requests while the feed is live (the database read every time before)', async () => {
@@ -51,7 +52,11 @@ for (const plain of BACKENDS) {
       await arrivesWithin(CHANGE_ARRIVES_MS, 'token endpoint', async () => (await tokenStatus(client)) === 400);
       await arrivesWithin(CHANGE_ARRIVES_MS, 'bearer check', async () => (await bearerStatus(token)) === 401);
       await admin['clients.set-enabled']({ id: client.id, enabled: true });
-      await arrivesWithin(CHANGE_ARRIVES_MS, 'enabled again', async () => (await tokenStatus(client)) === 200 && (await bearerStatus(token)) === 200);
+      await arrivesWithin(
+        CHANGE_ARRIVES_MS,
+        'enabled again',
+        async () => (await tokenStatus(client)) === 200 && (await bearerStatus(token)) === 200,
+      );
     });
 
     it('a rotated secret (no grace) stops working at once; the new one works', async () => {
@@ -66,7 +71,11 @@ for (const plain of BACKENDS) {
       const client = await h.client();
       const { access_token: token } = await clientCredentials(h, client);
       await admin['clients.delete']({ id: client.id });
-      await arrivesWithin(CHANGE_ARRIVES_MS, 'deleted', async () => (await tokenStatus(client)) === 400 && (await bearerStatus(token)) === 401);
+      await arrivesWithin(
+        CHANGE_ARRIVES_MS,
+        'deleted',
+        async () => (await tokenStatus(client)) === 400 && (await bearerStatus(token)) === 401,
+      );
     });
 
     it('a client of an institution disabled is refused at once, and served again once it is enabled', async () => {

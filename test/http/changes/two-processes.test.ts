@@ -68,7 +68,9 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
     listenerRelay = new PostgresRelay();
     await listenerRelay.open();
     // Both instances must open each other's sealed data.
-    const env = { COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'), COREGATE_CLIENT_CACHE_SECONDS: String(CLIENT_CACHE_SECONDS),
+    const env = {
+      COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      COREGATE_CLIENT_CACHE_SECONDS: String(CLIENT_CACHE_SECONDS),
       COREGATE_ASSOCIATION_CACHE_SECONDS: String(ASSOCIATION_CACHE_SECONDS),
     };
     a = await createHarness(instance(), { env, routes: protectedTestRoute() });
@@ -85,7 +87,8 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
     await database?.drop();
   });
 
-  const tokenAt = (h: Harness, client: TestClient) => postToken(h, { client, body: { grant_type: 'client_credentials' } });
+  const tokenAt = (h: Harness, client: TestClient) =>
+    postToken(h, { client, body: { grant_type: 'client_credentials' } });
   const tokenStatus = async (h: Harness, client: TestClient) => (await tokenAt(h, client)).statusCode;
   const bearerStatus = async (h: Harness, token: string) => (await getProtected(h, { token })).statusCode;
 
@@ -108,8 +111,16 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
   it('a client disabled through A is refused at B’s token endpoint and its tokens at B’s bearer check within 1 s', async () => {
     const { client, token } = await clientKnownToB();
     await admin['clients.set-enabled']({ id: client.id, enabled: false });
-    const ms = await arrivesWithin(CHANGE_ARRIVES_MS, 'token endpoint at B', async () => (await tokenStatus(b, client)) === 400);
-    await arrivesWithin(CHANGE_ARRIVES_MS - ms, 'bearer check at B', async () => (await bearerStatus(b, token)) === 401);
+    const ms = await arrivesWithin(
+      CHANGE_ARRIVES_MS,
+      'token endpoint at B',
+      async () => (await tokenStatus(b, client)) === 400,
+    );
+    await arrivesWithin(
+      CHANGE_ARRIVES_MS - ms,
+      'bearer check at B',
+      async () => (await bearerStatus(b, token)) === 401,
+    );
   });
 
   it('a secret rotated through A without grace stops working at B within 1 s', async () => {
@@ -143,9 +154,17 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
     await admin['associations.revoke']({ platform: client.platform, customerId: revoked });
     await arrivesWithin(CHANGE_ARRIVES_MS, 'revocation at B', async () => (await accountsAtB(revoked)) === 404);
 
-    const deleted = await a.app.inject({ method: 'DELETE', url: `/core/sessions?customerId=${deregistered}`, headers: { authorization: `Bearer ${token}` } });
+    const deleted = await a.app.inject({
+      method: 'DELETE',
+      url: `/core/sessions?customerId=${deregistered}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(deleted.statusCode, 200, deleted.body);
-    await arrivesWithin(CHANGE_ARRIVES_MS, 'deregistration at B', async () => (await accountsAtB(deregistered)) === 404);
+    await arrivesWithin(
+      CHANGE_ARRIVES_MS,
+      'deregistration at B',
+      async () => (await accountsAtB(deregistered)) === 404,
+    );
   });
 
   it('B’s listening connection killed (pg_terminate_backend): B listens again at once and follows changes', async () => {
@@ -156,14 +175,24 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
     const superuser = new pg.Client({ connectionString: database.url });
     await superuser.connect();
     try {
-      assert.deepEqual((await superuser.query('select pg_terminate_backend($1) as ended', [killed])).rows, [{ ended: true }]);
+      assert.deepEqual((await superuser.query('select pg_terminate_backend($1) as ended', [killed])).rows, [
+        { ended: true },
+      ]);
     } finally {
       await superuser.end();
     }
     await arrivesWithin(5000, 'B listens again', async () => feed.live && feed.listenerPid !== killed);
     await admin['clients.set-enabled']({ id: client.id, enabled: false });
-    await arrivesWithin(CHANGE_ARRIVES_MS, 'token endpoint at B after reconnecting', async () => (await tokenStatus(b, client)) === 400);
-    await arrivesWithin(CHANGE_ARRIVES_MS, 'bearer check at B after reconnecting', async () => (await bearerStatus(b, token)) === 401);
+    await arrivesWithin(
+      CHANGE_ARRIVES_MS,
+      'token endpoint at B after reconnecting',
+      async () => (await tokenStatus(b, client)) === 400,
+    );
+    await arrivesWithin(
+      CHANGE_ARRIVES_MS,
+      'bearer check at B after reconnecting',
+      async () => (await bearerStatus(b, token)) === 401,
+    );
   });
 
   it('B’s listening connection silently partitioned: B notices (heartbeat), falls back to the bounded behaviour, and recovers once it can listen again', async () => {
@@ -189,8 +218,16 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
     listenerRelay.restore();
     await arrivesWithin(10_000, 'B listens again', async () => feed.live);
     await admin['clients.set-enabled']({ id: client.id, enabled: true });
-    await arrivesWithin(CHANGE_ARRIVES_MS, 'enabled, at B’s token endpoint', async () => (await tokenStatus(b, client)) === 200);
-    await arrivesWithin(CHANGE_ARRIVES_MS, 'enabled, at B’s bearer check', async () => (await bearerStatus(b, token)) === 200);
+    await arrivesWithin(
+      CHANGE_ARRIVES_MS,
+      'enabled, at B’s token endpoint',
+      async () => (await tokenStatus(b, client)) === 200,
+    );
+    await arrivesWithin(
+      CHANGE_ARRIVES_MS,
+      'enabled, at B’s bearer check',
+      async () => (await bearerStatus(b, token)) === 200,
+    );
   });
 
   it('a feed whose connection is partitioned still closes within its timeout (a shutdown does not wait for TCP)', async () => {

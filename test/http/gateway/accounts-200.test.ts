@@ -46,7 +46,11 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const NO_DATE = '0001-01-01T00:00:00';
 
 function assertAccountRecord(record: Record<string, unknown>, why: string): void {
-  assert.deepEqual(Object.keys(record).sort(), Object.keys(SPEC_FIELDS).sort(), `${why}: exactly the documented fields`);
+  assert.deepEqual(
+    Object.keys(record).sort(),
+    Object.keys(SPEC_FIELDS).sort(),
+    `${why}: exactly the documented fields`,
+  );
   for (const [field, kind] of Object.entries(SPEC_FIELDS)) {
     const value = record[field];
     const where = `${why}.${field} = ${JSON.stringify(value)}`;
@@ -74,7 +78,10 @@ function assertAccountRecord(record: Record<string, unknown>, why: string): void
         break;
     }
   }
-  assert.ok((record['interestRate'] as number) >= 0 && (record['interestRate'] as number) < 1, `${why}: interestRate is a fraction`);
+  assert.ok(
+    (record['interestRate'] as number) >= 0 && (record['interestRate'] as number) < 1,
+    `${why}: interestRate is a fraction`,
+  );
 }
 
 for (const backend of BACKENDS) {
@@ -93,7 +100,10 @@ for (const backend of BACKENDS) {
       for (const customer of DEMO_CUSTOMERS) {
         const customerId = uniqueId(customer.customerKey);
         assertSuccess(await postSession(h, { token }, formA(customerId, customer)));
-        const data = assertSuccess<Array<Record<string, unknown>>>(await getAccounts(h, { token }, customerId), customer.customerKey);
+        const data = assertSuccess<Array<Record<string, unknown>>>(
+          await getAccounts(h, { token }, customerId),
+          customer.customerKey,
+        );
         assert.ok(Array.isArray(data));
         assert.deepEqual(data, customer.accounts, `${customer.customerKey}: the core's records, in its order`);
         data.forEach((record, index) => {

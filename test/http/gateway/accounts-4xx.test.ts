@@ -7,7 +7,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-import { assertBadRequest, assertError, assertSuccess, formA, getAccounts, NOT_FOUND, postSession, uniqueId } from './gateway-requests.js';
+import {
+  assertBadRequest,
+  assertError,
+  assertSuccess,
+  formA,
+  getAccounts,
+  NOT_FOUND,
+  postSession,
+  uniqueId,
+} from './gateway-requests.js';
 
 for (const backend of BACKENDS) {
   describe(`GET /core/accounts 4xx (${backend.name})`, { skip: backend.skip }, () => {
@@ -34,9 +43,14 @@ for (const backend of BACKENDS) {
       ];
       for (const [why, customerId] of cases) {
         const body = assertBadRequest(await getAccounts(h, { token }, customerId), ['/customerId'], why); // a JSON Pointer
-        if (typeof customerId === 'string' && customerId.length > 0) assert.equal(JSON.stringify(body).includes(customerId), false, `${why}: not echoed`);
+        if (typeof customerId === 'string' && customerId.length > 0)
+          assert.equal(JSON.stringify(body).includes(customerId), false, `${why}: not echoed`);
       }
-      const other = await h.app.inject({ method: 'GET', url: '/core/accounts?customerid=x', headers: { authorization: `Bearer ${token}` } });
+      const other = await h.app.inject({
+        method: 'GET',
+        url: '/core/accounts?customerid=x',
+        headers: { authorization: `Bearer ${token}` },
+      });
       assertBadRequest(other, ['/customerId'], 'the parameter name is case-sensitive');
       assert.deepEqual(h.services.simulator!.stats(), stats, 'the core was not called');
     });
@@ -45,7 +59,10 @@ for (const backend of BACKENDS) {
       const stats = h.services.simulator!.stats();
       const response = await getAccounts(h, { token }, uniqueId('never-registered'));
       const body = assertError(response, NOT_FOUND);
-      assert.deepEqual({ ...body.data, requestId: typeof body.data['requestId'] }, { reason: 'customer_not_registered', requestId: 'string' });
+      assert.deepEqual(
+        { ...body.data, requestId: typeof body.data['requestId'] },
+        { reason: 'customer_not_registered', requestId: 'string' },
+      );
       assert.equal(response.headers['www-authenticate'], undefined);
       assert.deepEqual(h.services.simulator!.stats(), stats, 'the core was not called');
     });
@@ -58,7 +75,11 @@ for (const backend of BACKENDS) {
     });
 
     it('answers 404 with the envelope to unknown paths below /core, without echoing them', async () => {
-      const response = await h.app.inject({ method: 'GET', url: '/core/accounts/123-45-6789', headers: { authorization: `Bearer ${token}` } });
+      const response = await h.app.inject({
+        method: 'GET',
+        url: '/core/accounts/123-45-6789',
+        headers: { authorization: `Bearer ${token}` },
+      });
       assertError(response, NOT_FOUND);
       assert.equal(response.body.includes('123-45-6789'), false);
     });

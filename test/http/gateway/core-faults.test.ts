@@ -62,7 +62,9 @@ for (const backend of BACKENDS) {
     });
     after(() => h?.close());
 
-    async function timed(request: () => Promise<LightMyRequestResponse>): Promise<{ response: LightMyRequestResponse; ms: number }> {
+    async function timed(
+      request: () => Promise<LightMyRequestResponse>,
+    ): Promise<{ response: LightMyRequestResponse; ms: number }> {
       const started = performance.now();
       const response = await request();
       return { response, ms: performance.now() - started };
@@ -70,8 +72,16 @@ for (const backend of BACKENDS) {
 
     function assertBadGateway(response: LightMyRequestResponse, why: string): ErrorEnvelope {
       const body = assertError(response, BAD_GATEWAY, why);
-      assert.deepEqual({ ...body.data, requestId: typeof body.data['requestId'] }, { reason: 'core_failed', requestId: 'string' }, `${why}: no details of the core's failure`);
-      assert.doesNotMatch(response.body, /core_failure|fault injected|no answer within|answered 5\d\d/, `${why}: the cause is logged, not sent`);
+      assert.deepEqual(
+        { ...body.data, requestId: typeof body.data['requestId'] },
+        { reason: 'core_failed', requestId: 'string' },
+        `${why}: no details of the core's failure`,
+      );
+      assert.doesNotMatch(
+        response.body,
+        /core_failure|fault injected|no answer within|answered 5\d\d/,
+        `${why}: the cause is logged, not sent`,
+      );
       return body;
     }
 
@@ -79,7 +89,10 @@ for (const backend of BACKENDS) {
     async function assertHealthy(): Promise<void> {
       h.services.simulator!.setFaults({});
       const customerId = uniqueId('healthy');
-      assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(customerId, BOB.customerKey))), { customerId, customerKey: BOB.customerKey });
+      assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(customerId, BOB.customerKey))), {
+        customerId,
+        customerKey: BOB.customerKey,
+      });
       assert.equal((await getAccounts(h, { token }, registered)).body, expected);
     }
 
@@ -88,12 +101,18 @@ for (const backend of BACKENDS) {
       h.services.simulator!.setFaults({ latencyMs: 5_000 });
       const registration = await timed(() => postSession(h, { token }, formA(uniqueId('slow'), BOB)));
       assertBadGateway(registration.response, 'registration');
-      assert.ok(registration.ms >= TIMEOUT_MS * 0.9 && registration.ms < TIMEOUT_MS + 1_000, `registration answered after ${registration.ms} ms`);
+      assert.ok(
+        registration.ms >= TIMEOUT_MS * 0.9 && registration.ms < TIMEOUT_MS + 1_000,
+        `registration answered after ${registration.ms} ms`,
+      );
       assert.equal(await associationCount(h), rows, 'nothing stored');
 
       const accounts = await timed(() => getAccounts(h, { token }, registered));
       assertBadGateway(accounts.response, 'accounts');
-      assert.ok(accounts.ms >= TIMEOUT_MS * 0.9 && accounts.ms < TIMEOUT_MS + 1_000, `accounts answered after ${accounts.ms} ms`);
+      assert.ok(
+        accounts.ms >= TIMEOUT_MS * 0.9 && accounts.ms < TIMEOUT_MS + 1_000,
+        `accounts answered after ${accounts.ms} ms`,
+      );
       await assertHealthy();
     });
 
@@ -108,8 +127,14 @@ for (const backend of BACKENDS) {
         h.services.simulator!.setFaults({ errorRate: 1, errorStatus });
         const rows = await associationCount(h);
         const sessions = h.services.simulator!.stats().sessionsStarted;
-        assertBadGateway(await postSession(h, { token }, formA(uniqueId('failing'), BOB)), `registration, core ${errorStatus}`);
-        assertBadGateway(await postSession(h, { token }, formB(uniqueId('failing'), BOB.customerKey)), `registration by key, core ${errorStatus}`);
+        assertBadGateway(
+          await postSession(h, { token }, formA(uniqueId('failing'), BOB)),
+          `registration, core ${errorStatus}`,
+        );
+        assertBadGateway(
+          await postSession(h, { token }, formB(uniqueId('failing'), BOB.customerKey)),
+          `registration by key, core ${errorStatus}`,
+        );
         assertBadGateway(await getAccounts(h, { token }, registered), `accounts, core ${errorStatus}`);
         assert.equal(await associationCount(h), rows, 'nothing stored');
         assert.equal(h.services.simulator!.stats().sessionsStarted, sessions);
@@ -132,7 +157,11 @@ for (const backend of BACKENDS) {
         assert.equal(response.headers['retry-after'], '1', `${what}: the platform is told when to come back`);
         // The request id is random hex: it may hold the digits 429 by chance.
         const withoutRequestId = response.body.replace(String(body.data['requestId']), '');
-        assert.doesNotMatch(withoutRequestId, /core_failure|fault injected|429/, `${what}: the cause is logged, not sent`);
+        assert.doesNotMatch(
+          withoutRequestId,
+          /core_failure|fault injected|429/,
+          `${what}: the cause is logged, not sent`,
+        );
       }
       assert.equal(await associationCount(h), rows, 'nothing stored');
       assert.equal(h.services.simulator!.stats().sessionsStarted, sessions, 'no session started, none renewed');
@@ -146,8 +175,15 @@ for (const backend of BACKENDS) {
         h.services.simulator!.setFaults({ errorRate: 1, errorStatus });
         const sessions = h.services.simulator!.stats().sessionsStarted;
         assertBadGateway(await getAccounts(h, { token }, registered), `accounts, core ${errorStatus}`);
-        assertBadGateway(await postSession(h, { token }, formA(uniqueId('off-protocol'), BOB)), `registration, core ${errorStatus}`);
-        assert.equal(h.services.simulator!.stats().sessionsStarted, sessions, 'not taken for a rejected session or an unknown customer');
+        assertBadGateway(
+          await postSession(h, { token }, formA(uniqueId('off-protocol'), BOB)),
+          `registration, core ${errorStatus}`,
+        );
+        assert.equal(
+          h.services.simulator!.stats().sessionsStarted,
+          sessions,
+          'not taken for a rejected session or an unknown customer',
+        );
       }
       assert.deepEqual(await associationRow(h, platform, registered), row, 'the association is untouched');
       await assertHealthy();
@@ -161,7 +197,10 @@ for (const backend of BACKENDS) {
       for (const faults of [{ errorRate: 1, errorStatus: 500 }, { latencyMs: 5_000 }]) {
         h.services.simulator!.setFaults(faults);
         assertBadGateway(await getAccounts(h, { token }, customerId), JSON.stringify(faults));
-        assertBadGateway(await getAccounts(h, { token }, customerId), `${JSON.stringify(faults)}, again: the lease was given back`);
+        assertBadGateway(
+          await getAccounts(h, { token }, customerId),
+          `${JSON.stringify(faults)}, again: the lease was given back`,
+        );
         const after = (await associationRow(h, platform, customerId))!;
         assert.equal(after.version, row.version, 'nothing stored');
         assert.equal(after.needs_reregistration, false, 'an outage is not a forgotten customer');

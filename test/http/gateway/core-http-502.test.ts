@@ -12,10 +12,23 @@ import { after, before, describe, it } from 'node:test';
 import { HttpCoreConnector } from '../../../src/adapters/core/http-core-connector.js';
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
 import { simulatorHandler } from '../../../src/adapters/core/simulator/simulator-server.js';
-import type { CoreCallContext, CoreConnector, } from '../../../src/ports/core-connector.js';
+import type { CoreCallContext, CoreConnector } from '../../../src/ports/core-connector.js';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-import { assertError, assertSuccess, associationCount, associationRow, BAD_GATEWAY, BOB, FollowingClock, formA, formB, getAccounts, postSession, uniqueId } from './gateway-requests.js';
+import {
+  assertError,
+  assertSuccess,
+  associationCount,
+  associationRow,
+  BAD_GATEWAY,
+  BOB,
+  FollowingClock,
+  formA,
+  formB,
+  getAccounts,
+  postSession,
+  uniqueId,
+} from './gateway-requests.js';
 import type { RegistrationSubject } from '../../../src/domain/registration.js';
 
 type Misbehaviour = (res: ServerResponse, req: IncomingMessage) => void;
@@ -23,8 +36,10 @@ type Misbehaviour = (res: ServerResponse, req: IncomingMessage) => void;
 const MISBEHAVIOURS: Record<string, Misbehaviour> = {
   'an HTML page': (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in</body></html>'),
   'an HTML 401 login page': (res) => res.writeHead(401, { 'content-type': 'text/html' }).end('<html>login</html>'),
-  'a 404 without the protocol code': (res) => res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}'),
-  'JSON of another shape': (res) => res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true,"accounts":"none"}'),
+  'a 404 without the protocol code': (res) =>
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}'),
+  'JSON of another shape': (res) =>
+    res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true,"accounts":"none"}'),
   'truncated JSON': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"accounts": [{"id": '),
   'a redirect': (res) => res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' }).end(),
   'a dropped connection': (_res, req) => req.socket.destroy(),
@@ -67,7 +82,10 @@ for (const backend of BACKENDS) {
       const handler = simulatorHandler(simulator);
       server = createServer((req, res) => (misbehaviour ? misbehaviour(res, req) : handler(req, res)));
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      live = new HttpCoreConnector({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeoutMs: 300 });
+      live = new HttpCoreConnector({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        timeoutMs: 300,
+      });
       // Port 1 on loopback: nothing listens there, the connection is refused.
       unreachable = new HttpCoreConnector({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 300 });
       core = new SwitchableCore(live, [unreachable]);
@@ -105,7 +123,11 @@ for (const backend of BACKENDS) {
         const sessions = simulator.stats().sessionsStarted;
         misbehaviour = behaviour;
         try {
-          assertError(await postSession(h, { token }, formA(uniqueId('refused'), BOB)), BAD_GATEWAY, `registration: ${what}`);
+          assertError(
+            await postSession(h, { token }, formA(uniqueId('refused'), BOB)),
+            BAD_GATEWAY,
+            `registration: ${what}`,
+          );
           assertError(await getAccounts(h, { token }, registered), BAD_GATEWAY, `accounts: ${what}`);
         } finally {
           misbehaviour = undefined;
@@ -120,7 +142,11 @@ for (const backend of BACKENDS) {
     it('answers 502 when the core is unreachable, and serves again once it is back', async () => {
       core.current = unreachable;
       try {
-        assertError(await postSession(h, { token }, formB(uniqueId('unreachable'), BOB.customerKey)), BAD_GATEWAY, 'registration');
+        assertError(
+          await postSession(h, { token }, formB(uniqueId('unreachable'), BOB.customerKey)),
+          BAD_GATEWAY,
+          'registration',
+        );
         assertError(await getAccounts(h, { token }, registered), BAD_GATEWAY, 'accounts');
       } finally {
         core.current = live;

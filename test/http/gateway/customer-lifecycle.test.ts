@@ -31,9 +31,18 @@ import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-co
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
 import { adminOperations, executeAdminOperation } from '../../../src/server/admin-operations.js';
 
-function customerRequest(h: Harness, method: 'GET' | 'DELETE', token: string | undefined, customerId?: string): Promise<LightMyRequestResponse> {
+function customerRequest(
+  h: Harness,
+  method: 'GET' | 'DELETE',
+  token: string | undefined,
+  customerId?: string,
+): Promise<LightMyRequestResponse> {
   const query = customerId === undefined ? '' : `?customerId=${encodeURIComponent(customerId)}`;
-  return h.app.inject({ method, url: `/core/sessions${query}`, headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+  return h.app.inject({
+    method,
+    url: `/core/sessions${query}`,
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
 }
 
 /** A core whose `endSession` can be made to fail as if the core were down. */
@@ -61,7 +70,10 @@ for (const backend of BACKENDS) {
       tokenA = await h.token(await h.client({ platform: 'life-a' }));
       tokenB = await h.token(await h.client({ platform: 'life-b' }));
       // The outbox records an event only for a platform with a receiver that wants it.
-      await executeAdminOperation(adminOperations(h.services), 'webhooks.add', { platform: 'life-a', url: 'http://127.0.0.1:9/hooks' });
+      await executeAdminOperation(adminOperations(h.services), 'webhooks.add', {
+        platform: 'life-a',
+        url: 'http://127.0.0.1:9/hooks',
+      });
     });
     after(() => h?.close());
 
@@ -92,15 +104,27 @@ for (const backend of BACKENDS) {
           `select type, payload from webhook_events where platform = 'life-a' and type = 'customer.reregistration_required'`,
         );
         assert.equal(events.length, 1, 'one event recorded with the mark');
-        assert.deepEqual(JSON.parse(events[0]!.payload).data, { institution: 'default', platform: 'life-a', customerId });
+        assert.deepEqual(JSON.parse(events[0]!.payload).data, {
+          institution: 'default',
+          platform: 'life-a',
+          customerId,
+        });
       }
-      assertError(await postSession(h, { token: tokenA }, formB(uniqueId('again'), EVE.customerKey)), NOT_AUTHENTICATED, 'new sessions refused as unknown');
+      assertError(
+        await postSession(h, { token: tokenA }, formB(uniqueId('again'), EVE.customerKey)),
+        NOT_AUTHENTICATED,
+        'new sessions refused as unknown',
+      );
     });
 
     it('GET and DELETE 400 without a valid customerId', async () => {
       for (const method of ['GET', 'DELETE'] as const) {
         assertBadRequest(await customerRequest(h, method, tokenA), ['/customerId'], `${method} without customerId`);
-        assertBadRequest(await customerRequest(h, method, tokenA, 'has space'), ['/customerId'], `${method} with a bad customerId`);
+        assertBadRequest(
+          await customerRequest(h, method, tokenA, 'has space'),
+          ['/customerId'],
+          `${method} with a bad customerId`,
+        );
       }
     });
 
@@ -115,7 +139,11 @@ for (const backend of BACKENDS) {
     it('GET and DELETE 403 outside the client’s IP allow-list', async () => {
       const token = await h.token(await h.client({ platform: 'life-a', allowedIps: ['10.9.9.0/24'] }));
       for (const method of ['GET', 'DELETE'] as const) {
-        assertError(await customerRequest(h, method, token, 'x'), { status: 403, name: 'Forbidden', className: 'forbidden' }, method);
+        assertError(
+          await customerRequest(h, method, token, 'x'),
+          { status: 403, name: 'Forbidden', className: 'forbidden' },
+          method,
+        );
       }
     });
 
@@ -146,15 +174,27 @@ for (const backend of BACKENDS) {
       assertError(await getAccounts(h, { token: tokenA }, customerId), NOT_FOUND);
       assertError(await customerRequest(h, 'GET', tokenA, customerId), NOT_FOUND);
       assertError(await customerRequest(h, 'DELETE', tokenA, customerId), NOT_FOUND, 'a second DELETE');
-      const events = await h.services.database.query<{ payload: string }>(`select payload from webhook_events where type = 'customer.deregistered' and payload like $1`, [
-        `%"${customerId}"%`,
-      ]);
+      const events = await h.services.database.query<{ payload: string }>(
+        `select payload from webhook_events where type = 'customer.deregistered' and payload like $1`,
+        [`%"${customerId}"%`],
+      );
       assert.equal(events.length, 1);
       const body = JSON.parse(events[0]!.payload);
       assert.deepEqual(Object.keys(body).sort(), ['data', 'timestamp', 'type']);
-      assert.deepEqual(body.data, { institution: 'default', platform: 'life-a', customerId, reason: 'platform_request' });
-      assertSuccess(await postSession(h, { token: tokenA }, formB(customerId, BOB.customerKey)), 'afresh, even for another core customer');
-      const registered = await h.services.database.query(`select 1 from webhook_events where type = 'customer.registered' and payload like $1`, [`%"${customerId}"%`]);
+      assert.deepEqual(body.data, {
+        institution: 'default',
+        platform: 'life-a',
+        customerId,
+        reason: 'platform_request',
+      });
+      assertSuccess(
+        await postSession(h, { token: tokenA }, formB(customerId, BOB.customerKey)),
+        'afresh, even for another core customer',
+      );
+      const registered = await h.services.database.query(
+        `select 1 from webhook_events where type = 'customer.registered' and payload like $1`,
+        [`%"${customerId}"%`],
+      );
       assert.equal(registered.length, 2, 'each creation recorded once');
     });
 
@@ -174,7 +214,10 @@ for (const backend of BACKENDS) {
       const customerId = uniqueId('repeat');
       assertSuccess(await postSession(h, { token: tokenA }, formA(customerId, ADA)));
       assertSuccess(await postSession(h, { token: tokenA }, formA(customerId, ADA)));
-      const rows = await h.services.database.query(`select 1 from webhook_events where type = 'customer.registered' and payload like $1`, [`%"${customerId}"%`]);
+      const rows = await h.services.database.query(
+        `select 1 from webhook_events where type = 'customer.registered' and payload like $1`,
+        [`%"${customerId}"%`],
+      );
       assert.equal(rows.length, 1);
     });
 
@@ -185,10 +228,16 @@ for (const backend of BACKENDS) {
       await h.services.associationAdmin.revoke('life-a', customerId);
       assert.equal(core.ended.at(-1), delegate);
       assert.throws(() => simulator.listAccounts(delegate), /unknown or expired/);
-      const events = await h.services.database.query<{ payload: string }>(`select payload from webhook_events where type = 'customer.deregistered' and payload like $1`, [
-        `%"${customerId}"%`,
-      ]);
-      assert.deepEqual(JSON.parse(events[0]!.payload).data, { institution: 'default', platform: 'life-a', customerId, reason: 'operator_revoked' });
+      const events = await h.services.database.query<{ payload: string }>(
+        `select payload from webhook_events where type = 'customer.deregistered' and payload like $1`,
+        [`%"${customerId}"%`],
+      );
+      assert.deepEqual(JSON.parse(events[0]!.payload).data, {
+        institution: 'default',
+        platform: 'life-a',
+        customerId,
+        reason: 'operator_revoked',
+      });
     });
 
     it('writes audit rows session.read and session.deregistered', async () => {

@@ -10,13 +10,16 @@ import type { CoreCustomer, CustomerDirectory, Demographics } from '../../../src
 import { DEMO_CUSTOMERS, demoDirectory } from '../../../src/adapters/core/simulator/demo-data.js';
 import type { AccountRecord } from '../../../src/domain/account.js';
 import type { Clock } from '../../../src/ports/clock.js';
-import type { CoreCallContext, CoreConnector, CoreSession, } from '../../../src/ports/core-connector.js';
+import type { CoreCallContext, CoreConnector, CoreSession } from '../../../src/ports/core-connector.js';
 import type { Harness } from '../../support/harness.js';
 import type { RegistrationSubject } from '../../../src/domain/registration.js';
 
 /** The named demo customers (docs/core-protocol.md §7), by key. */
 export function demoCustomer(customerKey: string): CoreCustomer {
-  return DEMO_CUSTOMERS.find((customer) => customer.customerKey === customerKey) ?? assert.fail(`no demo customer ${customerKey}`);
+  return (
+    DEMO_CUSTOMERS.find((customer) => customer.customerKey === customerKey) ??
+    assert.fail(`no demo customer ${customerKey}`)
+  );
 }
 /** Three accounts. */
 export const ADA = demoCustomer('C-1001');
@@ -77,15 +80,29 @@ function headersOf(request: GatewayRequest, body: boolean): Record<string, strin
 
 /** `POST /core/sessions`; an object body is sent as JSON, a string or Buffer as is. */
 export function postSession(h: Harness, request: GatewayRequest, body?: unknown): Promise<LightMyRequestResponse> {
-  const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-  return h.app.inject({ method: 'POST', url: '/core/sessions', headers: headersOf(request, payload !== undefined), ...(payload === undefined ? {} : { payload }) });
+  const payload =
+    body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  return h.app.inject({
+    method: 'POST',
+    url: '/core/sessions',
+    headers: headersOf(request, payload !== undefined),
+    ...(payload === undefined ? {} : { payload }),
+  });
 }
 
 /** `GET /core/accounts?customerId=…`; `undefined` leaves the parameter out, a string[] repeats it. */
-export function getAccounts(h: Harness, request: GatewayRequest, customerId?: string | string[]): Promise<LightMyRequestResponse> {
+export function getAccounts(
+  h: Harness,
+  request: GatewayRequest,
+  customerId?: string | string[],
+): Promise<LightMyRequestResponse> {
   const ids = customerId === undefined ? [] : Array.isArray(customerId) ? customerId : [customerId];
   const query = ids.map((id) => `customerId=${encodeURIComponent(id)}`).join('&');
-  return h.app.inject({ method: 'GET', url: `/core/accounts${query ? `?${query}` : ''}`, headers: headersOf(request, false) });
+  return h.app.inject({
+    method: 'GET',
+    url: `/core/accounts${query ? `?${query}` : ''}`,
+    headers: headersOf(request, false),
+  });
 }
 
 const ENVELOPE_KEYS = ['className', 'code', 'data', 'message', 'name'];
@@ -180,7 +197,11 @@ export interface AssociationRow {
 }
 
 /** The stored association as a row (sealed delegate reference ID included), or undefined. */
-export async function associationRow(h: Harness, platform: string, customerId: string): Promise<AssociationRow | undefined> {
+export async function associationRow(
+  h: Harness,
+  platform: string,
+  customerId: string,
+): Promise<AssociationRow | undefined> {
   const rows = await h.services.database.query<AssociationRow>(
     'select customer_key, delegate_sealed, expires_at, needs_reregistration, version from associations where platform = $1 and customer_id = $2',
     [platform, customerId],

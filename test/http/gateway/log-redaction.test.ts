@@ -62,19 +62,32 @@ for (const backend of BACKENDS) {
         h.app.inject({
           method: 'POST',
           url: '/oauth2/token',
-          headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' },
+          headers: {
+            authorization: basic(client.id, client.secret),
+            'content-type': 'application/x-www-form-urlencoded',
+          },
           payload: body,
         });
-      const issued = (await tokenRequest('grant_type=client_credentials&scope=core%2Fmain')).json<{ access_token: string; refresh_token: string }>();
+      const issued = (await tokenRequest('grant_type=client_credentials&scope=core%2Fmain')).json<{
+        access_token: string;
+        refresh_token: string;
+      }>();
       keep('access token', issued.access_token);
       keep('refresh token', issued.refresh_token);
-      const refreshed = (await tokenRequest(`grant_type=refresh_token&refresh_token=${encodeURIComponent(issued.refresh_token)}`)).json<{
+      const refreshed = (
+        await tokenRequest(`grant_type=refresh_token&refresh_token=${encodeURIComponent(issued.refresh_token)}`)
+      ).json<{
         access_token: string;
         refresh_token: string;
       }>();
       keep('refreshed access token', refreshed.access_token);
       keep('rotated refresh token', refreshed.refresh_token);
-      assert.equal((await tokenRequest(`grant_type=refresh_token&refresh_token=${encodeURIComponent(issued.refresh_token)}`)).statusCode, 400, 'replayed');
+      assert.equal(
+        (await tokenRequest(`grant_type=refresh_token&refresh_token=${encodeURIComponent(issued.refresh_token)}`))
+          .statusCode,
+        400,
+        'replayed',
+      );
       const token = refreshed.access_token;
 
       // Personal data, in every spelling it was sent in.
@@ -101,10 +114,20 @@ for (const backend of BACKENDS) {
       simulator.expireAll();
       assertSuccess(await getAccounts(h, { token }, customerId));
       // Failing registrations: malformed, unknown to the core, another customer under the same id.
-      const malformed = await postSession(h, { token }, { demographics: { ...formA('x', ADA).demographics, socialSecurityNumber: '123-45-67890' }, registration: { customerId: uniqueId('bad') } });
+      const malformed = await postSession(
+        h,
+        { token },
+        {
+          demographics: { ...formA('x', ADA).demographics, socialSecurityNumber: '123-45-67890' },
+          registration: { customerId: uniqueId('bad') },
+        },
+      );
       assertError(malformed, { status: 400, name: 'BadRequest', className: 'bad-request' });
       keep('malformed SSN', '123-45-67890');
-      assertError(await postSession(h, { token }, formA(uniqueId('unknown'), unknownPerson, { birthDay: 'us' })), NOT_AUTHENTICATED);
+      assertError(
+        await postSession(h, { token }, formA(uniqueId('unknown'), unknownPerson, { birthDay: 'us' })),
+        NOT_AUTHENTICATED,
+      );
       assertError(await postSession(h, { token }, formA(customerId, BOB)), CONFLICT);
       assertError(await postSession(h, { token }, formB(customerId, BOB.customerKey)), CONFLICT);
       // A core outage, during a call and during a renewal.
@@ -118,7 +141,10 @@ for (const backend of BACKENDS) {
       assertSuccess(await getAccounts(h, { token }, customerId));
       // Tokens presented where they do not belong.
       assertError(await getAccounts(h, { token: issued.refresh_token }, customerId), NOT_AUTHENTICATED);
-      assertError(await getAccounts(h, { authorization: `Basic ${basic(client.id, client.secret).slice(6)}` }, customerId), NOT_AUTHENTICATED);
+      assertError(
+        await getAccounts(h, { authorization: `Basic ${basic(client.id, client.secret).slice(6)}` }, customerId),
+        NOT_AUTHENTICATED,
+      );
 
       assert.ok(core.issued.length >= 4, `${core.issued.length} delegate reference IDs issued`);
       core.issued.forEach((id, index) => keep(`delegate reference ID #${index}`, id));

@@ -21,9 +21,16 @@ const RUNS = 150;
  * every answer must be a refusal.
  */
 function nearlyValid(): fc.Arbitrary<unknown> {
-  const leaf = fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.string(), fc.constantFrom('123-45-6789', '123456789', '70001235', '1980-04-12', '04/12/1980', 'C-0000', '', ' '));
+  const leaf = fc.oneof(
+    fc.jsonValue({ maxDepth: 1 }),
+    fc.string(),
+    fc.constantFrom('123-45-6789', '123456789', '70001235', '1980-04-12', '04/12/1980', 'C-0000', '', ' '),
+  );
   const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
-  const demographics = fc.record({ socialSecurityNumber: maybe(leaf), accountNumber: maybe(leaf), birthDay: maybe(leaf) }, { requiredKeys: [] });
+  const demographics = fc.record(
+    { socialSecurityNumber: maybe(leaf), accountNumber: maybe(leaf), birthDay: maybe(leaf) },
+    { requiredKeys: [] },
+  );
   const shaped = fc.record(
     {
       demographics: fc.oneof(demographics, leaf),
@@ -33,7 +40,9 @@ function nearlyValid(): fc.Arbitrary<unknown> {
     { requiredKeys: [] },
   );
   const extra = fc.dictionary(fc.string({ maxLength: 12 }), leaf, { maxKeys: 2 });
-  return fc.tuple(shaped, fc.option(extra, { nil: undefined })).map(([value, more]) => (more ? { ...more, ...value } : value));
+  return fc
+    .tuple(shaped, fc.option(extra, { nil: undefined }))
+    .map(([value, more]) => (more ? { ...more, ...value } : value));
 }
 
 const REFUSALS: Record<string, { status: number; name: string; className: string }> = {
@@ -44,7 +53,10 @@ const REFUSALS: Record<string, { status: number; name: string; className: string
 
 /** A 4xx error envelope: 400 for what is malformed, 401 for a well-formed registration of someone the core does not know. */
 function assertRefused(response: LightMyRequestResponse, why: string): void {
-  assert.ok(response.statusCode >= 400 && response.statusCode < 500, `${response.statusCode} ${response.body} for ${why}`);
+  assert.ok(
+    response.statusCode >= 400 && response.statusCode < 500,
+    `${response.statusCode} ${response.body} for ${why}`,
+  );
   const name = String(response.json<{ name?: unknown }>().name);
   const kind = REFUSALS[name] ?? assert.fail(`unexpected ${name} (${response.statusCode}) for ${why}`);
   assertError(response, kind, why);
@@ -81,15 +93,39 @@ describe('POST /core/sessions under arbitrary input (pglite)', () => {
     const text = fc.oneof(
       fc.string(),
       fc.string({ unit: 'binary' }),
-      fc.string({ unit: fc.constantFrom('{', '}', '[', ']', '"', ':', ',', '\\', 'u', '0', ' ', 'a', '__proto__', 'constructor', 'null') }),
+      fc.string({
+        unit: fc.constantFrom(
+          '{',
+          '}',
+          '[',
+          ']',
+          '"',
+          ':',
+          ',',
+          '\\',
+          'u',
+          '0',
+          ' ',
+          'a',
+          '__proto__',
+          'constructor',
+          'null',
+        ),
+      }),
       // A valid body cut short or with something appended.
       fc.nat({ max: valid.length - 1 }).map((length) => valid.slice(0, length)),
-      fc.string().map((tail) => `${valid}${tail}`).filter((raw) => raw !== valid && !/^\s*$/.test(raw.slice(valid.length))),
+      fc
+        .string()
+        .map((tail) => `${valid}${tail}`)
+        .filter((raw) => raw !== valid && !/^\s*$/.test(raw.slice(valid.length))),
     );
     const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON');
     await fc.assert(
       fc.asyncProperty(text, contentType, async (raw, type) => {
-        await nothingStored(() => postSession(h, { token, contentType: type }, raw), `${type} ${JSON.stringify(raw).slice(0, 500)}`);
+        await nothingStored(
+          () => postSession(h, { token, contentType: type }, raw),
+          `${type} ${JSON.stringify(raw).slice(0, 500)}`,
+        );
       }),
       { numRuns: RUNS },
     );

@@ -9,7 +9,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-import { assertSuccess, associationRow, BOB, demoCustomer, formA, getAccounts, postSession, uniqueId } from './gateway-requests.js';
+import {
+  assertSuccess,
+  associationRow,
+  BOB,
+  demoCustomer,
+  formA,
+  getAccounts,
+  postSession,
+  uniqueId,
+} from './gateway-requests.js';
 
 const PARALLEL = 50;
 const TTL_SECONDS = 120;
@@ -28,7 +37,11 @@ for (const backend of BACKENDS) {
     after(() => h?.close());
 
     async function burst(customerIds: readonly string[]): Promise<string[]> {
-      const responses = await Promise.all(Array.from({ length: PARALLEL }, (_, index) => getAccounts(h, { token }, customerIds[index % customerIds.length])));
+      const responses = await Promise.all(
+        Array.from({ length: PARALLEL }, (_, index) =>
+          getAccounts(h, { token }, customerIds[index % customerIds.length]),
+        ),
+      );
       responses.forEach((response, index) => assertSuccess(response, `call ${index}`));
       return responses.map((response) => response.body);
     }
@@ -41,7 +54,10 @@ for (const backend of BACKENDS) {
       h.clock.advance(TTL_SECONDS + 5);
       const before = h.services.simulator!.stats();
       const bodies = await burst([customerId]);
-      assert.ok(bodies.every((body) => body === expected), 'every caller got the same answer');
+      assert.ok(
+        bodies.every((body) => body === expected),
+        'every caller got the same answer',
+      );
       const after = h.services.simulator!.stats();
       assert.equal(after.sessionsStarted, before.sessionsStarted + 1, 'exactly one new core session');
       assert.equal(after.accountRequests, before.accountRequests + PARALLEL, 'no rejected call, no retry');
@@ -56,17 +72,32 @@ for (const backend of BACKENDS) {
       const before = h.services.simulator!.stats();
       const bodies = await burst([customerId]);
       assert.ok(bodies.every((body) => body === expected));
-      assert.equal(h.services.simulator!.stats().sessionsStarted, before.sessionsStarted + 1, 'exactly one new core session');
+      assert.equal(
+        h.services.simulator!.stats().sessionsStarted,
+        before.sessionsStarted + 1,
+        'exactly one new core session',
+      );
     });
 
     it('renews each of several expired associations once when their calls interleave', async () => {
-      const customers = [BOB, demoCustomer('C-1003'), demoCustomer('C-1004'), demoCustomer('C-1005'), demoCustomer('C-1001')];
+      const customers = [
+        BOB,
+        demoCustomer('C-1003'),
+        demoCustomer('C-1004'),
+        demoCustomer('C-1005'),
+        demoCustomer('C-1001'),
+      ];
       const ids = customers.map(() => uniqueId('interleaved'));
-      for (const [index, customerId] of ids.entries()) assertSuccess(await postSession(h, { token }, formA(customerId, customers[index])));
+      for (const [index, customerId] of ids.entries())
+        assertSuccess(await postSession(h, { token }, formA(customerId, customers[index])));
       h.clock.advance(TTL_SECONDS + 5);
       const before = h.services.simulator!.stats().sessionsStarted;
       await burst(ids);
-      assert.equal(h.services.simulator!.stats().sessionsStarted, before + ids.length, 'one new session per association');
+      assert.equal(
+        h.services.simulator!.stats().sessionsStarted,
+        before + ids.length,
+        'one new session per association',
+      );
     });
   });
 }

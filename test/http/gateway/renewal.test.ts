@@ -43,7 +43,10 @@ for (const backend of BACKENDS) {
     let platform: string;
     before(async () => {
       h = await createHarness(backend, {
-        env: { COREGATE_SESSION_SKEW_SECONDS: String(SKEW_SECONDS), COREGATE_SIM_SESSION_TTL_SECONDS: String(TTL_SECONDS) },
+        env: {
+          COREGATE_SESSION_SKEW_SECONDS: String(SKEW_SECONDS),
+          COREGATE_SIM_SESSION_TTL_SECONDS: String(TTL_SECONDS),
+        },
       });
       const client = await h.client({ platform: 'renewal' });
       platform = client.platform;
@@ -58,7 +61,11 @@ for (const backend of BACKENDS) {
       assertSuccess(await postSession(h, { token }, formA(customerId)));
       const registeredAt = h.clock.now().getTime();
       const row0 = (await associationRow(h, platform, customerId))!;
-      assert.equal(row0.expires_at.getTime(), registeredAt + TTL_SECONDS * 1000, 'the simulator TTL from the environment');
+      assert.equal(
+        row0.expires_at.getTime(),
+        registeredAt + TTL_SECONDS * 1000,
+        'the simulator TTL from the environment',
+      );
       const original = await getAccounts(h, { token }, customerId);
       assertSuccess(original);
       const started = sessionsStarted();
@@ -76,7 +83,11 @@ for (const backend of BACKENDS) {
       const row1 = (await associationRow(h, platform, customerId))!;
       assert.equal(row1.version, row0.version + 1);
       assert.notEqual(row1.delegate_sealed, row0.delegate_sealed);
-      assert.equal(row1.expires_at.getTime(), h.clock.now().getTime() + TTL_SECONDS * 1000, 'the new expiration is stored');
+      assert.equal(
+        row1.expires_at.getTime(),
+        h.clock.now().getTime() + TTL_SECONDS * 1000,
+        'the new expiration is stored',
+      );
       assert.equal((await getAccounts(h, { token }, customerId)).body, original.body);
       assert.equal(sessionsStarted(), started + 1, 'the renewed session is used');
 
@@ -108,7 +119,11 @@ for (const backend of BACKENDS) {
       const after = h.services.simulator!.stats();
       assert.equal(after.sessionsStarted, before.sessionsStarted + 1, 'renewed once');
       assert.equal(after.accountRequests, before.accountRequests + 2, 'the rejected call and one retry');
-      assert.equal((await associationRow(h, platform, customerId))!.version, row0.version + 1, 'the new session is stored');
+      assert.equal(
+        (await associationRow(h, platform, customerId))!.version,
+        row0.version + 1,
+        'the new session is stored',
+      );
       assertSuccess(await getAccounts(h, { token }, customerId));
       assert.equal(h.services.simulator!.stats().sessionsStarted, after.sessionsStarted, 'and used from then on');
     });
@@ -153,10 +168,17 @@ for (const backend of BACKENDS) {
       try {
         const response = await getAccounts(h, { token }, customerId);
         const body = assertError(response, BAD_GATEWAY);
-        assert.deepEqual({ ...body.data, requestId: typeof body.data['requestId'] }, { reason: 'core_failed', requestId: 'string' });
+        assert.deepEqual(
+          { ...body.data, requestId: typeof body.data['requestId'] },
+          { reason: 'core_failed', requestId: 'string' },
+        );
         assert.equal(core.startSessionCalls.length, sessions + 1, 'exactly one renewal');
         assert.equal(core.listAccountsCalls.length, listings + 2, 'the first call and one retry, no loop');
-        assert.notEqual(core.listAccountsCalls.at(-1), core.listAccountsCalls.at(-2), 'the retry used the new delegate reference ID');
+        assert.notEqual(
+          core.listAccountsCalls.at(-1),
+          core.listAccountsCalls.at(-2),
+          'the retry used the new delegate reference ID',
+        );
         assert.equal(core.listAccountsCalls.at(-1), core.issued.at(-1));
       } finally {
         core.failAccounts = undefined;
@@ -179,7 +201,11 @@ for (const backend of BACKENDS) {
         assert.equal(body.data.reason, 'reregistration_required');
         assert.equal(response.headers['www-authenticate'], undefined, 'about the core, not the caller’s token');
         assert.equal(core.startSessionCalls.length, sessions + 1, 'one renewal attempt');
-        assert.deepEqual(core.startSessionCalls.at(-1), { kind: 'customerKey', customerKey: customer.customerKey }, 'renewals use the customer key');
+        assert.deepEqual(
+          core.startSessionCalls.at(-1),
+          { kind: 'customerKey', customerKey: customer.customerKey },
+          'renewals use the customer key',
+        );
         assert.equal((await associationRow(h, platform, customerId))!.needs_reregistration, true);
 
         const calls = [core.startSessionCalls.length, core.listAccountsCalls.length];
@@ -192,7 +218,11 @@ for (const backend of BACKENDS) {
           const withoutRequestId = (body: string) => body.replace(/"requestId":"[^"]*"/, '"requestId":"-"');
           assert.equal(withoutRequestId(repeated.body), withoutRequestId(response.body), 'the same answer');
         }
-        assert.deepEqual([core.startSessionCalls.length, core.listAccountsCalls.length], calls, 'the core is not called again');
+        assert.deepEqual(
+          [core.startSessionCalls.length, core.listAccountsCalls.length],
+          calls,
+          'the core is not called again',
+        );
         assert.equal(simulator.stats().sessionsStarted, stats.sessionsStarted);
 
         // Registering while the core still does not know the customer does not help.
@@ -221,7 +251,8 @@ for (const backend of BACKENDS) {
         h.clock.advance(TTL_SECONDS + 1);
         const sessions = core.startSessionCalls.length;
         const responses = await Promise.all(Array.from({ length: 50 }, () => getAccounts(h, { token }, customerId)));
-        for (const response of responses) assert.equal(assertError(response, NOT_AUTHENTICATED).data.reason, 'reregistration_required');
+        for (const response of responses)
+          assert.equal(assertError(response, NOT_AUTHENTICATED).data.reason, 'reregistration_required');
         assert.equal(core.startSessionCalls.length, sessions + 1, 'one renewal attempt, not one per caller');
       } finally {
         directory.forgotten.delete(customer.customerKey);

@@ -52,7 +52,10 @@ for (const backend of BACKENDS) {
     let platform: string;
     // The demo customers, and one with a long key.
     const clock = new FollowingClock();
-    const simulator = new CoreSimulator({ clock, customers: new CombinedDirectory([new ListDirectory([LONG_KEY]), demoDirectory()]) });
+    const simulator = new CoreSimulator({
+      clock,
+      customers: new CombinedDirectory([new ListDirectory([LONG_KEY]), demoDirectory()]),
+    });
     before(async () => {
       h = await createHarness(backend, { core: new InProcessCoreConnector(simulator) });
       clock.target = h.clock;
@@ -73,7 +76,10 @@ for (const backend of BACKENDS) {
         for (const spelling of spellings) {
           const customerId = uniqueId('form-a');
           const before = simulator.stats().sessionsStarted;
-          const data = assertSuccess<Registered>(await postSession(h, { token }, formA(customerId, customer, spelling)), JSON.stringify(spelling));
+          const data = assertSuccess<Registered>(
+            await postSession(h, { token }, formA(customerId, customer, spelling)),
+            JSON.stringify(spelling),
+          );
           assert.deepEqual(data, { customerId, customerKey: customer.customerKey }, JSON.stringify(spelling));
           assert.equal(simulator.stats().sessionsStarted, before + 1, 'one core session started');
           const row = await associationRow(h, platform, customerId);
@@ -99,7 +105,10 @@ for (const backend of BACKENDS) {
       const data = assertSuccess<Registered>(await postSession(h, { token }, formA(byDemographics, LONG_KEY)));
       assert.deepEqual(data, { customerId: byDemographics, customerKey: LONG_KEY.customerKey });
       const byKey = uniqueId('long-key');
-      assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(byKey, data.customerKey))), { customerId: byKey, customerKey: LONG_KEY.customerKey });
+      assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(byKey, data.customerKey))), {
+        customerId: byKey,
+        customerKey: LONG_KEY.customerKey,
+      });
       assertSuccess(await postSession(h, { token }, formB(byDemographics, data.customerKey)), 'idempotent by key');
       assert.equal(assertSuccess<unknown[]>(await getAccounts(h, { token }, byKey)).length, 1);
     });
@@ -118,13 +127,18 @@ for (const backend of BACKENDS) {
       const short = 'x';
       const long = `${uniqueId('long')}-`.padEnd(128, '~!#$%&*+');
       for (const customerId of [short, long]) {
-        assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(customerId))), { customerId, customerKey: ADA.customerKey });
+        assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(customerId))), {
+          customerId,
+          customerKey: ADA.customerKey,
+        });
       }
       // One rule on every endpoint: an identifier is exact, blanks around it are a 400.
       const padded = uniqueId('padded');
       const registration = await postSession(h, { token }, formB(`  ${padded} `));
       assert.equal(registration.statusCode, 400, registration.body);
-      assert.deepEqual(registration.json().data.errors, [{ path: '/registration/customerId', message: 'must be 1 to 128 printable characters without spaces' }]);
+      assert.deepEqual(registration.json().data.errors, [
+        { path: '/registration/customerId', message: 'must be 1 to 128 printable characters without spaces' },
+      ]);
       const accounts = await getAccounts(h, { token }, `  ${padded} `);
       assert.equal(accounts.statusCode, 400, accounts.body);
     });
@@ -140,7 +154,10 @@ for (const backend of BACKENDS) {
         assert.deepEqual(assertSuccess(await postSession(h, { token }, body)), first, JSON.stringify(body));
       }
       assert.equal(await associationCount(h), rowsAfterFirst, 'no row added');
-      const rows = await h.services.database.query('select 1 from associations where platform = $1 and customer_id = $2', [platform, customerId]);
+      const rows = await h.services.database.query(
+        'select 1 from associations where platform = $1 and customer_id = $2',
+        [platform, customerId],
+      );
       assert.equal(rows.length, 1);
       const row = (await associationRow(h, platform, customerId))!;
       assert.equal(row.customer_key, ADA.customerKey);
@@ -155,8 +172,13 @@ for (const backend of BACKENDS) {
     it('stores one association when the same registration arrives 20 times at once', async () => {
       const customerId = uniqueId('parallel');
       const rows = await associationCount(h);
-      const responses = await Promise.all(Array.from({ length: 20 }, (_, index) => postSession(h, { token }, index % 2 ? formB(customerId) : formA(customerId))));
-      for (const response of responses) assert.deepEqual(assertSuccess(response), { customerId, customerKey: ADA.customerKey });
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          postSession(h, { token }, index % 2 ? formB(customerId) : formA(customerId)),
+        ),
+      );
+      for (const response of responses)
+        assert.deepEqual(assertSuccess(response), { customerId, customerKey: ADA.customerKey });
       assert.equal(await associationCount(h), rows + 1, 'one row');
       assertSuccess(await getAccounts(h, { token }, customerId));
     });
@@ -164,7 +186,10 @@ for (const backend of BACKENDS) {
     it('registers one core customer under several customerIds of one platform, each with its own working session', async () => {
       const ids = [uniqueId('many'), uniqueId('many'), uniqueId('many')];
       for (const customerId of ids) {
-        assert.deepEqual(assertSuccess(await postSession(h, { token }, formA(customerId, BOB))), { customerId, customerKey: BOB.customerKey });
+        assert.deepEqual(assertSuccess(await postSession(h, { token }, formA(customerId, BOB))), {
+          customerId,
+          customerKey: BOB.customerKey,
+        });
       }
       const sealed = new Set<string>();
       for (const customerId of ids) {

@@ -11,7 +11,16 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-import { assertBadRequest, assertError, assertSuccess, associationCount, formA, formB, PAYLOAD_TOO_LARGE, postSession } from './gateway-requests.js';
+import {
+  assertBadRequest,
+  assertError,
+  assertSuccess,
+  associationCount,
+  formA,
+  formB,
+  PAYLOAD_TOO_LARGE,
+  postSession,
+} from './gateway-requests.js';
 
 const VALID = formA('c-400');
 const DEMO = VALID.demographics;
@@ -27,52 +36,172 @@ const INVALID_BODIES: Array<[string, unknown, string[]]> = [
   ['customerId null', { demographics: DEMO, registration: { customerId: null } }, ['/registration/customerId']],
   ['customerId empty', { demographics: DEMO, registration: { customerId: '' } }, ['/registration/customerId']],
   ['customerId blank', { demographics: DEMO, registration: { customerId: '   ' } }, ['/registration/customerId']],
-  ['customerId with a space inside', { demographics: DEMO, registration: { customerId: 'a b' } }, ['/registration/customerId']],
-  ['customerId with a control character', { demographics: DEMO, registration: { customerId: 'a\u0000b' } }, ['/registration/customerId']],
-  ['customerId not ASCII', { demographics: DEMO, registration: { customerId: 'kündin' } }, ['/registration/customerId']],
-  ['customerId over 128 characters', { demographics: DEMO, registration: { customerId: 'x'.repeat(129) } }, ['/registration/customerId']],
-  ['unknown field in registration', { demographics: DEMO, registration: { customerId: 'c', platform: 'p' } }, ['/registration/platform']],
+  [
+    'customerId with a space inside',
+    { demographics: DEMO, registration: { customerId: 'a b' } },
+    ['/registration/customerId'],
+  ],
+  [
+    'customerId with a control character',
+    { demographics: DEMO, registration: { customerId: 'a\u0000b' } },
+    ['/registration/customerId'],
+  ],
+  [
+    'customerId not ASCII',
+    { demographics: DEMO, registration: { customerId: 'kündin' } },
+    ['/registration/customerId'],
+  ],
+  [
+    'customerId over 128 characters',
+    { demographics: DEMO, registration: { customerId: 'x'.repeat(129) } },
+    ['/registration/customerId'],
+  ],
+  [
+    'unknown field in registration',
+    { demographics: DEMO, registration: { customerId: 'c', platform: 'p' } },
+    ['/registration/platform'],
+  ],
   ['neither demographics nor customer', { registration: { customerId: 'c' } }, ['/']],
   ['both demographics and customer', { ...VALID, customer: { customerKey: 'C-1001' } }, ['/']],
   ['unknown top-level field', { ...VALID, extra: true }, ['/extra']],
   ['demographics not an object', { demographics: '123-45-6789', registration: { customerId: 'c' } }, ['/demographics']],
   ['demographics null', { demographics: null, registration: { customerId: 'c' } }, ['/demographics']],
-  ['demographics empty', { demographics: {}, registration: { customerId: 'c' } }, ['/demographics/socialSecurityNumber', '/demographics/accountNumber', '/demographics/birthDay']],
-  ['SSN missing', { ...VALID, demographics: { ...DEMO, socialSecurityNumber: undefined } }, ['/demographics/socialSecurityNumber']],
-  ['SSN a number', { ...VALID, demographics: { ...DEMO, socialSecurityNumber: 123456789 } }, ['/demographics/socialSecurityNumber']],
-  ['SSN 8 digits', { ...VALID, demographics: { ...DEMO, socialSecurityNumber: '12345678' } }, ['/demographics/socialSecurityNumber']],
-  ['SSN 10 digits', { ...VALID, demographics: { ...DEMO, socialSecurityNumber: '123-45-67890' } }, ['/demographics/socialSecurityNumber']],
-  ['SSN with letters', { ...VALID, demographics: { ...DEMO, socialSecurityNumber: '123-45-678X' } }, ['/demographics/socialSecurityNumber']],
-  ['SSN with blanks inside', { ...VALID, demographics: { ...DEMO, socialSecurityNumber: '123 45 6789' } }, ['/demographics/socialSecurityNumber']],
-  ['SSN empty', { ...VALID, demographics: { ...DEMO, socialSecurityNumber: '' } }, ['/demographics/socialSecurityNumber']],
-  ['account number missing', { ...VALID, demographics: { ...DEMO, accountNumber: undefined } }, ['/demographics/accountNumber']],
+  [
+    'demographics empty',
+    { demographics: {}, registration: { customerId: 'c' } },
+    ['/demographics/socialSecurityNumber', '/demographics/accountNumber', '/demographics/birthDay'],
+  ],
+  [
+    'SSN missing',
+    { ...VALID, demographics: { ...DEMO, socialSecurityNumber: undefined } },
+    ['/demographics/socialSecurityNumber'],
+  ],
+  [
+    'SSN a number',
+    { ...VALID, demographics: { ...DEMO, socialSecurityNumber: 123456789 } },
+    ['/demographics/socialSecurityNumber'],
+  ],
+  [
+    'SSN 8 digits',
+    { ...VALID, demographics: { ...DEMO, socialSecurityNumber: '12345678' } },
+    ['/demographics/socialSecurityNumber'],
+  ],
+  [
+    'SSN 10 digits',
+    { ...VALID, demographics: { ...DEMO, socialSecurityNumber: '123-45-67890' } },
+    ['/demographics/socialSecurityNumber'],
+  ],
+  [
+    'SSN with letters',
+    { ...VALID, demographics: { ...DEMO, socialSecurityNumber: '123-45-678X' } },
+    ['/demographics/socialSecurityNumber'],
+  ],
+  [
+    'SSN with blanks inside',
+    { ...VALID, demographics: { ...DEMO, socialSecurityNumber: '123 45 6789' } },
+    ['/demographics/socialSecurityNumber'],
+  ],
+  [
+    'SSN empty',
+    { ...VALID, demographics: { ...DEMO, socialSecurityNumber: '' } },
+    ['/demographics/socialSecurityNumber'],
+  ],
+  [
+    'account number missing',
+    { ...VALID, demographics: { ...DEMO, accountNumber: undefined } },
+    ['/demographics/accountNumber'],
+  ],
   ['account number empty', { ...VALID, demographics: { ...DEMO, accountNumber: '' } }, ['/demographics/accountNumber']],
-  ['account number a number', { ...VALID, demographics: { ...DEMO, accountNumber: 70001234 } }, ['/demographics/accountNumber']],
-  ['account number with symbols', { ...VALID, demographics: { ...DEMO, accountNumber: '7000;1234' } }, ['/demographics/accountNumber']],
-  ['account number over 34 characters', { ...VALID, demographics: { ...DEMO, accountNumber: '7'.repeat(35) } }, ['/demographics/accountNumber']],
+  [
+    'account number a number',
+    { ...VALID, demographics: { ...DEMO, accountNumber: 70001234 } },
+    ['/demographics/accountNumber'],
+  ],
+  [
+    'account number with symbols',
+    { ...VALID, demographics: { ...DEMO, accountNumber: '7000;1234' } },
+    ['/demographics/accountNumber'],
+  ],
+  [
+    'account number over 34 characters',
+    { ...VALID, demographics: { ...DEMO, accountNumber: '7'.repeat(35) } },
+    ['/demographics/accountNumber'],
+  ],
   ['birthDay missing', { ...VALID, demographics: { ...DEMO, birthDay: undefined } }, ['/demographics/birthDay']],
-  ['birthDay with slashes the other way', { ...VALID, demographics: { ...DEMO, birthDay: '1980/04/12' } }, ['/demographics/birthDay']],
+  [
+    'birthDay with slashes the other way',
+    { ...VALID, demographics: { ...DEMO, birthDay: '1980/04/12' } },
+    ['/demographics/birthDay'],
+  ],
   ['birthDay DD.MM.YYYY', { ...VALID, demographics: { ...DEMO, birthDay: '12.04.1980' } }, ['/demographics/birthDay']],
-  ['birthDay with a time', { ...VALID, demographics: { ...DEMO, birthDay: '1980-04-12T00:00:00' } }, ['/demographics/birthDay']],
-  ['birthDay not a real date (ISO)', { ...VALID, demographics: { ...DEMO, birthDay: '1981-02-29' } }, ['/demographics/birthDay']],
-  ['birthDay not a real date (US)', { ...VALID, demographics: { ...DEMO, birthDay: '02/30/1980' } }, ['/demographics/birthDay']],
-  ['birthDay month 13 (US)', { ...VALID, demographics: { ...DEMO, birthDay: '13/01/1980' } }, ['/demographics/birthDay']],
-  ['birthDay in the future', { ...VALID, demographics: { ...DEMO, birthDay: '2030-01-01' } }, ['/demographics/birthDay']],
+  [
+    'birthDay with a time',
+    { ...VALID, demographics: { ...DEMO, birthDay: '1980-04-12T00:00:00' } },
+    ['/demographics/birthDay'],
+  ],
+  [
+    'birthDay not a real date (ISO)',
+    { ...VALID, demographics: { ...DEMO, birthDay: '1981-02-29' } },
+    ['/demographics/birthDay'],
+  ],
+  [
+    'birthDay not a real date (US)',
+    { ...VALID, demographics: { ...DEMO, birthDay: '02/30/1980' } },
+    ['/demographics/birthDay'],
+  ],
+  [
+    'birthDay month 13 (US)',
+    { ...VALID, demographics: { ...DEMO, birthDay: '13/01/1980' } },
+    ['/demographics/birthDay'],
+  ],
+  [
+    'birthDay in the future',
+    { ...VALID, demographics: { ...DEMO, birthDay: '2030-01-01' } },
+    ['/demographics/birthDay'],
+  ],
   ['birthDay today', { ...VALID, demographics: { ...DEMO, birthDay: '2026-03-01' } }, ['/demographics/birthDay']],
   ['birthDay a number', { ...VALID, demographics: { ...DEMO, birthDay: 19800412 } }, ['/demographics/birthDay']],
   ['unknown field in demographics', { ...VALID, demographics: { ...DEMO, name: 'Ada' } }, ['/demographics/name']],
   [
     'every demographic field bad at once',
-    { demographics: { socialSecurityNumber: '1', accountNumber: '', birthDay: 'yesterday' }, registration: { customerId: 'a b' } },
-    ['/demographics/socialSecurityNumber', '/demographics/accountNumber', '/demographics/birthDay', '/registration/customerId'],
+    {
+      demographics: { socialSecurityNumber: '1', accountNumber: '', birthDay: 'yesterday' },
+      registration: { customerId: 'a b' },
+    },
+    [
+      '/demographics/socialSecurityNumber',
+      '/demographics/accountNumber',
+      '/demographics/birthDay',
+      '/registration/customerId',
+    ],
   ],
   ['customer not an object', { customer: 'C-1001', registration: { customerId: 'c' } }, ['/customer']],
   ['customerKey missing', { customer: {}, registration: { customerId: 'c' } }, ['/customer/customerKey']],
-  ['customerKey a number', { customer: { customerKey: 1001 }, registration: { customerId: 'c' } }, ['/customer/customerKey']],
-  ['customerKey empty', { customer: { customerKey: '' }, registration: { customerId: 'c' } }, ['/customer/customerKey']],
-  ['customerKey with a space', { customer: { customerKey: 'C 1001' }, registration: { customerId: 'c' } }, ['/customer/customerKey']],
-  ['customerKey over 128 characters', { customer: { customerKey: 'C'.repeat(129) }, registration: { customerId: 'c' } }, ['/customer/customerKey']],
-  ['unknown field in customer', { customer: { customerKey: 'C-1001', id: 1 }, registration: { customerId: 'c' } }, ['/customer/id']],
+  [
+    'customerKey a number',
+    { customer: { customerKey: 1001 }, registration: { customerId: 'c' } },
+    ['/customer/customerKey'],
+  ],
+  [
+    'customerKey empty',
+    { customer: { customerKey: '' }, registration: { customerId: 'c' } },
+    ['/customer/customerKey'],
+  ],
+  [
+    'customerKey with a space',
+    { customer: { customerKey: 'C 1001' }, registration: { customerId: 'c' } },
+    ['/customer/customerKey'],
+  ],
+  [
+    'customerKey over 128 characters',
+    { customer: { customerKey: 'C'.repeat(129) }, registration: { customerId: 'c' } },
+    ['/customer/customerKey'],
+  ],
+  [
+    'unknown field in customer',
+    { customer: { customerKey: 'C-1001', id: 1 }, registration: { customerId: 'c' } },
+    ['/customer/id'],
+  ],
   ['a JSON array', [VALID], ['/']],
   ['a JSON string', '"hello"', ['/']],
   ['a JSON number', '42', ['/']],
@@ -113,7 +242,12 @@ for (const backend of BACKENDS) {
     it('never repeats the submitted values in a 400', async () => {
       const secrets = { socialSecurityNumber: '987-65-43210', accountNumber: 'ZZ;99887766', birthDay: '31/12/1999' };
       const response = await refused({ demographics: secrets, registration: { customerId: 'secret customer id' } });
-      assertBadRequest(response, ['/demographics/socialSecurityNumber', '/demographics/accountNumber', '/demographics/birthDay', '/registration/customerId']);
+      assertBadRequest(response, [
+        '/demographics/socialSecurityNumber',
+        '/demographics/accountNumber',
+        '/demographics/birthDay',
+        '/registration/customerId',
+      ]);
       for (const value of [...Object.values(secrets), '9876543210', 'secret customer id']) {
         assert.equal(response.body.includes(value), false, `${value} is not echoed`);
       }
@@ -137,7 +271,13 @@ for (const backend of BACKENDS) {
 
     it('answers 400 to a content type other than JSON', async () => {
       const json = JSON.stringify(VALID);
-      for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'text/json']) {
+      for (const contentType of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/xml',
+        'text/json',
+      ]) {
         const response = await refused(json, contentType);
         assertBadRequest(response, ['/'], contentType); // a JSON Pointer (the body)
       }
@@ -146,7 +286,9 @@ for (const backend of BACKENDS) {
     });
 
     it('accepts JSON with a charset parameter', async () => {
-      assertSuccess(await postSession(h, { token, contentType: 'application/json; charset=utf-8' }, formB('c-charset')));
+      assertSuccess(
+        await postSession(h, { token, contentType: 'application/json; charset=utf-8' }, formB('c-charset')),
+      );
     });
 
     it('answers 413 PayloadTooLarge to a body over 64 KiB, and not to one of exactly 64 KiB', async () => {
@@ -170,7 +312,17 @@ for (const backend of BACKENDS) {
       const rows = await associationCount(h);
       const [status, body] = await new Promise<[number, string]>((resolve, reject) => {
         const post = request(
-          { host: '127.0.0.1', port, method: 'POST', path: '/core/sessions', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/core/sessions',
+            headers: {
+              authorization: `Bearer ${token}`,
+              'content-type': 'application/json',
+              'transfer-encoding': 'chunked',
+            },
+          },
           (response) => {
             let text = '';
             response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -183,7 +335,13 @@ for (const backend of BACKENDS) {
         post.end('"}');
       });
       assert.equal(status, 413, body);
-      assert.deepEqual(JSON.parse(body), { name: 'PayloadTooLarge', className: 'payload-too-large', message: JSON.parse(body).message, code: 413, data: { reason: 'payload_too_large', requestId: JSON.parse(body).data.requestId } }); // with its reason and request id
+      assert.deepEqual(JSON.parse(body), {
+        name: 'PayloadTooLarge',
+        className: 'payload-too-large',
+        message: JSON.parse(body).message,
+        code: 413,
+        data: { reason: 'payload_too_large', requestId: JSON.parse(body).data.requestId },
+      }); // with its reason and request id
       assert.equal(await associationCount(h), rows);
     });
   });

@@ -45,7 +45,10 @@ for (const backend of BACKENDS) {
       const rows = await associationCount(h);
       for (const authorization of [undefined, '', `Basic ${Buffer.from('a:b').toString('base64')}`]) {
         const request = authorization === undefined ? {} : { authorization };
-        for (const response of [await postSession(h, request, formA(uniqueId('no-token'))), await getAccounts(h, request, customerId)]) {
+        for (const response of [
+          await postSession(h, request, formA(uniqueId('no-token'))),
+          await getAccounts(h, request, customerId),
+        ]) {
           assertError(response, NOT_AUTHENTICATED, String(authorization));
           assert.equal(response.headers['www-authenticate'], 'Bearer');
         }
@@ -58,7 +61,10 @@ for (const backend of BACKENDS) {
       const customerId = uniqueId('bad-token');
       assertSuccess(await postSession(h, { token }, formA(customerId)));
       for (const bad of ['not-a-jwt', `${token.slice(0, -3)}abc`]) {
-        for (const response of [await postSession(h, { token: bad }, formA(uniqueId('bad-token'))), await getAccounts(h, { token: bad }, customerId)]) {
+        for (const response of [
+          await postSession(h, { token: bad }, formA(uniqueId('bad-token'))),
+          await getAccounts(h, { token: bad }, customerId),
+        ]) {
           assertError(response, NOT_AUTHENTICATED, bad);
           assert.equal(response.headers['www-authenticate'], 'Bearer error="invalid_token"');
         }
@@ -83,7 +89,10 @@ for (const backend of BACKENDS) {
         h.app.inject({
           method,
           url: method === 'GET' ? `/core/accounts?customerId=${customerId}` : '/core/sessions',
-          headers: { authorization: `Bearer ${fencedToken}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+          headers: {
+            authorization: `Bearer ${fencedToken}`,
+            ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+          },
           ...(method === 'POST' ? { payload: JSON.stringify(formA(customerId)) } : {}),
           remoteAddress,
         });
@@ -112,7 +121,11 @@ for (const backend of BACKENDS) {
         const sessions = h.services.simulator!.stats().sessionsStarted;
         const response = await postSession(h, { token }, body);
         const envelope = assertError(response, NOT_AUTHENTICATED, why);
-        assert.equal(response.headers['www-authenticate'], undefined, `${why}: the caller's token is fine, no challenge`);
+        assert.equal(
+          response.headers['www-authenticate'],
+          undefined,
+          `${why}: the caller's token is fine, no challenge`,
+        );
         assert.equal(envelope.data.reason, 'customer_not_recognised', why);
         assert.equal(h.services.simulator!.stats().sessionsStarted, sessions, why);
         for (const value of ['111-22-3333', '111223333', BOB.accountNumber, '1980-04-13']) {
@@ -128,7 +141,11 @@ for (const backend of BACKENDS) {
       const before = (await associationRow(h, platform, customerId))!;
       const accountsBefore = (await getAccounts(h, { token }, customerId)).body;
       const rows = await associationCount(h);
-      for (const body of [formA(customerId, BOB), formA(customerId, BOB, { ssn: 'digits', birthDay: 'us' }), formB(customerId, BOB.customerKey)]) {
+      for (const body of [
+        formA(customerId, BOB),
+        formA(customerId, BOB, { ssn: 'digits', birthDay: 'us' }),
+        formB(customerId, BOB.customerKey),
+      ]) {
         const response = await postSession(h, { token }, body);
         const envelope = assertError(response, CONFLICT, JSON.stringify(body));
         assert.equal(response.headers['www-authenticate'], undefined);
@@ -137,37 +154,62 @@ for (const backend of BACKENDS) {
         }
         assert.equal(typeof envelope.message, 'string');
       }
-      assert.deepEqual(await associationRow(h, platform, customerId), before, 'the association is unchanged, its session included');
+      assert.deepEqual(
+        await associationRow(h, platform, customerId),
+        before,
+        'the association is unchanged, its session included',
+      );
       assert.equal(await associationCount(h), rows, 'nothing added');
-      assert.equal((await getAccounts(h, { token }, customerId)).body, accountsBefore, 'still the first customer’s accounts');
+      assert.equal(
+        (await getAccounts(h, { token }, customerId)).body,
+        accountsBefore,
+        'still the first customer’s accounts',
+      );
       // The first customer may still register again under it.
-      assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(customerId, ADA.customerKey))), { customerId, customerKey: ADA.customerKey });
+      assert.deepEqual(assertSuccess(await postSession(h, { token }, formB(customerId, ADA.customerKey))), {
+        customerId,
+        customerKey: ADA.customerKey,
+      });
     });
 
     it('ends the core session a refused Form B registration started: no orphan session at the core', async () => {
       const customerId = uniqueId('taken-b');
       assertSuccess(await postSession(h, { token }, formA(customerId, ADA)));
       const before = h.services.simulator!.stats();
-      assertError(await postSession(h, { token }, formB(customerId, BOB.customerKey)), CONFLICT, 'Form B for another core customer');
+      assertError(
+        await postSession(h, { token }, formB(customerId, BOB.customerKey)),
+        CONFLICT,
+        'Form B for another core customer',
+      );
       const after = h.services.simulator!.stats();
-      assert.equal(after.sessionsStarted, before.sessionsStarted + 1, 'the conflict is found by the statement that stores the association, after the core call');
+      assert.equal(
+        after.sessionsStarted,
+        before.sessionsStarted + 1,
+        'the conflict is found by the statement that stores the association, after the core call',
+      );
       assert.equal(after.activeSessions, before.activeSessions, 'the session it started is ended again');
     });
 
     it('lets exactly one of two core customers win a customerId registered for both at once', async () => {
       const customerId = uniqueId('race');
-      const bodies = Array.from({ length: 10 }, (_, index) => (index % 2 ? formA(customerId, ADA) : formA(customerId, BOB)));
+      const bodies = Array.from({ length: 10 }, (_, index) =>
+        index % 2 ? formA(customerId, ADA) : formA(customerId, BOB),
+      );
       const responses = await Promise.all(bodies.map((body) => postSession(h, { token }, body)));
       const row = (await associationRow(h, platform, customerId))!;
       const winner = row.customer_key;
       assert.ok(winner === ADA.customerKey || winner === BOB.customerKey);
       responses.forEach((response, index) => {
         const customerKey = index % 2 ? ADA.customerKey : BOB.customerKey;
-        if (customerKey === winner) assert.deepEqual(assertSuccess(response), { customerId, customerKey }, `request ${index}`);
+        if (customerKey === winner)
+          assert.deepEqual(assertSuccess(response), { customerId, customerKey }, `request ${index}`);
         else assertError(response, CONFLICT, `request ${index}`);
       });
       const accounts = assertSuccess<Array<{ customerKey: string }>>(await getAccounts(h, { token }, customerId));
-      assert.ok(accounts.every((account) => account.customerKey === winner), 'the winner’s accounts only');
+      assert.ok(
+        accounts.every((account) => account.customerKey === winner),
+        'the winner’s accounts only',
+      );
     });
   });
 }

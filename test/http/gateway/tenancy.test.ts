@@ -8,7 +8,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-import { ADA, assertError, assertSuccess, associationCount, associationRow, BOB, formA, formB, getAccounts, NOT_FOUND, postSession, uniqueId } from './gateway-requests.js';
+import {
+  ADA,
+  assertError,
+  assertSuccess,
+  associationCount,
+  associationRow,
+  BOB,
+  formA,
+  formB,
+  getAccounts,
+  NOT_FOUND,
+  postSession,
+  uniqueId,
+} from './gateway-requests.js';
 
 for (const backend of BACKENDS) {
   describe(`tenancy: platforms are isolated (${backend.name})`, { skip: backend.skip }, () => {
@@ -42,12 +55,29 @@ for (const backend of BACKENDS) {
 
     it('lets two platforms register the same customerId for different core customers, each seeing its own accounts', async () => {
       const customerId = uniqueId('same-id');
-      assert.deepEqual(assertSuccess(await postSession(h, { token: tokenA }, formA(customerId, ADA))), { customerId, customerKey: ADA.customerKey });
-      assert.deepEqual(assertSuccess(await postSession(h, { token: tokenB }, formA(customerId, BOB))), { customerId, customerKey: BOB.customerKey }, 'no 409 across platforms');
-      const seenByA = assertSuccess<Array<{ id: string; customerKey: string }>>(await getAccounts(h, { token: tokenA }, customerId));
-      const seenByB = assertSuccess<Array<{ id: string; customerKey: string }>>(await getAccounts(h, { token: tokenB }, customerId));
-      assert.deepEqual(seenByA.map((account) => account.id), ADA.accounts.map((account) => account.id));
-      assert.deepEqual(seenByB.map((account) => account.id), BOB.accounts.map((account) => account.id));
+      assert.deepEqual(assertSuccess(await postSession(h, { token: tokenA }, formA(customerId, ADA))), {
+        customerId,
+        customerKey: ADA.customerKey,
+      });
+      assert.deepEqual(
+        assertSuccess(await postSession(h, { token: tokenB }, formA(customerId, BOB))),
+        { customerId, customerKey: BOB.customerKey },
+        'no 409 across platforms',
+      );
+      const seenByA = assertSuccess<Array<{ id: string; customerKey: string }>>(
+        await getAccounts(h, { token: tokenA }, customerId),
+      );
+      const seenByB = assertSuccess<Array<{ id: string; customerKey: string }>>(
+        await getAccounts(h, { token: tokenB }, customerId),
+      );
+      assert.deepEqual(
+        seenByA.map((account) => account.id),
+        ADA.accounts.map((account) => account.id),
+      );
+      assert.deepEqual(
+        seenByB.map((account) => account.id),
+        BOB.accounts.map((account) => account.id),
+      );
       assert.equal((await associationRow(h, 'bank-a', customerId))?.customer_key, ADA.customerKey);
       assert.equal((await associationRow(h, 'bank-b', customerId))?.customer_key, BOB.customerKey);
       // Re-registering on one platform does not touch the other's association.
@@ -59,7 +89,11 @@ for (const backend of BACKENDS) {
     it('answers 409 only within a platform', async () => {
       const customerId = uniqueId('conflict-scope');
       assertSuccess(await postSession(h, { token: tokenA }, formA(customerId, ADA)));
-      assertError(await postSession(h, { token: tokenA2 }, formA(customerId, BOB)), { status: 409, name: 'Conflict', className: 'conflict' }, 'same platform, another client');
+      assertError(
+        await postSession(h, { token: tokenA2 }, formA(customerId, BOB)),
+        { status: 409, name: 'Conflict', className: 'conflict' },
+        'same platform, another client',
+      );
       assertSuccess(await postSession(h, { token: tokenB }, formA(customerId, BOB)), 'another platform');
     });
 
@@ -68,7 +102,10 @@ for (const backend of BACKENDS) {
       assertSuccess(await postSession(h, { token: tokenA }, formA(customerId, BOB)));
       const rows = await associationCount(h, 'bank-a');
       assertSuccess(await getAccounts(h, { token: tokenA2 }, customerId));
-      assertSuccess(await postSession(h, { token: tokenA2 }, formA(customerId, BOB)), 'idempotent across the platform’s clients');
+      assertSuccess(
+        await postSession(h, { token: tokenA2 }, formA(customerId, BOB)),
+        'idempotent across the platform’s clients',
+      );
       assert.equal(await associationCount(h, 'bank-a'), rows);
     });
 

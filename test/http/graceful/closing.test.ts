@@ -31,13 +31,18 @@ async function startedRequest(port: number, head: string): Promise<{ finish(rest
 }
 
 /** A GET on a keep-alive connection of its own, read to its end. */
-function keepAliveGet(port: number, path: string): Promise<{ status: number; connection: string | undefined; body: string }> {
+function keepAliveGet(
+  port: number,
+  path: string,
+): Promise<{ status: number; connection: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
     http
       .get({ port, host: '127.0.0.1', path, agent: new http.Agent({ keepAlive: true }) }, (response) => {
         let body = '';
         response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, body }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode!, connection: response.headers.connection, body }),
+        );
       })
       .on('error', reject);
   });
@@ -66,7 +71,10 @@ describe('requests while the app is closing', () => {
     t.after(() => h.close());
     const inFlight = keepAliveGet(port, '/test/slow');
     const gateway = await startedRequest(port, 'GET /core/accounts?customerId=c-1 HTTP/1.1\r\nHost: coregate.test\r\n');
-    const token = await startedRequest(port, 'POST /oauth2/token HTTP/1.1\r\nHost: coregate.test\r\nContent-Type: application/x-www-form-urlencoded\r\n');
+    const token = await startedRequest(
+      port,
+      'POST /oauth2/token HTTP/1.1\r\nHost: coregate.test\r\nContent-Type: application/x-www-form-urlencoded\r\n',
+    );
     await sleep(50);
 
     const closing = h.app.close();
@@ -76,12 +84,17 @@ describe('requests while the app is closing', () => {
     assert.match(gatewayAnswer, /\r\nretry-after: 1\r\n/i);
     assert.match(gatewayAnswer, /\r\nconnection: close\r\n/i);
     const envelope = JSON.parse(gatewayAnswer.slice(gatewayAnswer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
-    assert.deepEqual({ name: envelope['name'], className: envelope['className'], code: envelope['code'] }, { name: 'Unavailable', className: 'unavailable', code: 503 });
+    assert.deepEqual(
+      { name: envelope['name'], className: envelope['className'], code: envelope['code'] },
+      { name: 'Unavailable', className: 'unavailable', code: 503 },
+    );
 
     const tokenAnswer = await token.finish('Content-Length: 29\r\n\r\ngrant_type=client_credentials');
     assert.match(tokenAnswer, /^HTTP\/1\.1 503 /);
     assert.match(tokenAnswer, /\r\ncache-control: no-store\r\n/i);
-    assert.deepEqual(JSON.parse(tokenAnswer.slice(tokenAnswer.indexOf('\r\n\r\n') + 4)), { error: 'temporarily_unavailable' });
+    assert.deepEqual(JSON.parse(tokenAnswer.slice(tokenAnswer.indexOf('\r\n\r\n') + 4)), {
+      error: 'temporarily_unavailable',
+    });
 
     release();
     const answer = await inFlight;

@@ -18,12 +18,21 @@ function assertHttpsRequired(response: LightMyRequestResponse): void {
   assert.deepEqual(response.json(), { error: 'invalid_request', error_description: 'HTTPS is required' });
 }
 
-function tokenRequest(h: Harness, client: { id: string; secret: string }, remoteAddress: string, headers: Record<string, string> = {}) {
+function tokenRequest(
+  h: Harness,
+  client: { id: string; secret: string },
+  remoteAddress: string,
+  headers: Record<string, string> = {},
+) {
   return h.app.inject({
     method: 'POST',
     url: '/oauth2/token',
     remoteAddress,
-    headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    headers: {
+      authorization: basic(client.id, client.secret),
+      'content-type': 'application/x-www-form-urlencoded',
+      ...headers,
+    },
     payload: 'grant_type=client_credentials',
   });
 }
@@ -56,7 +65,10 @@ describe('token endpoint over plain HTTP, no trusted proxy (HOST=0.0.0.0 without
         method: 'POST',
         url: '/oauth2/revoke',
         remoteAddress: '203.0.113.5',
-        headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: basic(client.id, client.secret),
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         payload: 'token=x',
       }),
     );
@@ -69,7 +81,10 @@ describe('token endpoint over plain HTTP, no trusted proxy (HOST=0.0.0.0 without
   });
 
   it('still serves the discovery documents over HTTP', async () => {
-    assert.equal((await h.app.inject({ method: 'GET', url: '/.well-known/jwks.json', remoteAddress: '203.0.113.5' })).statusCode, 200);
+    assert.equal(
+      (await h.app.inject({ method: 'GET', url: '/.well-known/jwks.json', remoteAddress: '203.0.113.5' })).statusCode,
+      200,
+    );
   });
 });
 
@@ -83,7 +98,10 @@ describe('token endpoint behind listed trusted proxies (COREGATE_TRUST_PROXY=10.
   after(() => h?.close());
 
   it('accepts X-Forwarded-Proto: https from a trusted proxy', async () => {
-    const response = await tokenRequest(h, client, '10.1.2.3', { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.5' });
+    const response = await tokenRequest(h, client, '10.1.2.3', {
+      'x-forwarded-proto': 'https',
+      'x-forwarded-for': '203.0.113.5',
+    });
     assert.equal(response.statusCode, 200, response.body);
   });
 

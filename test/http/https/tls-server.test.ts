@@ -57,7 +57,12 @@ describe('serve with COREGATE_TLS_CERT_FILE and COREGATE_TLS_KEY_FILE', () => {
     certificate = selfSignedCertificate();
     dataDir = mkdtempSync(join(tmpdir(), 'coregate-tls-data-'));
     server = await startServer(
-      loadConfig(await serverEnv(dataDir, { COREGATE_TLS_CERT_FILE: certificate.certFile, COREGATE_TLS_KEY_FILE: certificate.keyFile })),
+      loadConfig(
+        await serverEnv(dataDir, {
+          COREGATE_TLS_CERT_FILE: certificate.certFile,
+          COREGATE_TLS_KEY_FILE: certificate.keyFile,
+        }),
+      ),
     );
     agent = new Agent({ connect: { ca: certificate.cert } });
   });
@@ -78,7 +83,9 @@ describe('serve with COREGATE_TLS_CERT_FILE and COREGATE_TLS_KEY_FILE', () => {
     const { status, body } = await tokenOver(server.url, { id: client.id, secret }, agent);
     assert.equal(status, 200, JSON.stringify(body));
     assert.equal(body['token_type'], 'Bearer');
-    const claims = JSON.parse(Buffer.from(String(body['access_token']).split('.')[1]!, 'base64url').toString()) as { iss: string };
+    const claims = JSON.parse(Buffer.from(String(body['access_token']).split('.')[1]!, 'base64url').toString()) as {
+      iss: string;
+    };
     assert.equal(claims.iss, server.url);
   });
 
@@ -93,7 +100,9 @@ describe('serve over plain HTTP on a non-loopback address (HOST=0.0.0.0, no TLS,
   let server: RunningServer;
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'coregate-plain-data-'));
-    server = await startServer(loadConfig(await serverEnv(dataDir, { HOST: '0.0.0.0', COREGATE_ISSUER: 'https://auth.bank.example' })));
+    server = await startServer(
+      loadConfig(await serverEnv(dataDir, { HOST: '0.0.0.0', COREGATE_ISSUER: 'https://auth.bank.example' })),
+    );
   });
   after(async () => {
     await server?.stop();

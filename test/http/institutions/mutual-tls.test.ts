@@ -11,11 +11,22 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
-import { startSimulatorServer, type RunningSimulatorServer } from '../../../src/adapters/core/simulator/simulator-server.js';
+import {
+  startSimulatorServer,
+  type RunningSimulatorServer,
+} from '../../../src/adapters/core/simulator/simulator-server.js';
 import { QUICKEST_BACKEND } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { mutualTlsFiles, type MutualTlsFiles } from '../../support/tls.js';
-import { ADA, assertError, assertSuccess, BAD_GATEWAY, formA, getAccounts, postSession } from '../gateway/gateway-requests.js';
+import {
+  ADA,
+  assertError,
+  assertSuccess,
+  BAD_GATEWAY,
+  formA,
+  getAccounts,
+  postSession,
+} from '../gateway/gateway-requests.js';
 
 const API_KEY = 'mtls-bank-api-key-never-logged';
 
@@ -31,12 +42,24 @@ describe('institutions: mutual TLS to the core', { skip: QUICKEST_BACKEND.skip }
       simulator: new CoreSimulator(),
       port: 0,
       apiKey: API_KEY,
-      tls: { cert: readFileSync(files.serverCertFile), key: readFileSync(files.serverKeyFile), ca: readFileSync(files.caFile) },
+      tls: {
+        cert: readFileSync(files.serverCertFile),
+        key: readFileSync(files.serverKeyFile),
+        ca: readFileSync(files.caFile),
+      },
     });
-    const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }));
+    const logger = pino(
+      { level: 'info' },
+      new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }),
+    );
     h = await createHarness(QUICKEST_BACKEND, { logger, env: { COREGATE_CORE_BREAKER_FAILURES: '0' } });
     const common = { coreUrl: bank.url, coreApiKey: API_KEY, coreCaFile: files.caFile, coreTimeoutMs: 2000 };
-    await h.services.institutionAdmin.add('bank-mtls', { name: 'With certificate', ...common, coreCertFile: files.clientCertFile, coreKeyFile: files.clientKeyFile });
+    await h.services.institutionAdmin.add('bank-mtls', {
+      name: 'With certificate',
+      ...common,
+      coreCertFile: files.clientCertFile,
+      coreKeyFile: files.clientKeyFile,
+    });
     await h.services.institutionAdmin.add('bank-no-cert', { name: 'Without certificate', ...common });
   });
   after(async () => {
@@ -58,7 +81,10 @@ describe('institutions: mutual TLS to the core', { skip: QUICKEST_BACKEND.skip }
     assertError(await postSession(h, { token }, formA('cust-no-cert', ADA)), BAD_GATEWAY);
     const log = lines.join('');
     const named = lines.filter((line) => line.includes('"institution":"bank-no-cert"'));
-    assert.ok(named.some((line) => line.includes('"statusCode":502') || /core/i.test(line)), `a log line names the institution:\n${log}`);
+    assert.ok(
+      named.some((line) => line.includes('"statusCode":502') || /core/i.test(line)),
+      `a log line names the institution:\n${log}`,
+    );
     assert.doesNotMatch(log, new RegExp(API_KEY), 'the API key is never logged');
   });
 });

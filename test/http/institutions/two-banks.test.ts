@@ -11,19 +11,35 @@ import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
-import { startSimulatorServer, type RunningSimulatorServer } from '../../../src/adapters/core/simulator/simulator-server.js';
+import {
+  startSimulatorServer,
+  type RunningSimulatorServer,
+} from '../../../src/adapters/core/simulator/simulator-server.js';
 import { SqlInstitutionStore } from '../../../src/adapters/store/sql-institution-store.js';
 import { AesGcmSealer } from '../../../src/adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKeys } from '../../../src/adapters/crypto/encryption-keys.js';
 import type { AccessTokenClaims } from '../../../src/ports/token-signer.js';
 import { QUICKEST_BACKEND } from '../../support/backends.js';
 import { basic, createHarness, type Harness } from '../../support/harness.js';
-import { ADA, BOB, assertError, assertSuccess, formA, getAccounts, NOT_FOUND, postSession } from '../gateway/gateway-requests.js';
+import {
+  ADA,
+  BOB,
+  assertError,
+  assertSuccess,
+  formA,
+  getAccounts,
+  NOT_FOUND,
+  postSession,
+} from '../gateway/gateway-requests.js';
 
 const UNAVAILABLE = { status: 503, name: 'Unavailable', className: 'unavailable' };
 
 async function faults(server: RunningSimulatorServer, body: Record<string, number>): Promise<void> {
-  const response = await fetch(`${server.url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${server.url}/_sim/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(response.status < 300, true, `faults: ${response.status}`);
 }
 
@@ -42,7 +58,12 @@ describe('institutions: two banks behind one gateway', { skip: QUICKEST_BACKEND.
     h = await createHarness(QUICKEST_BACKEND, {
       env: { CORE_URL: bankA.url, COREGATE_CORE_TIMEOUT_MS: '1500', COREGATE_CORE_BREAKER_FAILURES: '0' },
     });
-    await h.services.institutionAdmin.add('bank-b', { name: 'Bank B', coreUrl: bankB.url, coreApiKey: 'bank-b-api-key', coreTimeoutMs: 1000 });
+    await h.services.institutionAdmin.add('bank-b', {
+      name: 'Bank B',
+      coreUrl: bankB.url,
+      coreApiKey: 'bank-b-api-key',
+      coreTimeoutMs: 1000,
+    });
     // One platform with a client at each bank.
     clientA = await h.client({ platform: 'fintech' });
     clientB = await h.client({ platform: 'fintech', institution: 'bank-b' });
@@ -61,8 +82,14 @@ describe('institutions: two banks behind one gateway', { skip: QUICKEST_BACKEND.
   });
 
   it('registers the same customerId at both banks, each at its own core, and reads each one’s own accounts', async () => {
-    assert.deepEqual(assertSuccess(await postSession(h, { token: tokenA }, formA('shared', ADA))), { customerId: 'shared', customerKey: ADA.customerKey });
-    assert.deepEqual(assertSuccess(await postSession(h, { token: tokenB }, formA('shared', BOB))), { customerId: 'shared', customerKey: BOB.customerKey });
+    assert.deepEqual(assertSuccess(await postSession(h, { token: tokenA }, formA('shared', ADA))), {
+      customerId: 'shared',
+      customerKey: ADA.customerKey,
+    });
+    assert.deepEqual(assertSuccess(await postSession(h, { token: tokenB }, formA('shared', BOB))), {
+      customerId: 'shared',
+      customerKey: BOB.customerKey,
+    });
     const atA = assertSuccess<unknown[]>(await getAccounts(h, { token: tokenA }, 'shared'));
     const atB = assertSuccess<unknown[]>(await getAccounts(h, { token: tokenB }, 'shared'));
     assert.deepEqual(atA, ADA.accounts);
@@ -85,7 +112,11 @@ describe('institutions: two banks behind one gateway', { skip: QUICKEST_BACKEND.
 
   it('refuses (401 invalid_token) a token whose institution is not its client’s', async () => {
     const claims = decodeJwt(tokenA) as Record<string, unknown>;
-    const forged = await h.services.keyring.sign({ ...(claims as unknown as AccessTokenClaims), institution: 'bank-b', jti: 'forged-institution' });
+    const forged = await h.services.keyring.sign({
+      ...(claims as unknown as AccessTokenClaims),
+      institution: 'bank-b',
+      jti: 'forged-institution',
+    });
     const response = await getAccounts(h, { token: forged }, 'shared');
     assert.equal(response.statusCode, 401);
     assert.match(String(response.headers['www-authenticate']), /error="invalid_token"/);
@@ -101,20 +132,36 @@ describe('institutions: two banks behind one gateway', { skip: QUICKEST_BACKEND.
         assertSuccess(await getAccounts(h, { token: tokenA }, 'shared'));
         durations.push(performance.now() - started);
       }
-      assert.ok(Math.max(...durations) < 800, `bank A stays fast while bank B hangs: ${durations.map(Math.round).join(', ')} ms`);
+      assert.ok(
+        Math.max(...durations) < 800,
+        `bank A stays fast while bank B hangs: ${durations.map(Math.round).join(', ')} ms`,
+      );
       const bResponse = await slow;
       assert.equal(bResponse.statusCode, 502, 'bank B times out on its own timeout');
       await faults(bankB, { errorRate: 1 });
       assert.equal((await getAccounts(h, { token: tokenB }, 'shared')).statusCode, 502);
       assertSuccess(await getAccounts(h, { token: tokenA }, 'shared'));
       // A third bank whose core is down altogether (nothing listens): reported, never a 503.
-      await h.services.institutionAdmin.add('bank-down', { name: 'Down', coreUrl: 'http://127.0.0.1:9', coreTimeoutMs: 500 });
+      await h.services.institutionAdmin.add('bank-down', {
+        name: 'Down',
+        coreUrl: 'http://127.0.0.1:9',
+        coreTimeoutMs: 500,
+      });
       const ready = await h.app.inject({ method: 'GET', url: '/readyz' });
       assert.equal(ready.statusCode, 200, 'one bank’s outage never makes the gateway unready');
-      assert.deepEqual(ready.json(), { status: 'ok', checks: { database: 'ok', signing_key: 'ok', core: 'ok', 'core:bank-b': 'ok', 'core:bank-down': 'failed' } });
+      assert.deepEqual(ready.json(), {
+        status: 'ok',
+        checks: { database: 'ok', signing_key: 'ok', core: 'ok', 'core:bank-b': 'ok', 'core:bank-down': 'failed' },
+      });
       const metrics = await h.app.inject({ method: 'GET', url: '/metrics' });
-      assert.match(metrics.body, /coregate_core_requests_total\{institution="bank-b",operation="listAccounts",outcome="unavailable"\} [1-9]/);
-      assert.match(metrics.body, /coregate_core_requests_total\{institution="default",operation="listAccounts",outcome="ok"\} [1-9]/);
+      assert.match(
+        metrics.body,
+        /coregate_core_requests_total\{institution="bank-b",operation="listAccounts",outcome="unavailable"\} [1-9]/,
+      );
+      assert.match(
+        metrics.body,
+        /coregate_core_requests_total\{institution="default",operation="listAccounts",outcome="ok"\} [1-9]/,
+      );
     } finally {
       await faults(bankB, {});
     }
@@ -128,7 +175,10 @@ describe('institutions: two banks behind one gateway', { skip: QUICKEST_BACKEND.
     const token = await h.app.inject({
       method: 'POST',
       url: '/oauth2/token',
-      headers: { authorization: basic(clientB.id, clientB.secret), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: basic(clientB.id, clientB.secret),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       payload: 'grant_type=client_credentials',
     });
     assert.equal(token.statusCode, 400);

@@ -38,22 +38,44 @@ describe('one error code in the answer, the log line and the audit row', () => {
       `${why}: the envelope of the code's row`,
     );
     assert.equal(body.data.reason, code, `${why}: data.reason`);
-    const refused = linesOf(response).filter((line) => line['msg'] === 'request refused' || line['msg'] === 'upstream failure');
-    assert.deepEqual(refused.map((line) => line['code']), [code], `${why}: the log line`);
+    const refused = linesOf(response).filter(
+      (line) => line['msg'] === 'request refused' || line['msg'] === 'upstream failure',
+    );
+    assert.deepEqual(
+      refused.map((line) => line['code']),
+      [code],
+      `${why}: the log line`,
+    );
     await h.services.audit.drain();
     const rows = await rowsOf(h, response);
-    assert.deepEqual(rows.map((row) => row.reason), [code], `${why}: the audit row`);
+    assert.deepEqual(
+      rows.map((row) => row.reason),
+      [code],
+      `${why}: the audit row`,
+    );
   }
 
   it('for a refused registration, an unknown customer and a conflict', async () => {
     const token = await h.token(await h.client({ platform: 'one-code' }));
     const customerId = uniqueId('one-code');
 
-    await assertOneCode(await postSession(h, { token }, { registration: { customerId } }), 'invalid_request', 'invalid body');
-    await assertOneCode(await postSession(h, { token }, formB(uniqueId('one-code-unknown'), 'C-404')), 'customer_not_recognised', 'core does not know the customer');
+    await assertOneCode(
+      await postSession(h, { token }, { registration: { customerId } }),
+      'invalid_request',
+      'invalid body',
+    );
+    await assertOneCode(
+      await postSession(h, { token }, formB(uniqueId('one-code-unknown'), 'C-404')),
+      'customer_not_recognised',
+      'core does not know the customer',
+    );
     await assertOneCode(await getAccounts(h, { token }, customerId), 'customer_not_registered', 'not registered');
 
     assert.equal((await postSession(h, { token }, formA(customerId, ADA))).statusCode, 200);
-    await assertOneCode(await postSession(h, { token }, formA(customerId, BOB)), 'customer_id_taken', 'another core customer');
+    await assertOneCode(
+      await postSession(h, { token }, formA(customerId, BOB)),
+      'customer_id_taken',
+      'another core customer',
+    );
   });
 });

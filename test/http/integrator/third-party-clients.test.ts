@@ -17,7 +17,6 @@ import { pgliteBackend } from '../../support/backends.js';
 import { guideSnippet, REPOSITORY_ROOT } from '../../support/guide-snippet.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 
-
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -56,12 +55,19 @@ describe('third-party OAuth clients against a running coregate', () => {
 
   it("simple-oauth2 5's default (client_secret_post) is told to use client_secret_basic", async () => {
     const client = await h.client();
-    const oauth = new ClientCredentials({ client: { id: client.id, secret: client.secret }, auth: { tokenHost: url, tokenPath: '/oauth2/token' }, options: { authorizationMethod: 'body' } });
-    await assert.rejects(oauth.getToken({ scope: 'core/main' }), (error: { data?: { payload?: { error?: string; error_description?: string } } }) => {
-      assert.equal(error.data?.payload?.error, 'invalid_client');
-      assert.match(error.data?.payload?.error_description ?? '', /client_secret_basic/);
-      return true;
+    const oauth = new ClientCredentials({
+      client: { id: client.id, secret: client.secret },
+      auth: { tokenHost: url, tokenPath: '/oauth2/token' },
+      options: { authorizationMethod: 'body' },
     });
+    await assert.rejects(
+      oauth.getToken({ scope: 'core/main' }),
+      (error: { data?: { payload?: { error?: string; error_description?: string } } }) => {
+        assert.equal(error.data?.payload?.error, 'invalid_client');
+        assert.match(error.data?.payload?.error_description ?? '', /client_secret_basic/);
+        return true;
+      },
+    );
   });
 
   for (const library of ['oauth4webapi', 'openid-client', 'simple-oauth2']) {
@@ -76,7 +82,10 @@ describe('third-party OAuth clients against a running coregate', () => {
           timeout: 20_000,
         });
         const answer = JSON.parse(stdout.trim()) as { token_type: string; expires_in: number };
-        assert.deepEqual({ ...answer, token_type: answer.token_type.toLowerCase() }, { token_type: 'bearer', expires_in: 3600 });
+        assert.deepEqual(
+          { ...answer, token_type: answer.token_type.toLowerCase() },
+          { token_type: 'bearer', expires_in: 3600 },
+        );
       } finally {
         rmSync(file, { force: true });
       }
@@ -90,7 +99,10 @@ describe('third-party OAuth clients against a running coregate', () => {
     assert.equal(new URL(response.url).pathname, '/.well-known/openid-configuration');
     assert.equal(response.status, 404);
     await assert.rejects(oauth4webapi.processDiscoveryResponse(issuer, response));
-    const metadata = await oauth4webapi.processDiscoveryResponse(issuer, await oauth4webapi.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+    const metadata = await oauth4webapi.processDiscoveryResponse(
+      issuer,
+      await oauth4webapi.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+    );
     assert.equal(metadata.token_endpoint, `${url}/oauth2/token`);
   });
 });

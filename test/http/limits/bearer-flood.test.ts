@@ -36,7 +36,7 @@ for (const store of LIMIT_STORES) {
         headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
       });
 
-    it('answers 429 before verifying once an address has spent its budget, and admits it again at the budget\'s pace', async () => {
+    it("answers 429 before verifying once an address has spent its budget, and admits it again at the budget's pace", async () => {
       const valid = await h.token(await h.client());
       for (let i = 0; i < 3; i += 1) assert.equal((await accounts('203.0.113.40', JUNK)).statusCode, 401);
       for (let i = 0; i < 3; i += 1) assert.equal((await accounts('203.0.113.40')).statusCode, 401);
@@ -49,10 +49,14 @@ for (const store of LIMIT_STORES) {
 
       assert.equal((await accounts('198.51.100.40', valid)).statusCode, 404, 'another address is served');
       h.clock.advance(10);
-      assert.equal((await accounts('203.0.113.40', valid)).statusCode, 404, 'a valid token is served once the budget allows');
+      assert.equal(
+        (await accounts('203.0.113.40', valid)).statusCode,
+        404,
+        'a valid token is served once the budget allows',
+      );
     });
 
-    it('charges only refusals of the bearer check: a valid token\'s requests, 404s included, cost nothing', async () => {
+    it("charges only refusals of the bearer check: a valid token's requests, 404s included, cost nothing", async () => {
       const valid = await h.token(await h.client());
       for (let i = 0; i < 20; i += 1) assert.equal((await accounts('203.0.113.41', valid)).statusCode, 404);
       assert.equal((await accounts('203.0.113.41', JUNK)).statusCode, 401);

@@ -12,14 +12,26 @@ import { after, before, describe, it } from 'node:test';
 import { basic, type Harness } from '../../support/harness.js';
 import { assertOAuth429, LIMIT_STORES, onlyLimits } from './limit-stores.js';
 
-const LIMITS = onlyLimits({ COREGATE_RATE_LIMIT_AUTH_FAILURES: '5', COREGATE_RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS: '300' });
+const LIMITS = onlyLimits({
+  COREGATE_RATE_LIMIT_AUTH_FAILURES: '5',
+  COREGATE_RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS: '300',
+});
 
-function token(h: Harness, client: { id: string; secret: string }, remoteAddress: string, headers: Record<string, string> = {}) {
+function token(
+  h: Harness,
+  client: { id: string; secret: string },
+  remoteAddress: string,
+  headers: Record<string, string> = {},
+) {
   return h.app.inject({
     method: 'POST',
     url: '/oauth2/token',
     remoteAddress,
-    headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    headers: {
+      authorization: basic(client.id, client.secret),
+      'content-type': 'application/x-www-form-urlencoded',
+      ...headers,
+    },
     payload: 'grant_type=client_credentials',
   });
 }
@@ -64,7 +76,11 @@ for (const store of LIMIT_STORES) {
       assertInvalidClient(await token(h, guess, '203.0.113.66'));
       assertOAuth429(await token(h, guess, '203.0.113.66'), 60);
       h.clock.advance(60);
-      assert.equal((await token(h, client, '203.0.113.66')).statusCode, 200, 'the right secret works once the budget allows a try');
+      assert.equal(
+        (await token(h, client, '203.0.113.66')).statusCode,
+        200,
+        'the right secret works once the budget allows a try',
+      );
     });
 
     it('does not count successful authentications, nor other errors after authentication', async () => {
@@ -75,7 +91,10 @@ for (const store of LIMIT_STORES) {
           method: 'POST',
           url: '/oauth2/token',
           remoteAddress: '203.0.113.77',
-          headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' },
+          headers: {
+            authorization: basic(client.id, client.secret),
+            'content-type': 'application/x-www-form-urlencoded',
+          },
           payload: 'grant_type=password',
         });
         assert.equal(response.json().error, 'unsupported_grant_type');
@@ -90,7 +109,10 @@ for (const store of LIMIT_STORES) {
           method: 'POST',
           url: '/oauth2/revoke',
           remoteAddress: '203.0.113.88',
-          headers: { authorization: basic(guess.id, guess.secret), 'content-type': 'application/x-www-form-urlencoded' },
+          headers: {
+            authorization: basic(guess.id, guess.secret),
+            'content-type': 'application/x-www-form-urlencoded',
+          },
           payload: 'token=x',
         });
         assertInvalidClient(response);

@@ -22,7 +22,10 @@ export const LIMIT_STORES: readonly LimitStore[] = [
     skip: redisSkip,
     async harness(env, options) {
       const prefix = uniqueRedisPrefix('http');
-      const h = await createHarness(QUICKEST_BACKEND, { ...options, env: { COREGATE_REDIS_URL: REDIS_URL, COREGATE_REDIS_KEY_PREFIX: prefix, ...env } });
+      const h = await createHarness(QUICKEST_BACKEND, {
+        ...options,
+        env: { COREGATE_REDIS_URL: REDIS_URL, COREGATE_REDIS_KEY_PREFIX: prefix, ...env },
+      });
       return {
         ...h,
         async close() {

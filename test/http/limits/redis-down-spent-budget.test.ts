@@ -40,7 +40,11 @@ describe('Redis paused after an address spent its brute-force budget', { skip: r
       });
     const refused: boolean[] = [];
     for (let i = 0; i < AUTH_FAILURES + 1; i += 1) refused.push((await badAttempt()).statusCode === 429);
-    assert.deepEqual(refused, [...Array<boolean>(AUTH_FAILURES).fill(false), true], 'checked until the shared budget is spent');
+    assert.deepEqual(
+      refused,
+      [...Array<boolean>(AUTH_FAILURES).fill(false), true],
+      'checked until the shared budget is spent',
+    );
 
     redis.pause();
     const during: number[] = [];

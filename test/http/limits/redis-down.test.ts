@@ -43,7 +43,15 @@ describe('rate limits with Redis unreachable (per-process budgets)', () => {
     assert.deepEqual(statuses, [400, 400, 429, 429, 429], 'the brute-force budget holds without Redis');
     const gateway: number[] = [];
     for (let i = 0; i < 4; i += 1) {
-      gateway.push((await h.app.inject({ method: 'GET', url: '/core/accounts?customerId=nobody', headers: { authorization: `Bearer ${token}` } })).statusCode);
+      gateway.push(
+        (
+          await h.app.inject({
+            method: 'GET',
+            url: '/core/accounts?customerId=nobody',
+            headers: { authorization: `Bearer ${token}` },
+          })
+        ).statusCode,
+      );
     }
     assert.deepEqual(gateway, [404, 404, 429, 429], 'the gateway budget, per process');
     assert.ok(h.services.throttle.limiterFailures >= 3, `failures counted: ${h.services.throttle.limiterFailures}`);

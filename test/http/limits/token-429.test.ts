@@ -11,8 +11,20 @@ import { assertOAuth429, LIMIT_STORES, onlyLimits } from './limit-stores.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
-function post(h: Harness, url: string, client: { id: string; secret: string }, remoteAddress: string, payload = 'grant_type=client_credentials') {
-  return h.app.inject({ method: 'POST', url, remoteAddress, headers: { authorization: basic(client.id, client.secret), 'content-type': FORM }, payload });
+function post(
+  h: Harness,
+  url: string,
+  client: { id: string; secret: string },
+  remoteAddress: string,
+  payload = 'grant_type=client_credentials',
+) {
+  return h.app.inject({
+    method: 'POST',
+    url,
+    remoteAddress,
+    headers: { authorization: basic(client.id, client.secret), 'content-type': FORM },
+    payload,
+  });
 }
 
 for (const store of LIMIT_STORES) {
@@ -30,7 +42,11 @@ for (const store of LIMIT_STORES) {
       assertOAuth429(await post(h, '/oauth2/token', client, '203.0.113.3'), 30);
       assertOAuth429(await post(h, '/oauth2/revoke', client, '203.0.113.3', 'token=whatever'), 30);
       const other = await h.client();
-      assert.equal((await post(h, '/oauth2/token', other, '203.0.113.3')).statusCode, 200, 'another client is unaffected');
+      assert.equal(
+        (await post(h, '/oauth2/token', other, '203.0.113.3')).statusCode,
+        200,
+        'another client is unaffected',
+      );
       h.clock.advance(30);
       assert.equal((await post(h, '/oauth2/token', client, '203.0.113.1')).statusCode, 200);
     });
@@ -53,7 +69,8 @@ for (const store of LIMIT_STORES) {
 
     it('refuses an address over its budget before authenticating, whatever the client; other addresses go on', async () => {
       const clients = [await h.client(), await h.client(), await h.client(), await h.client()];
-      for (const client of clients.slice(0, 3)) assert.equal((await post(h, '/oauth2/token', client, '192.0.2.10')).statusCode, 200);
+      for (const client of clients.slice(0, 3))
+        assert.equal((await post(h, '/oauth2/token', client, '192.0.2.10')).statusCode, 200);
       assertOAuth429(await post(h, '/oauth2/token', clients[3]!, '192.0.2.10'), 20);
       assertOAuth429(await post(h, '/oauth2/token', { id: 'cg_nobody', secret: 'x' }, '192.0.2.10'), 20);
       assert.equal((await post(h, '/oauth2/token', clients[3]!, '192.0.2.11')).statusCode, 200);
@@ -61,7 +78,8 @@ for (const store of LIMIT_STORES) {
 
     it('counts an IPv6 /64 as one address', async () => {
       const client = await h.client();
-      for (let i = 1; i <= 3; i += 1) assert.equal((await post(h, '/oauth2/token', client, `2001:db8:5:6::${i}`)).statusCode, 200);
+      for (let i = 1; i <= 3; i += 1)
+        assert.equal((await post(h, '/oauth2/token', client, `2001:db8:5:6::${i}`)).statusCode, 200);
       assertOAuth429(await post(h, '/oauth2/token', client, '2001:db8:5:6:ffff::1'), 20);
       assert.equal((await post(h, '/oauth2/token', client, '2001:db8:5:7::1')).statusCode, 200);
     });

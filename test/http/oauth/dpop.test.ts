@@ -25,7 +25,11 @@ async function proofKey(): Promise<ProofKey> {
   return { privateKey, jwk, jkt: await calculateJwkThumbprint(jwk) };
 }
 
-function proof(key: ProofKey, claims: { htm: string; htu: string; accessToken?: string } & Record<string, unknown>, header: Record<string, unknown> = {}): Promise<string> {
+function proof(
+  key: ProofKey,
+  claims: { htm: string; htu: string; accessToken?: string } & Record<string, unknown>,
+  header: Record<string, unknown> = {},
+): Promise<string> {
   const { accessToken, ...rest } = claims;
   return new SignJWT({
     iat: Math.floor(Date.now() / 1000),
@@ -52,7 +56,11 @@ for (const backend of BACKENDS) {
     async function dpopToken(client: { id: string; secret: string }, key: ProofKey): Promise<Response> {
       return fetch(`${url}/oauth2/token`, {
         method: 'POST',
-        headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded', dpop: await proof(key, { htm: 'POST', htu: `${url}/oauth2/token` }) },
+        headers: {
+          authorization: basic(client.id, client.secret),
+          'content-type': 'application/x-www-form-urlencoded',
+          dpop: await proof(key, { htm: 'POST', htu: `${url}/oauth2/token` }),
+        },
         body: 'grant_type=client_credentials',
       });
     }
@@ -63,25 +71,56 @@ for (const backend of BACKENDS) {
 
     it('oauth4webapi DPoP: a DPoP token bound to its key, accepted at the gateway with protectedResourceRequest', async () => {
       const client = await h.client();
-      const as = await oauth.processDiscoveryResponse(new URL(url), await oauth.discoveryRequest(new URL(url), { algorithm: 'oauth2', ...insecure }));
+      const as = await oauth.processDiscoveryResponse(
+        new URL(url),
+        await oauth.discoveryRequest(new URL(url), { algorithm: 'oauth2', ...insecure }),
+      );
       assert.ok((as['dpop_signing_alg_values_supported'] as string[]).includes('ES256'));
       const keyPair = await oauth.generateKeyPair('ES256');
       const dpop = oauth.DPoP({}, keyPair);
       const issued = await oauth.processClientCredentialsResponse(
         as,
         { client_id: client.id },
-        await oauth.clientCredentialsGrantRequest(as, { client_id: client.id }, oauth.ClientSecretBasic(client.secret), { scope: 'core/main' }, { DPoP: dpop, ...insecure }),
+        await oauth.clientCredentialsGrantRequest(
+          as,
+          { client_id: client.id },
+          oauth.ClientSecretBasic(client.secret),
+          { scope: 'core/main' },
+          { DPoP: dpop, ...insecure },
+        ),
       );
       assert.equal(issued.token_type, 'dpop');
       assert.equal((decodeJwt(issued.access_token)['cnf'] as { jkt: string }).jkt, await dpop.calculateThumbprint());
-      const response = await oauth.protectedResourceRequest(issued.access_token, 'GET', new URL(accounts()), new Headers(), null, { DPoP: dpop, ...insecure });
+      const response = await oauth.protectedResourceRequest(
+        issued.access_token,
+        'GET',
+        new URL(accounts()),
+        new Headers(),
+        null,
+        { DPoP: dpop, ...insecure },
+      );
       assert.notEqual(response.status, 401, await response.text());
       // Another request, another proof: fine again.
-      const again = await oauth.protectedResourceRequest(issued.access_token, 'GET', new URL(accounts()), new Headers(), null, { DPoP: dpop, ...insecure });
+      const again = await oauth.protectedResourceRequest(
+        issued.access_token,
+        'GET',
+        new URL(accounts()),
+        new Headers(),
+        null,
+        { DPoP: dpop, ...insecure },
+      );
       assert.notEqual(again.status, 401);
       // A resource server on oauth4webapi accepts it too, proof and all.
-      const proofForRs = await proof({ privateKey: keyPair.privateKey, jwk: await exportJWK(keyPair.publicKey), jkt: '' }, { htm: 'GET', htu: `${url}/core/accounts`, accessToken: issued.access_token });
-      const claims = await oauth.validateJwtAccessToken(as, new Request(accounts(), { headers: { authorization: `DPoP ${issued.access_token}`, dpop: proofForRs } }), `${url}/core`, { signingAlgorithms: ['EdDSA', 'ES256'], ...insecure });
+      const proofForRs = await proof(
+        { privateKey: keyPair.privateKey, jwk: await exportJWK(keyPair.publicKey), jkt: '' },
+        { htm: 'GET', htu: `${url}/core/accounts`, accessToken: issued.access_token },
+      );
+      const claims = await oauth.validateJwtAccessToken(
+        as,
+        new Request(accounts(), { headers: { authorization: `DPoP ${issued.access_token}`, dpop: proofForRs } }),
+        `${url}/core`,
+        { signingAlgorithms: ['EdDSA', 'ES256'], ...insecure },
+      );
       assert.equal(claims.client_id, client.id);
     });
 
@@ -105,14 +144,26 @@ for (const backend of BACKENDS) {
         ['replayed', good],
         ['another method', await proof(key, { htm: 'POST', htu, accessToken: token })],
         ['another path', await proof(key, { htm: 'GET', htu: `${url}/core/sessions`, accessToken: token })],
-        ['another host', await proof(key, { htm: 'GET', htu: 'http://elsewhere.example/core/accounts', accessToken: token })],
+        [
+          'another host',
+          await proof(key, { htm: 'GET', htu: 'http://elsewhere.example/core/accounts', accessToken: token }),
+        ],
         ['no ath', await proof(key, { htm: 'GET', htu })],
         ['ath of another token', await proof(key, { htm: 'GET', htu, accessToken: `${token}x` })],
-        ['iat two minutes old', await proof(key, { htm: 'GET', htu, accessToken: token, iat: Math.floor(Date.now() / 1000) - 120 })],
-        ['iat two minutes ahead', await proof(key, { htm: 'GET', htu, accessToken: token, iat: Math.floor(Date.now() / 1000) + 120 })],
+        [
+          'iat two minutes old',
+          await proof(key, { htm: 'GET', htu, accessToken: token, iat: Math.floor(Date.now() / 1000) - 120 }),
+        ],
+        [
+          'iat two minutes ahead',
+          await proof(key, { htm: 'GET', htu, accessToken: token, iat: Math.floor(Date.now() / 1000) + 120 }),
+        ],
         ['typ JWT', await proof(key, { htm: 'GET', htu, accessToken: token }, { typ: 'JWT' })],
         ['signed by another key', await proof(other, { htm: 'GET', htu, accessToken: token })],
-        ['header jwk not the signing key', await proof(key, { htm: 'GET', htu, accessToken: token }, { jwk: other.jwk })],
+        [
+          'header jwk not the signing key',
+          await proof(key, { htm: 'GET', htu, accessToken: token }, { jwk: other.jwk }),
+        ],
         ['not a JWT', 'garbage'],
       ];
       for (const [why, text] of broken) {
@@ -121,7 +172,10 @@ for (const backend of BACKENDS) {
         assert.equal(response.headers.get('www-authenticate'), 'DPoP error="invalid_dpop_proof"', why);
       }
       const bearerToken = await h.token(client);
-      const unbound = await call(`DPoP ${bearerToken}`, await proof(key, { htm: 'GET', htu, accessToken: bearerToken }));
+      const unbound = await call(
+        `DPoP ${bearerToken}`,
+        await proof(key, { htm: 'GET', htu, accessToken: bearerToken }),
+      );
       assert.equal(unbound.status, 401, 'an unbound token under the DPoP scheme');
       assert.equal(unbound.headers.get('www-authenticate'), 'DPoP error="invalid_token"');
       assert.notEqual((await call(`Bearer ${bearerToken}`)).status, 401, 'bearer tokens work as before');
@@ -136,22 +190,48 @@ for (const backend of BACKENDS) {
     it('answers invalid_dpop_proof at the token endpoint to a bad proof, and a replayed one', async () => {
       const client = await h.client();
       const key = await proofKey();
-      const form = { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' };
-      const wrongHtu = await fetch(`${url}/oauth2/token`, { method: 'POST', headers: { ...form, dpop: await proof(key, { htm: 'POST', htu: `${url}/oauth2/revoke` }) }, body: 'grant_type=client_credentials' });
+      const form = {
+        authorization: basic(client.id, client.secret),
+        'content-type': 'application/x-www-form-urlencoded',
+      };
+      const wrongHtu = await fetch(`${url}/oauth2/token`, {
+        method: 'POST',
+        headers: { ...form, dpop: await proof(key, { htm: 'POST', htu: `${url}/oauth2/revoke` }) },
+        body: 'grant_type=client_credentials',
+      });
       assert.equal(wrongHtu.status, 400);
       assert.equal(((await wrongHtu.json()) as { error: string }).error, 'invalid_dpop_proof');
       const once = await proof(key, { htm: 'POST', htu: `${url}/oauth2/token` });
-      assert.equal((await fetch(`${url}/oauth2/token`, { method: 'POST', headers: { ...form, dpop: once }, body: 'grant_type=client_credentials' })).status, 200);
-      const replay = await fetch(`${url}/oauth2/token`, { method: 'POST', headers: { ...form, dpop: once }, body: 'grant_type=client_credentials' });
+      assert.equal(
+        (
+          await fetch(`${url}/oauth2/token`, {
+            method: 'POST',
+            headers: { ...form, dpop: once },
+            body: 'grant_type=client_credentials',
+          })
+        ).status,
+        200,
+      );
+      const replay = await fetch(`${url}/oauth2/token`, {
+        method: 'POST',
+        headers: { ...form, dpop: once },
+        body: 'grant_type=client_credentials',
+      });
       assert.equal(((await replay.json()) as { error: string }).error, 'invalid_dpop_proof');
     });
 
     it('a client registered for bound tokens gets none without a proof (invalid_request), a DPoP token with one', async () => {
-      const { client, secret } = await h.services.clientRegistry.create({ name: 'bound only', requireBoundTokens: true });
+      const { client, secret } = await h.services.clientRegistry.create({
+        name: 'bound only',
+        requireBoundTokens: true,
+      });
       const created = { id: client.id, secret };
       const plain = await fetch(`${url}/oauth2/token`, {
         method: 'POST',
-        headers: { authorization: basic(created.id, created.secret), 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: basic(created.id, created.secret),
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: 'grant_type=client_credentials',
       });
       assert.equal(plain.status, 400);

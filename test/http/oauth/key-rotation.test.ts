@@ -63,13 +63,20 @@ for (const backend of BACKENDS) {
       const retiredKid = kidOf(signedBefore);
       const { kid: activeKid, previousKeysPublishedUntil } = await h.services.keyring.rotate();
       const rotatedAt = h.clock.now().getTime();
-      assert.equal(previousKeysPublishedUntil.getTime(), rotatedAt + (ACCESS_TOKEN_TTL_SECONDS + PUBLISH_MARGIN_SECONDS) * 1000);
+      assert.equal(
+        previousKeysPublishedUntil.getTime(),
+        rotatedAt + (ACCESS_TOKEN_TTL_SECONDS + PUBLISH_MARGIN_SECONDS) * 1000,
+      );
       assert.ok((await kids()).includes(retiredKid));
 
       // The last second the retired key must be published (the cache has long lapsed).
       h.clock.advance(ACCESS_TOKEN_TTL_SECONDS + PUBLISH_MARGIN_SECONDS - 1);
       assert.ok((await kids()).includes(retiredKid), 'still published within TTL + margin');
-      await assert.rejects(h.services.keyring.verify(signedBefore, h.clock.now()), /exp|expired/i, 'its tokens are expired by now');
+      await assert.rejects(
+        h.services.keyring.verify(signedBefore, h.clock.now()),
+        /exp|expired/i,
+        'its tokens are expired by now',
+      );
 
       // Past TTL + margin but inside the 30 s cache: the cached JWKS may still list it.
       h.clock.advance(2);

@@ -35,7 +35,9 @@ describe('mutual TLS: coregate terminating TLS', () => {
   const agents: Agent[] = [];
 
   function agent(cert?: { certFile: string; keyFile: string }): Agent {
-    const made = new Agent({ connect: { ca, ...(cert ? { cert: readFileSync(cert.certFile), key: readFileSync(cert.keyFile) } : {}) } });
+    const made = new Agent({
+      connect: { ca, ...(cert ? { cert: readFileSync(cert.certFile), key: readFileSync(cert.keyFile) } : {}) },
+    });
     agents.push(made);
     return made;
   }
@@ -49,8 +51,19 @@ describe('mutual TLS: coregate terminating TLS', () => {
     const port = await freePort();
     url = `https://127.0.0.1:${port}`;
     h = await createHarness(pgliteBackend, {
-      env: { COREGATE_ISSUER: url, COREGATE_TLS_CERT_FILE: files.serverCertFile, COREGATE_TLS_KEY_FILE: files.serverKeyFile, COREGATE_TLS_CLIENT_CA_FILE: files.caFile },
-      app: { tls: { cert: readFileSync(files.serverCertFile), key: readFileSync(files.serverKeyFile), clientCa: readFileSync(files.caFile) } },
+      env: {
+        COREGATE_ISSUER: url,
+        COREGATE_TLS_CERT_FILE: files.serverCertFile,
+        COREGATE_TLS_KEY_FILE: files.serverKeyFile,
+        COREGATE_TLS_CLIENT_CA_FILE: files.caFile,
+      },
+      app: {
+        tls: {
+          cert: readFileSync(files.serverCertFile),
+          key: readFileSync(files.serverKeyFile),
+          clientCa: readFileSync(files.caFile),
+        },
+      },
     });
     await h.app.listen({ port, host: '127.0.0.1' });
   });
@@ -61,7 +74,10 @@ describe('mutual TLS: coregate terminating TLS', () => {
     selfSigned?.remove();
   });
 
-  async function token(clientId: string, dispatcher: Agent): Promise<{ status: number; body: Record<string, unknown> }> {
+  async function token(
+    clientId: string,
+    dispatcher: Agent,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
     const response = await undiciFetch(`${url}/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -72,41 +88,70 @@ describe('mutual TLS: coregate terminating TLS', () => {
   }
 
   async function gateway(accessToken: string, dispatcher: Agent): Promise<number> {
-    const response = await undiciFetch(`${url}/core/accounts?customerId=nobody`, { headers: { authorization: `Bearer ${accessToken}` }, dispatcher });
+    const response = await undiciFetch(`${url}/core/accounts?customerId=nobody`, {
+      headers: { authorization: `Bearer ${accessToken}` },
+      dispatcher,
+    });
     await response.arrayBuffer();
     return response.status;
   }
 
   it('announces the certificate methods and certificate-bound tokens', async () => {
-    const metadata = (await (await undiciFetch(`${url}/.well-known/oauth-authorization-server`, { dispatcher: agent() })).json()) as Record<string, unknown>;
+    const metadata = (await (
+      await undiciFetch(`${url}/.well-known/oauth-authorization-server`, { dispatcher: agent() })
+    ).json()) as Record<string, unknown>;
     assert.ok((metadata['token_endpoint_auth_methods_supported'] as string[]).includes('tls_client_auth'));
     assert.ok((metadata['token_endpoint_auth_methods_supported'] as string[]).includes('self_signed_tls_client_auth'));
     assert.equal(metadata['tls_client_certificate_bound_access_tokens'], true);
   });
 
   it('tls_client_auth: the CA-issued certificate with the registered subject DN; nothing else', async () => {
-    const { client } = await h.services.clientRegistry.create({ name: 'mtls', authMethod: 'tls_client_auth', tlsSubjectDn: 'CN=coregate' });
+    const { client } = await h.services.clientRegistry.create({
+      name: 'mtls',
+      authMethod: 'tls_client_auth',
+      tlsSubjectDn: 'CN=coregate',
+    });
     const issued = await token(client.id, agent(caIssued()));
     assert.equal(issued.status, 200, JSON.stringify(issued.body));
     assert.equal(issued.body['token_type'], 'Bearer');
     assert.equal((await token(client.id, agent())).body['error'], 'invalid_client', 'no certificate');
-    assert.equal((await token(client.id, agent(ownCertificate()))).body['error'], 'invalid_client', 'a certificate the CA did not issue');
-    const { client: other } = await h.services.clientRegistry.create({ name: 'mtls other', authMethod: 'tls_client_auth', tlsSubjectDn: 'CN=someone else' });
+    assert.equal(
+      (await token(client.id, agent(ownCertificate()))).body['error'],
+      'invalid_client',
+      'a certificate the CA did not issue',
+    );
+    const { client: other } = await h.services.clientRegistry.create({
+      name: 'mtls other',
+      authMethod: 'tls_client_auth',
+      tlsSubjectDn: 'CN=someone else',
+    });
     assert.equal((await token(other.id, agent(caIssued()))).body['error'], 'invalid_client', 'another subject');
   });
 
   it('self_signed_tls_client_auth: exactly the certificate in the registered JWKS', async () => {
-    const { client } = await h.services.clientRegistry.create({ name: 'self-signed', authMethod: 'self_signed_tls_client_auth', jwks: certificateJwks(selfSigned.cert) });
+    const { client } = await h.services.clientRegistry.create({
+      name: 'self-signed',
+      authMethod: 'self_signed_tls_client_auth',
+      jwks: certificateJwks(selfSigned.cert),
+    });
     assert.equal((await token(client.id, agent(ownCertificate()))).status, 200);
     assert.equal((await token(client.id, agent(caIssued()))).body['error'], 'invalid_client', 'another certificate');
   });
 
   it('certificate-bound tokens: cnf x5t#S256, admitted with the certificate, refused without it or with another', async () => {
-    const { client } = await h.services.clientRegistry.create({ name: 'bound', authMethod: 'tls_client_auth', tlsSubjectDn: 'CN=coregate', requireBoundTokens: true });
+    const { client } = await h.services.clientRegistry.create({
+      name: 'bound',
+      authMethod: 'tls_client_auth',
+      tlsSubjectDn: 'CN=coregate',
+      requireBoundTokens: true,
+    });
     const issued = await token(client.id, agent(caIssued()));
     assert.equal(issued.status, 200, JSON.stringify(issued.body));
     const accessToken = String(issued.body['access_token']);
-    assert.equal((decodeJwt(accessToken)['cnf'] as Record<string, string>)['x5t#S256'], thumbprint(readFileSync(files.clientCertFile, 'utf8')));
+    assert.equal(
+      (decodeJwt(accessToken)['cnf'] as Record<string, string>)['x5t#S256'],
+      thumbprint(readFileSync(files.clientCertFile, 'utf8')),
+    );
     assert.notEqual(await gateway(accessToken, agent(caIssued())), 401, 'the same certificate');
     assert.equal(await gateway(accessToken, agent()), 401, 'no certificate');
     assert.equal(await gateway(accessToken, agent(ownCertificate())), 401, 'another certificate');
@@ -119,7 +164,11 @@ describe('mutual TLS: a proxy passing the client certificate in a header', () =>
   before(async () => {
     files = mutualTlsFiles();
     h = await createHarness(pgliteBackend, {
-      env: { COREGATE_TLS_CLIENT_CERT_HEADER: 'X-Client-Cert', COREGATE_TRUST_PROXY: '127.0.0.1', COREGATE_TLS_CLIENT_CA_FILE: files.caFile },
+      env: {
+        COREGATE_TLS_CLIENT_CERT_HEADER: 'X-Client-Cert',
+        COREGATE_TRUST_PROXY: '127.0.0.1',
+        COREGATE_TLS_CLIENT_CA_FILE: files.caFile,
+      },
     });
     // The certificates were made now: their validity is read on the harness's clock.
     h.clock.set(new Date());
@@ -134,24 +183,51 @@ describe('mutual TLS: a proxy passing the client certificate in a header', () =>
       method: 'POST',
       url: '/oauth2/token',
       remoteAddress,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(certificate ? { 'x-client-cert': encodeURIComponent(certificate) } : {}) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(certificate ? { 'x-client-cert': encodeURIComponent(certificate) } : {}),
+      },
       payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId }).toString(),
     });
   }
 
   it('believes the header from the trusted proxy only, and binds the token to that certificate', async () => {
-    const { client } = await h.services.clientRegistry.create({ name: 'behind proxy', authMethod: 'tls_client_auth', tlsSubjectDn: 'CN=coregate', requireBoundTokens: true });
+    const { client } = await h.services.clientRegistry.create({
+      name: 'behind proxy',
+      authMethod: 'tls_client_auth',
+      tlsSubjectDn: 'CN=coregate',
+      requireBoundTokens: true,
+    });
     const pem = readFileSync(files.clientCertFile, 'utf8');
     const fromProxy = await tokenVia(client.id, '127.0.0.1', pem);
     assert.equal(fromProxy.statusCode, 200, fromProxy.body);
-    assert.equal((decodeJwt(fromProxy.json<{ access_token: string }>().access_token)['cnf'] as Record<string, string>)['x5t#S256'], thumbprint(pem));
+    assert.equal(
+      (decodeJwt(fromProxy.json<{ access_token: string }>().access_token)['cnf'] as Record<string, string>)['x5t#S256'],
+      thumbprint(pem),
+    );
     const fromElsewhere = await tokenVia(client.id, '198.51.100.7', pem);
-    assert.equal(fromElsewhere.json<{ error: string }>().error, 'invalid_client', 'the same header from an untrusted address');
-    assert.equal((await tokenVia(client.id, '127.0.0.1')).json<{ error: string }>().error, 'invalid_client', 'no certificate');
+    assert.equal(
+      fromElsewhere.json<{ error: string }>().error,
+      'invalid_client',
+      'the same header from an untrusted address',
+    );
+    assert.equal(
+      (await tokenVia(client.id, '127.0.0.1')).json<{ error: string }>().error,
+      'invalid_client',
+      'no certificate',
+    );
     const selfSigned = selfSignedCertificate('CN-coregate-imitation');
     try {
-      const { client: imitated } = await h.services.clientRegistry.create({ name: 'imitated', authMethod: 'tls_client_auth', tlsSubjectDn: 'CN=CN-coregate-imitation' });
-      assert.equal((await tokenVia(imitated.id, '127.0.0.1', selfSigned.cert)).json<{ error: string }>().error, 'invalid_client', 'a certificate the CA did not issue');
+      const { client: imitated } = await h.services.clientRegistry.create({
+        name: 'imitated',
+        authMethod: 'tls_client_auth',
+        tlsSubjectDn: 'CN=CN-coregate-imitation',
+      });
+      assert.equal(
+        (await tokenVia(imitated.id, '127.0.0.1', selfSigned.cert)).json<{ error: string }>().error,
+        'invalid_client',
+        'a certificate the CA did not issue',
+      );
     } finally {
       selfSigned.remove();
     }

@@ -11,7 +11,13 @@ const FORM = 'application/x-www-form-urlencoded';
 export const OAUTH_CONTENT_TYPE = 'application/json;charset=UTF-8';
 
 /** The token endpoint's error codes, exactly those of docs/behaviour.md#token-errors. */
-export const TOKEN_ERROR_CODES = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type'] as const;
+export const TOKEN_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+] as const;
 export type TokenErrorCode = (typeof TOKEN_ERROR_CODES)[number];
 
 export interface TestClient {
@@ -37,9 +43,16 @@ function encode(body: Form | Buffer | undefined): string | Buffer {
   return new URLSearchParams(body as Record<string, string>).toString();
 }
 
-function postOAuth(h: Harness, url: '/oauth2/token' | '/oauth2/revoke', request: OAuthPost): Promise<LightMyRequestResponse> {
+function postOAuth(
+  h: Harness,
+  url: '/oauth2/token' | '/oauth2/revoke',
+  request: OAuthPost,
+): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = {};
-  const authorization = request.authorization !== undefined ? request.authorization : request.client && basic(request.client.id, request.client.secret);
+  const authorization =
+    request.authorization !== undefined
+      ? request.authorization
+      : request.client && basic(request.client.id, request.client.secret);
   if (authorization != null) headers['authorization'] = authorization;
   const contentType = request.contentType === undefined ? FORM : request.contentType;
   if (contentType !== null) headers['content-type'] = contentType;
@@ -87,12 +100,21 @@ export function assertIssued(response: LightMyRequestResponse, why = ''): Issued
 }
 
 /** A successful client_credentials grant. */
-export async function clientCredentials(h: Harness, client: TestClient, form: Record<string, string> = {}): Promise<IssuedTokens> {
+export async function clientCredentials(
+  h: Harness,
+  client: TestClient,
+  form: Record<string, string> = {},
+): Promise<IssuedTokens> {
   return assertIssued(await postToken(h, { client, body: { grant_type: 'client_credentials', ...form } }));
 }
 
 /** A refresh_token grant, whatever its outcome. */
-export function refresh(h: Harness, client: TestClient, refreshToken: string, form: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export function refresh(
+  h: Harness,
+  client: TestClient,
+  refreshToken: string,
+  form: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   return postToken(h, { client, body: { grant_type: 'refresh_token', refresh_token: refreshToken, ...form } });
 }
 

@@ -36,39 +36,74 @@ for (const backend of BACKENDS) {
       const { publicKey, privateKey } = await generateKeyPair(alg === 'Ed25519' ? 'EdDSA' : alg, { extractable: true });
       const kid = randomUUID();
       const jwks = { keys: [...extra, { ...(await exportJWK(publicKey)), kid, use: 'sig' }] };
-      const { client, secret } = await h.services.clientRegistry.create({ name: `keys ${alg}`, authMethod: 'private_key_jwt', jwks });
+      const { client, secret } = await h.services.clientRegistry.create({
+        name: `keys ${alg}`,
+        authMethod: 'private_key_jwt',
+        jwks,
+      });
       assert.equal(secret, undefined, 'no secret is made');
       assert.equal(client.authMethod, 'private_key_jwt');
       return { id: client.id, privateKey, kid, alg };
     }
 
-    function assertion(client: KeyClient, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}): Promise<string> {
+    function assertion(
+      client: KeyClient,
+      claims: Record<string, unknown> = {},
+      header: Record<string, unknown> = {},
+    ): Promise<string> {
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ iss: client.id, sub: client.id, aud: url, jti: randomUUID(), iat: now, exp: now + 60, ...claims })
+      return new SignJWT({
+        iss: client.id,
+        sub: client.id,
+        aud: url,
+        jti: randomUUID(),
+        iat: now,
+        exp: now + 60,
+        ...claims,
+      })
         .setProtectedHeader({ alg: client.alg, kid: client.kid, ...header })
         .sign(client.privateKey);
     }
 
-    async function post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-      const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
+    async function post(
+      path: string,
+      form: Record<string, string>,
+      headers: Record<string, string> = {},
+    ): Promise<{ status: number; body: Record<string, unknown> }> {
+      const response = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(form),
+      });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     }
 
     function tokenWith(clientAssertion: string, extra: Record<string, string> = {}) {
-      return post('/oauth2/token', { grant_type: 'client_credentials', client_assertion_type: JWT_BEARER, client_assertion: clientAssertion, ...extra });
+      return post('/oauth2/token', {
+        grant_type: 'client_credentials',
+        client_assertion_type: JWT_BEARER,
+        client_assertion: clientAssertion,
+        ...extra,
+      });
     }
 
     async function gatewayStatus(token: string): Promise<number> {
-      const response = await fetch(`${url}/core/accounts?customerId=nobody`, { headers: { authorization: `Bearer ${token}` } });
+      const response = await fetch(`${url}/core/accounts?customerId=nobody`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       await response.arrayBuffer();
       return response.status;
     }
 
     it('announces the method and its algorithms in the metadata', async () => {
-      const metadata = (await (await fetch(`${url}/.well-known/oauth-authorization-server`)).json()) as Record<string, string[]>;
+      const metadata = (await (await fetch(`${url}/.well-known/oauth-authorization-server`)).json()) as Record<
+        string,
+        string[]
+      >;
       assert.ok(metadata['token_endpoint_auth_methods_supported']!.includes('client_secret_basic'));
       assert.ok(metadata['token_endpoint_auth_methods_supported']!.includes('private_key_jwt'));
-      for (const alg of ['EdDSA', 'Ed25519', 'ES256', 'PS256']) assert.ok(metadata['token_endpoint_auth_signing_alg_values_supported']!.includes(alg), alg);
+      for (const alg of ['EdDSA', 'Ed25519', 'ES256', 'PS256'])
+        assert.ok(metadata['token_endpoint_auth_signing_alg_values_supported']!.includes(alg), alg);
       assert.ok(!metadata['token_endpoint_auth_signing_alg_values_supported']!.includes('HS256'));
       assert.ok(metadata['revocation_endpoint_auth_methods_supported']!.includes('private_key_jwt'));
     });
@@ -77,23 +112,38 @@ for (const backend of BACKENDS) {
       it(`oauth4webapi PrivateKeyJwt with an ${alg} key: a token, then its revocation at the revocation endpoint`, async () => {
         const created = await keyClient(alg);
         const insecure = { [oauth.allowInsecureRequests]: true } as const;
-        const as = await oauth.processDiscoveryResponse(new URL(url), await oauth.discoveryRequest(new URL(url), { algorithm: 'oauth2', ...insecure }));
+        const as = await oauth.processDiscoveryResponse(
+          new URL(url),
+          await oauth.discoveryRequest(new URL(url), { algorithm: 'oauth2', ...insecure }),
+        );
         const client: oauth.Client = { client_id: created.id };
         const auth = oauth.PrivateKeyJwt({ key: created.privateKey, kid: created.kid });
-        const issued = await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, auth, { scope: 'core/main' }, insecure));
+        const issued = await oauth.processClientCredentialsResponse(
+          as,
+          client,
+          await oauth.clientCredentialsGrantRequest(as, client, auth, { scope: 'core/main' }, insecure),
+        );
         assert.equal(issued.token_type, 'bearer');
         assert.notEqual(await gatewayStatus(issued.access_token), 401);
-        await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, issued.access_token, insecure));
+        await oauth.processRevocationResponse(
+          await oauth.revocationRequest(as, client, auth, issued.access_token, insecure),
+        );
         assert.equal(await gatewayStatus(issued.access_token), 401, 'revoked');
       });
     }
 
     it('openid-client 6 with PrivateKeyJwt, unchanged', async () => {
       const created = await keyClient('ES256');
-      const config = await openid.discovery(new URL(url), created.id, undefined, openid.PrivateKeyJwt({ key: created.privateKey, kid: created.kid }), {
-        algorithm: 'oauth2',
-        execute: [openid.allowInsecureRequests],
-      });
+      const config = await openid.discovery(
+        new URL(url),
+        created.id,
+        undefined,
+        openid.PrivateKeyJwt({ key: created.privateKey, kid: created.kid }),
+        {
+          algorithm: 'oauth2',
+          execute: [openid.allowInsecureRequests],
+        },
+      );
       const tokens = await openid.clientCredentialsGrant(config, { scope: 'core/main' });
       assert.equal(tokens.token_type, 'bearer');
       assert.notEqual(await gatewayStatus(tokens.access_token), 401);
@@ -121,9 +171,22 @@ for (const backend of BACKENDS) {
         ['iss another client', await assertion(created, { iss: 'cg_someoneElse00000000' })],
         ['no jti', await assertion(created, { jti: undefined })],
         ['unknown kid', await assertion(created, {}, { kid: 'not-registered' })],
-        ['alg none', new UnsecuredJWT({ iss: created.id, sub: created.id, aud: url, jti: randomUUID(), exp: now + 60 }).encode()],
-        ['HS256', await new SignJWT({ iss: created.id, sub: created.id, aud: url, jti: randomUUID(), exp: now + 60 }).setProtectedHeader({ alg: 'HS256', kid: created.kid }).sign(new TextEncoder().encode('x'.repeat(32)))],
-        ['signed by another key', await new SignJWT({ iss: created.id, sub: created.id, aud: url, jti: randomUUID(), exp: now + 60 }).setProtectedHeader({ alg: 'EdDSA', kid: created.kid }).sign(stranger.privateKey)],
+        [
+          'alg none',
+          new UnsecuredJWT({ iss: created.id, sub: created.id, aud: url, jti: randomUUID(), exp: now + 60 }).encode(),
+        ],
+        [
+          'HS256',
+          await new SignJWT({ iss: created.id, sub: created.id, aud: url, jti: randomUUID(), exp: now + 60 })
+            .setProtectedHeader({ alg: 'HS256', kid: created.kid })
+            .sign(new TextEncoder().encode('x'.repeat(32))),
+        ],
+        [
+          'signed by another key',
+          await new SignJWT({ iss: created.id, sub: created.id, aud: url, jti: randomUUID(), exp: now + 60 })
+            .setProtectedHeader({ alg: 'EdDSA', kid: created.kid })
+            .sign(stranger.privateKey),
+        ],
         ['not a JWT', 'garbage'],
       ];
       for (const [why, text] of cases) {
@@ -131,25 +194,60 @@ for (const backend of BACKENDS) {
         assert.equal(answer.status, 400, why);
         assert.equal(answer.body['error'], 'invalid_client', `${why}: ${JSON.stringify(answer.body)}`);
       }
-      const wrongType = await post('/oauth2/token', { grant_type: 'client_credentials', client_assertion_type: 'urn:example:other', client_assertion: await assertion(created) });
+      const wrongType = await post('/oauth2/token', {
+        grant_type: 'client_credentials',
+        client_assertion_type: 'urn:example:other',
+        client_assertion: await assertion(created),
+      });
       assert.equal(wrongType.body['error'], 'invalid_client', 'another assertion type');
     });
 
     it('keeps one method per client: no Basic for a key client, no assertion for a secret client, not both at once', async () => {
       const created = await keyClient('EdDSA');
       const secretClient = await h.client();
-      const basicForKeys = await post('/oauth2/token', { grant_type: 'client_credentials' }, { authorization: basic(created.id, 'cgs_guess') });
+      const basicForKeys = await post(
+        '/oauth2/token',
+        { grant_type: 'client_credentials' },
+        { authorization: basic(created.id, 'cgs_guess') },
+      );
       assert.equal(basicForKeys.body['error'], 'invalid_client');
       const now = Math.floor(Date.now() / 1000);
-      const foreign = await new SignJWT({ iss: secretClient.id, sub: secretClient.id, aud: url, jti: randomUUID(), exp: now + 60 }).setProtectedHeader({ alg: 'EdDSA', kid: created.kid }).sign(created.privateKey);
+      const foreign = await new SignJWT({
+        iss: secretClient.id,
+        sub: secretClient.id,
+        aud: url,
+        jti: randomUUID(),
+        exp: now + 60,
+      })
+        .setProtectedHeader({ alg: 'EdDSA', kid: created.kid })
+        .sign(created.privateKey);
       assert.equal((await tokenWith(foreign)).body['error'], 'invalid_client', 'an assertion for a secret client');
-      const both = await post('/oauth2/token', { grant_type: 'client_credentials', client_assertion_type: JWT_BEARER, client_assertion: await assertion(created) }, { authorization: basic(secretClient.id, secretClient.secret) });
+      const both = await post(
+        '/oauth2/token',
+        {
+          grant_type: 'client_credentials',
+          client_assertion_type: JWT_BEARER,
+          client_assertion: await assertion(created),
+        },
+        { authorization: basic(secretClient.id, secretClient.secret) },
+      );
       assert.equal(both.body['error'], 'invalid_request', 'two methods at once');
       // Client authentication comes first (CONTRACT §3): a good assertion with a bad grant is that grant's error.
-      assert.equal((await tokenWith(await assertion(created), { grant_type: 'password' })).body['error'], 'unsupported_grant_type', 'authenticated, then the grant');
-      const noGrant = await post('/oauth2/token', { client_assertion_type: JWT_BEARER, client_assertion: await assertion(created) });
+      assert.equal(
+        (await tokenWith(await assertion(created), { grant_type: 'password' })).body['error'],
+        'unsupported_grant_type',
+        'authenticated, then the grant',
+      );
+      const noGrant = await post('/oauth2/token', {
+        client_assertion_type: JWT_BEARER,
+        client_assertion: await assertion(created),
+      });
       assert.equal(noGrant.body['error'], 'invalid_request');
-      const badAssertionBadGrant = await post('/oauth2/token', { grant_type: 'password', client_assertion_type: JWT_BEARER, client_assertion: 'garbage' });
+      const badAssertionBadGrant = await post('/oauth2/token', {
+        grant_type: 'password',
+        client_assertion_type: JWT_BEARER,
+        client_assertion: 'garbage',
+      });
       assert.equal(badAssertionBadGrant.body['error'], 'invalid_client');
     });
 
@@ -159,17 +257,41 @@ for (const backend of BACKENDS) {
       assert.equal((await tokenWith(await assertion(created))).body['error'], 'invalid_client', 'disabled');
       await h.services.clientRegistry.setEnabled(created.id, true);
       const next = await generateKeyPair('ES256', { extractable: true });
-      await h.services.clientRegistry.update(created.id, { jwks: { keys: [{ ...(await exportJWK(next.publicKey)), kid: 'next' }] } });
+      await h.services.clientRegistry.update(created.id, {
+        jwks: { keys: [{ ...(await exportJWK(next.publicKey)), kid: 'next' }] },
+      });
       assert.equal((await tokenWith(await assertion(created))).body['error'], 'invalid_client', 'the replaced key');
-      assert.equal((await tokenWith(await assertion({ id: created.id, privateKey: next.privateKey, kid: 'next', alg: 'ES256' }))).status, 200, 'the new key');
+      assert.equal(
+        (await tokenWith(await assertion({ id: created.id, privateKey: next.privateKey, kid: 'next', alg: 'ES256' })))
+          .status,
+        200,
+        'the new key',
+      );
     });
 
     it('refuses to register a JWKS holding a private key, or none', async () => {
       const { privateKey } = await generateKeyPair('EdDSA', { extractable: true });
       const privateJwk = await exportJWK(privateKey);
-      await assert.rejects(h.services.clientRegistry.create({ name: 'leaky', authMethod: 'private_key_jwt', jwks: { keys: [privateJwk] } }), /invalid client/);
-      await assert.rejects(h.services.clientRegistry.create({ name: 'keyless', authMethod: 'private_key_jwt' }), /invalid client/);
-      await assert.rejects(h.services.clientRegistry.create({ name: 'symmetric', authMethod: 'private_key_jwt', jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] } }), /invalid client/);
+      await assert.rejects(
+        h.services.clientRegistry.create({
+          name: 'leaky',
+          authMethod: 'private_key_jwt',
+          jwks: { keys: [privateJwk] },
+        }),
+        /invalid client/,
+      );
+      await assert.rejects(
+        h.services.clientRegistry.create({ name: 'keyless', authMethod: 'private_key_jwt' }),
+        /invalid client/,
+      );
+      await assert.rejects(
+        h.services.clientRegistry.create({
+          name: 'symmetric',
+          authMethod: 'private_key_jwt',
+          jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] },
+        }),
+        /invalid client/,
+      );
     });
   });
 }
@@ -184,15 +306,31 @@ describe('private_key_jwt clients count against their own token-endpoint budget'
 
   it('the third token request in a minute is 429, as for a secret client', async () => {
     const { publicKey, privateKey } = await generateKeyPair('EdDSA', { extractable: true });
-    const { client } = await h.services.clientRegistry.create({ name: 'limited', authMethod: 'private_key_jwt', jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k' }] } });
+    const { client } = await h.services.clientRegistry.create({
+      name: 'limited',
+      authMethod: 'private_key_jwt',
+      jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k' }] },
+    });
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
       const now = Math.floor(Date.now() / 1000);
-      const assertion = await new SignJWT({ iss: client.id, sub: client.id, aud: url, jti: randomUUID(), exp: now + 60 }).setProtectedHeader({ alg: 'EdDSA', kid: 'k' }).sign(privateKey);
+      const assertion = await new SignJWT({
+        iss: client.id,
+        sub: client.id,
+        aud: url,
+        jti: randomUUID(),
+        exp: now + 60,
+      })
+        .setProtectedHeader({ alg: 'EdDSA', kid: 'k' })
+        .sign(privateKey);
       const response = await fetch(`${url}/oauth2/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: JWT_BEARER, client_assertion: assertion }),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_assertion_type: JWT_BEARER,
+          client_assertion: assertion,
+        }),
       });
       await response.arrayBuffer();
       statuses.push(response.status);

@@ -48,14 +48,20 @@ for (const backend of BACKENDS) {
       const client = await h.client();
       const token = (await clientCredentials(h, client)).access_token;
       assert.equal((await postRevoke(h, { client, body: { token } })).statusCode, 200);
-      const live = await h.services.database.query<{ n: number }>('select count(*)::int as n from revoked_access_tokens where expires_at > $1', [h.clock.now()]);
+      const live = await h.services.database.query<{ n: number }>(
+        'select count(*)::int as n from revoked_access_tokens where expires_at > $1',
+        [h.clock.now()],
+      );
       assert.ok(live[0]!.n >= 1);
       h.clock.advance(3601);
       assertInvalidToken(await getProtected(h, { token }), 'expired anyway');
       // The next revocation prunes every row whose token has expired.
       const next = (await clientCredentials(h, client)).access_token;
       assert.equal((await postRevoke(h, { client, body: { token: next } })).statusCode, 200);
-      const rows = await h.services.database.query<{ n: number }>('select count(*)::int as n from revoked_access_tokens where expires_at <= $1', [h.clock.now()]);
+      const rows = await h.services.database.query<{ n: number }>(
+        'select count(*)::int as n from revoked_access_tokens where expires_at <= $1',
+        [h.clock.now()],
+      );
       assert.equal(rows[0]!.n, 0);
     });
 

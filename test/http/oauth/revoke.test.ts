@@ -8,7 +8,15 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { BACKENDS } from '../../support/backends.js';
 import { basic, createHarness, type Harness } from '../../support/harness.js';
-import { assertIssued, assertNoStore, assertTokenError, clientCredentials, postRevoke, refresh, refreshingClient } from './oauth-requests.js';
+import {
+  assertIssued,
+  assertNoStore,
+  assertTokenError,
+  clientCredentials,
+  postRevoke,
+  refresh,
+  refreshingClient,
+} from './oauth-requests.js';
 
 function assertRevoked(response: LightMyRequestResponse, why = ''): void {
   assert.equal(response.statusCode, 200, `${why} ${response.body}`);
@@ -30,9 +38,21 @@ for (const backend of BACKENDS) {
       const { client, refreshToken } = await refreshingClient(h);
       const body = { token: refreshToken };
       assertTokenError(await postRevoke(h, { authorization: null, body }), 'invalid_client', 'no credentials');
-      assertTokenError(await postRevoke(h, { authorization: basic(client.id, `${client.secret}x`), body }), 'invalid_client', 'wrong secret');
-      assertTokenError(await postRevoke(h, { authorization: `Bearer ${await h.token(client)}`, body }), 'invalid_client', 'bearer');
-      assertTokenError(await postRevoke(h, { authorization: null, contentType: 'application/json', body: '{}' }), 'invalid_client', 'bad body too');
+      assertTokenError(
+        await postRevoke(h, { authorization: basic(client.id, `${client.secret}x`), body }),
+        'invalid_client',
+        'wrong secret',
+      );
+      assertTokenError(
+        await postRevoke(h, { authorization: `Bearer ${await h.token(client)}`, body }),
+        'invalid_client',
+        'bearer',
+      );
+      assertTokenError(
+        await postRevoke(h, { authorization: null, contentType: 'application/json', body: '{}' }),
+        'invalid_client',
+        'bad body too',
+      );
       await h.services.clientRegistry.setEnabled(client.id, false);
       assertTokenError(await postRevoke(h, { client, body }), 'invalid_client', 'disabled client');
       await h.services.clientRegistry.setEnabled(client.id, true);
@@ -43,17 +63,42 @@ for (const backend of BACKENDS) {
       const { client, refreshToken } = await refreshingClient(h);
       assertTokenError(await postRevoke(h, { client, body: '' }), 'invalid_request', 'no token');
       assertTokenError(await postRevoke(h, { client, body: 'token=' }), 'invalid_request', 'empty token');
-      assertTokenError(await postRevoke(h, { client, body: { token_type_hint: 'refresh_token' } }), 'invalid_request', 'only a hint');
-      assertTokenError(await postRevoke(h, { client, body: [['token', refreshToken], ['token', 'x']] }), 'invalid_request', 'token twice');
-      assertTokenError(await postRevoke(h, { client, contentType: 'application/json', body: JSON.stringify({ token: refreshToken }) }), 'invalid_request', 'JSON');
-      assertTokenError(await postRevoke(h, { client, body: { token: refreshToken, client_secret: client.secret } }), 'invalid_request', 'secret in body');
+      assertTokenError(
+        await postRevoke(h, { client, body: { token_type_hint: 'refresh_token' } }),
+        'invalid_request',
+        'only a hint',
+      );
+      assertTokenError(
+        await postRevoke(h, {
+          client,
+          body: [
+            ['token', refreshToken],
+            ['token', 'x'],
+          ],
+        }),
+        'invalid_request',
+        'token twice',
+      );
+      assertTokenError(
+        await postRevoke(h, { client, contentType: 'application/json', body: JSON.stringify({ token: refreshToken }) }),
+        'invalid_request',
+        'JSON',
+      );
+      assertTokenError(
+        await postRevoke(h, { client, body: { token: refreshToken, client_secret: client.secret } }),
+        'invalid_request',
+        'secret in body',
+      );
       assertIssued(await refresh(h, client, refreshToken), 'none of these revoked the token');
     });
 
     it('answers 200 to an unknown token (RFC 7009 §2.2)', async () => {
       const client = await h.client();
       assertRevoked(await postRevoke(h, { client, body: { token: 'cgr_unknown' } }), 'unknown');
-      assertRevoked(await postRevoke(h, { client, body: { token: 'garbage', token_type_hint: 'access_token' } }), 'garbage with hint');
+      assertRevoked(
+        await postRevoke(h, { client, body: { token: 'garbage', token_type_hint: 'access_token' } }),
+        'garbage with hint',
+      );
     });
 
     it('answers 200 to another client’s token but leaves it working', async () => {

@@ -18,7 +18,10 @@ for (const backend of BACKENDS) {
       const response = await h.app.inject({
         method: 'POST',
         url: '/oauth2/token',
-        headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: basic(client.id, client.secret),
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         payload: 'grant_type=client_credentials&scope=core%2Fmain',
       });
       assert.equal(response.statusCode, 200);

@@ -16,7 +16,8 @@ const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const GRANT: Form = { grant_type: 'client_credentials' };
 
 /** Every character percent-encoded, as a (pedantic) client library may send it. */
-const percentEncodeAll = (value: string) => [...Buffer.from(value, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+const percentEncodeAll = (value: string) =>
+  [...Buffer.from(value, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 
 for (const backend of BACKENDS) {
   describe(`POST /oauth2/token 400 invalid_client (${backend.name})`, { skip: backend.skip }, () => {
@@ -36,7 +37,14 @@ for (const backend of BACKENDS) {
       const client = await h.client();
       const credentials = b64(`${client.id}:${client.secret}`);
       assertIssued(await tokenWith(`Basic ${credentials}`), 'the same credentials as Basic');
-      for (const authorization of [`Bearer ${credentials}`, `Digest ${credentials}`, `Basicx ${credentials}`, credentials, 'Basic', 'Basic ']) {
+      for (const authorization of [
+        `Bearer ${credentials}`,
+        `Digest ${credentials}`,
+        `Basicx ${credentials}`,
+        credentials,
+        'Basic',
+        'Basic ',
+      ]) {
         assertTokenError(await tokenWith(authorization), 'invalid_client', authorization);
       }
     });
@@ -54,7 +62,8 @@ for (const backend of BACKENDS) {
         `Basic ${credentials} extra`,
         `Basic ${credentials.replace(/=+$/, '')}===`,
       ];
-      for (const authorization of cases) assertTokenError(await tokenWith(authorization), 'invalid_client', authorization);
+      for (const authorization of cases)
+        assertTokenError(await tokenWith(authorization), 'invalid_client', authorization);
     });
 
     it('refuses decoded credentials without a colon, or with an empty part', async () => {
@@ -68,8 +77,16 @@ for (const backend of BACKENDS) {
       const client = await h.client();
       const notUtf8 = Buffer.concat([Buffer.from(`${client.id}:`), Buffer.from([0xc3, 0x28])]).toString('base64');
       assertTokenError(await tokenWith(`Basic ${notUtf8}`), 'invalid_client', 'invalid UTF-8');
-      assertTokenError(await tokenWith(`Basic ${b64(`${client.id}:%E0%A4%A`)}`), 'invalid_client', 'truncated percent-escape');
-      assertTokenError(await tokenWith(`Basic ${b64(`${client.id}:%ED%A0%80`)}`), 'invalid_client', 'encoded lone surrogate');
+      assertTokenError(
+        await tokenWith(`Basic ${b64(`${client.id}:%E0%A4%A`)}`),
+        'invalid_client',
+        'truncated percent-escape',
+      );
+      assertTokenError(
+        await tokenWith(`Basic ${b64(`${client.id}:%ED%A0%80`)}`),
+        'invalid_client',
+        'encoded lone surrogate',
+      );
     });
 
     it('refuses credentials holding control characters, NUL included, without a server error', async () => {
@@ -81,7 +98,11 @@ for (const backend of BACKENDS) {
         [client.id, `${client.secret}\n`],
       ] as const) {
         // Raw in the decoded credentials, and percent-encoded as RFC 6749 §2.3.1 has it.
-        assertTokenError(await tokenWith(`Basic ${b64(`${id}:${secret}`)}`), 'invalid_client', JSON.stringify([id, secret]));
+        assertTokenError(
+          await tokenWith(`Basic ${b64(`${id}:${secret}`)}`),
+          'invalid_client',
+          JSON.stringify([id, secret]),
+        );
         assertTokenError(await tokenWith(basic(id, secret)), 'invalid_client', JSON.stringify([id, secret]));
       }
     });
@@ -89,13 +110,22 @@ for (const backend of BACKENDS) {
     it('refuses an unknown client_id', async () => {
       const client = await h.client();
       assertTokenError(await tokenWith(basic('cg_doesNotExist000000000', client.secret)), 'invalid_client');
-      assertTokenError(await tokenWith(basic(client.id.toUpperCase(), client.secret)), 'invalid_client', 'ids are case-sensitive');
+      assertTokenError(
+        await tokenWith(basic(client.id.toUpperCase(), client.secret)),
+        'invalid_client',
+        'ids are case-sensitive',
+      );
     });
 
     it('refuses a wrong secret, including another client’s', async () => {
       const client = await h.client();
       const other = await h.client();
-      for (const secret of [`${client.secret}x`, client.secret.slice(0, -1), other.secret, client.secret.toUpperCase()]) {
+      for (const secret of [
+        `${client.secret}x`,
+        client.secret.slice(0, -1),
+        other.secret,
+        client.secret.toUpperCase(),
+      ]) {
         assertTokenError(await tokenWith(basic(client.id, secret)), 'invalid_client', secret);
       }
       assertIssued(await tokenWith(basic(client.id, client.secret)));
@@ -121,12 +151,29 @@ for (const backend of BACKENDS) {
       const client = await h.client();
       // Generated secrets start with "cgs_": "_" sent as %5F must decode to "_".
       assert.ok(client.secret.includes('_'));
-      assertIssued(await tokenWith(`Basic ${b64(`${client.id}:${client.secret.replaceAll('_', '%5F')}`)}`), '"_" as %5F');
-      assertIssued(await tokenWith(`Basic ${b64(`${client.id.replaceAll('_', '%5f')}:${client.secret}`)}`), 'lower-case escape in the id');
-      assertIssued(await tokenWith(`Basic ${b64(`${percentEncodeAll(client.id)}:${percentEncodeAll(client.secret)}`)}`), 'everything escaped');
+      assertIssued(
+        await tokenWith(`Basic ${b64(`${client.id}:${client.secret.replaceAll('_', '%5F')}`)}`),
+        '"_" as %5F',
+      );
+      assertIssued(
+        await tokenWith(`Basic ${b64(`${client.id.replaceAll('_', '%5f')}:${client.secret}`)}`),
+        'lower-case escape in the id',
+      );
+      assertIssued(
+        await tokenWith(`Basic ${b64(`${percentEncodeAll(client.id)}:${percentEncodeAll(client.secret)}`)}`),
+        'everything escaped',
+      );
       // "+" is a space in form encoding, not a literal "+" nor an underscore.
-      assertTokenError(await tokenWith(`Basic ${b64(`${client.id}:${client.secret.replaceAll('_', '+')}`)}`), 'invalid_client', '"+" for "_"');
-      assertTokenError(await tokenWith(`Basic ${b64(`${client.id}:${client.secret}+`)}`), 'invalid_client', 'trailing "+" is a space');
+      assertTokenError(
+        await tokenWith(`Basic ${b64(`${client.id}:${client.secret.replaceAll('_', '+')}`)}`),
+        'invalid_client',
+        '"+" for "_"',
+      );
+      assertTokenError(
+        await tokenWith(`Basic ${b64(`${client.id}:${client.secret}+`)}`),
+        'invalid_client',
+        'trailing "+" is a space',
+      );
     });
 
     it('accepts an id with ":", " " and "+" only form-encoded, as a standard client library sends it', async () => {
@@ -149,11 +196,22 @@ for (const backend of BACKENDS) {
       // `basic` encodes " " as "+", "+" as %2B, ":" as %3A and "%" as %25.
       assertIssued(await tokenWith(basic(client.id, client.secret)), 'form-encoded');
       const encodeWith20 = (value: string) => encodeURIComponent(value);
-      assertIssued(await tokenWith(`Basic ${b64(`${encodeWith20(client.id)}:${encodeWith20(client.secret)}`)}`), 'spaces as %20');
+      assertIssued(
+        await tokenWith(`Basic ${b64(`${encodeWith20(client.id)}:${encodeWith20(client.secret)}`)}`),
+        'spaces as %20',
+      );
       // Unencoded, the first ":" of the id ends it, and "+" becomes a space.
-      assertTokenError(await tokenWith(`Basic ${b64(`${client.id}:${client.secret}`)}`), 'invalid_client', 'not encoded');
+      assertTokenError(
+        await tokenWith(`Basic ${b64(`${client.id}:${client.secret}`)}`),
+        'invalid_client',
+        'not encoded',
+      );
       const plusLiteral = `${encodeWith20(client.id)}:${encodeWith20(client.secret).replace('%2B', '+')}`;
-      assertTokenError(await tokenWith(`Basic ${b64(plusLiteral)}`), 'invalid_client', 'literal "+" decodes to a space');
+      assertTokenError(
+        await tokenWith(`Basic ${b64(plusLiteral)}`),
+        'invalid_client',
+        'literal "+" decodes to a space',
+      );
     });
 
     it('checks client authentication before the body: bad credentials and a bad body → invalid_client', async () => {
@@ -174,8 +232,16 @@ for (const backend of BACKENDS) {
         { why: 'refresh without token', body: { grant_type: 'refresh_token' } },
       ];
       for (const { why, contentType, body } of badBodies) {
-        assertTokenError(await postToken(h, { authorization: wrong, contentType, body }), 'invalid_client', `wrong secret, ${why}`);
-        assertTokenError(await postToken(h, { authorization: null, contentType, body }), 'invalid_client', `no credentials, ${why}`);
+        assertTokenError(
+          await postToken(h, { authorization: wrong, contentType, body }),
+          'invalid_client',
+          `wrong secret, ${why}`,
+        );
+        assertTokenError(
+          await postToken(h, { authorization: null, contentType, body }),
+          'invalid_client',
+          `no credentials, ${why}`,
+        );
       }
     });
   });

@@ -24,11 +24,26 @@ for (const backend of BACKENDS) {
       const client = await h.client();
       // The same body is a valid token request once labelled as a form.
       assertIssued(await postToken(h, { client, body: GRANT }), 'form-urlencoded');
-      for (const contentType of ['application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded-x', '', null]) {
-        assertTokenError(await postToken(h, { client, contentType, body: GRANT }), 'invalid_request', String(contentType));
+      for (const contentType of [
+        'application/json',
+        'text/plain',
+        'multipart/form-data; boundary=x',
+        'application/x-www-form-urlencoded-x',
+        '',
+        null,
+      ]) {
+        assertTokenError(
+          await postToken(h, { client, contentType, body: GRANT }),
+          'invalid_request',
+          String(contentType),
+        );
       }
       assertTokenError(
-        await postToken(h, { client, contentType: 'application/json', body: JSON.stringify({ grant_type: 'client_credentials' }) }),
+        await postToken(h, {
+          client,
+          contentType: 'application/json',
+          body: JSON.stringify({ grant_type: 'client_credentials' }),
+        }),
         'invalid_request',
         'JSON body',
       );
@@ -44,7 +59,11 @@ for (const backend of BACKENDS) {
         assertIssued(await postToken(h, { client, contentType, body: GRANT }), contentType);
       }
       assertTokenError(
-        await postToken(h, { client, contentType: 'application/x-www-form-urlencoded; charset=ISO-8859-1', body: GRANT }),
+        await postToken(h, {
+          client,
+          contentType: 'application/x-www-form-urlencoded; charset=ISO-8859-1',
+          body: GRANT,
+        }),
         'invalid_request',
         'latin-1',
       );
@@ -63,14 +82,24 @@ for (const backend of BACKENDS) {
 
     it('refuses client_secret in the body: credentials travel in the Authorization header only', async () => {
       const client = await h.client();
-      assertTokenError(await postToken(h, { client, body: { grant_type: 'client_credentials', client_secret: client.secret } }), 'invalid_request');
+      assertTokenError(
+        await postToken(h, { client, body: { grant_type: 'client_credentials', client_secret: client.secret } }),
+        'invalid_request',
+      );
     });
 
     it('tolerates client_id in the body only when it names the authenticated client', async () => {
       const client = await h.client();
       const other = await h.client();
-      assertIssued(await postToken(h, { client, body: { grant_type: 'client_credentials', client_id: client.id } }), 'same client');
-      assertTokenError(await postToken(h, { client, body: { grant_type: 'client_credentials', client_id: other.id } }), 'invalid_request', 'other client');
+      assertIssued(
+        await postToken(h, { client, body: { grant_type: 'client_credentials', client_id: client.id } }),
+        'same client',
+      );
+      assertTokenError(
+        await postToken(h, { client, body: { grant_type: 'client_credentials', client_id: other.id } }),
+        'invalid_request',
+        'other client',
+      );
     });
 
     it('requires grant_type; an empty value counts as absent', async () => {
@@ -83,14 +112,22 @@ for (const backend of BACKENDS) {
     it('refuses more than one scope per request', async () => {
       const client = await h.client();
       for (const scope of ['core/main core/main', 'core/main other/scope', 'core/main  core/main']) {
-        assertTokenError(await postToken(h, { client, body: { grant_type: 'client_credentials', scope } }), 'invalid_request', scope);
+        assertTokenError(
+          await postToken(h, { client, body: { grant_type: 'client_credentials', scope } }),
+          'invalid_request',
+          scope,
+        );
       }
     });
 
     it('refuses an unknown scope', async () => {
       const client = await h.client();
       for (const scope of ['other/scope', 'core', 'core/main/', 'CORE/MAIN', 'core%2Fmain']) {
-        assertTokenError(await postToken(h, { client, body: { grant_type: 'client_credentials', scope } }), 'invalid_request', scope);
+        assertTokenError(
+          await postToken(h, { client, body: { grant_type: 'client_credentials', scope } }),
+          'invalid_request',
+          scope,
+        );
       }
     });
 
@@ -99,8 +136,16 @@ for (const backend of BACKENDS) {
       for (const body of ['grant_type=refresh_token', 'grant_type=refresh_token&refresh_token=']) {
         assertTokenError(await postToken(h, { client, body }), 'invalid_request', body);
       }
-      assertTokenError(await refresh(h, client, refreshToken, { scope: 'core/main other/scope' }), 'invalid_request', 'two scopes');
-      assertTokenError(await refresh(h, client, refreshToken, { scope: 'other/scope' }), 'invalid_request', 'unknown scope');
+      assertTokenError(
+        await refresh(h, client, refreshToken, { scope: 'core/main other/scope' }),
+        'invalid_request',
+        'two scopes',
+      );
+      assertTokenError(
+        await refresh(h, client, refreshToken, { scope: 'other/scope' }),
+        'invalid_request',
+        'unknown scope',
+      );
       const refreshed = assertIssued(await refresh(h, client, refreshToken), 'the token is still unused');
       assert.equal(refreshed.scope, 'core/main');
     });

@@ -17,11 +17,16 @@ const RUNS = 200;
  * What a server sees of a header value sent as UTF-8 bytes: Node reads header
  * bytes as latin-1, and no client can send CR, LF or other control characters.
  */
-const asHeaderValue = (text: string) => Buffer.from(text, 'utf8').toString('latin1').replace(/[^\t\x20-\x7e\x80-\xff]/g, '');
+const asHeaderValue = (text: string) =>
+  Buffer.from(text, 'utf8')
+    .toString('latin1')
+    .replace(/[^\t\x20-\x7e\x80-\xff]/g, '');
 const base64 = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64');
 
 /** Text rich in what trips form-decoding: escapes (complete, partial, invalid), "+", ":" and NUL. */
-const percentSoup = fc.string({ unit: fc.constantFrom('%', '%', '0', '0', 'A', 'f', 'E', 'D', '8', '+', ':', '_', 'c', '\u0000', ' ') });
+const percentSoup = fc.string({
+  unit: fc.constantFrom('%', '%', '0', '0', 'A', 'f', 'E', 'D', '8', '+', ':', '_', 'c', '\u0000', ' '),
+});
 const anyText = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), percentSoup);
 
 function authorizationHeaders(client: TestClient): fc.Arbitrary<string> {
@@ -34,7 +39,9 @@ function authorizationHeaders(client: TestClient): fc.Arbitrary<string> {
     fc.tuple(scheme, blank, fc.base64String()).map(([s, b, rest]) => `${s}${b}${rest}`),
     // Random bytes, with and without a colon between two random halves.
     fc.uint8Array({ maxLength: 96 }).map((bytes) => `Basic ${base64(bytes)}`),
-    fc.tuple(fc.uint8Array({ maxLength: 48 }), fc.uint8Array({ maxLength: 48 })).map(([id, secret]) => `Basic ${base64(Buffer.concat([id, Buffer.from(':'), secret]))}`),
+    fc
+      .tuple(fc.uint8Array({ maxLength: 48 }), fc.uint8Array({ maxLength: 48 }))
+      .map(([id, secret]) => `Basic ${base64(Buffer.concat([id, Buffer.from(':'), secret]))}`),
     // Text ids and secrets, raw and form-encoded as RFC 6749 §2.3.1 has it.
     fc.tuple(anyText, anyText).map(([id, secret]) => `Basic ${base64(`${id}:${secret}`)}`),
     fc.tuple(anyText, anyText).map(([id, secret]) => basic(id, secret)),
@@ -67,14 +74,29 @@ function contentTypes(): fc.Arbitrary<string | null> {
 }
 
 function bodies(client: TestClient): fc.Arbitrary<string | Buffer> {
-  const name = fc.oneof(fc.constantFrom('grant_type', 'scope', 'refresh_token', 'client_id', 'client_secret', 'code', 'token'), fc.string());
+  const name = fc.oneof(
+    fc.constantFrom('grant_type', 'scope', 'refresh_token', 'client_id', 'client_secret', 'code', 'token'),
+    fc.string(),
+  );
   const value = fc.oneof(
-    fc.constantFrom('client_credentials', 'refresh_token', 'authorization_code', 'password', 'core/main', 'core/main core/main', 'other/scope', '', client.id),
+    fc.constantFrom(
+      'client_credentials',
+      'refresh_token',
+      'authorization_code',
+      'password',
+      'core/main',
+      'core/main core/main',
+      'other/scope',
+      '',
+      client.id,
+    ),
     anyText,
   );
   const pairs = fc.array(fc.tuple(name, value), { maxLength: 6 });
   // Some pairs repeated: the same parameter given twice.
-  const withDuplicates = pairs.chain((list) => (list.length === 0 ? fc.constant(list) : fc.constantFrom(...list).map((pair) => [...list, pair])));
+  const withDuplicates = pairs.chain((list) =>
+    list.length === 0 ? fc.constant(list) : fc.constantFrom(...list).map((pair) => [...list, pair]),
+  );
   const encoded = fc.oneof(pairs, withDuplicates).map((list) => new URLSearchParams(list).toString());
   return fc.oneof(
     encoded,
@@ -113,7 +135,10 @@ describe('POST /oauth2/token under arbitrary input (pglite)', () => {
       fc.asyncProperty(contentTypes(), bodies(client), async (contentType, body) => {
         const response = await postToken(h, { client, contentType, body });
         const why = `${JSON.stringify(contentType)} ${JSON.stringify(body.toString())}`;
-        assert.ok(response.statusCode === 200 || response.statusCode === 400, `${response.statusCode} ${response.body} for ${why}`);
+        assert.ok(
+          response.statusCode === 200 || response.statusCode === 400,
+          `${response.statusCode} ${response.body} for ${why}`,
+        );
         if (response.statusCode === 200) {
           assert.equal(typeof assertIssued(response, why).access_token, 'string');
           return;

@@ -9,7 +9,14 @@ import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-import { assertIssued, assertTokenError, clientCredentials, postRevoke, refresh, refreshingClient } from './oauth-requests.js';
+import {
+  assertIssued,
+  assertTokenError,
+  clientCredentials,
+  postRevoke,
+  refresh,
+  refreshingClient,
+} from './oauth-requests.js';
 
 const REFRESH_TTL_SECONDS = 600;
 
@@ -38,7 +45,10 @@ for (const backend of BACKENDS) {
       assert.equal(refreshed.scope, 'core/main');
       assert.equal(decodeJwt(refreshed.access_token)['scope'], 'core/main');
       assert.equal(decodeJwt(refreshed.access_token)['client_id'], client.id);
-      const again = assertIssued(await refresh(h, client, refreshed.refresh_token!, { scope: 'core/main' }), 'scope named');
+      const again = assertIssued(
+        await refresh(h, client, refreshed.refresh_token!, { scope: 'core/main' }),
+        'scope named',
+      );
       assert.equal(decodeJwt(again.access_token)['scope'], 'core/main');
     });
 
@@ -58,7 +68,15 @@ for (const backend of BACKENDS) {
     it('refuses unknown and garbage refresh tokens', async () => {
       const { client } = await refreshingClient(h);
       const accessToken = await h.token(client);
-      for (const token of ['garbage', `cgr_${randomBytes(32).toString('base64url')}`, 'x'.repeat(4000), accessToken, '%00', '\u0000', 'cgr_']) {
+      for (const token of [
+        'garbage',
+        `cgr_${randomBytes(32).toString('base64url')}`,
+        'x'.repeat(4000),
+        accessToken,
+        '%00',
+        '\u0000',
+        'cgr_',
+      ]) {
         assertTokenError(await refresh(h, client, token), 'invalid_grant', token.slice(0, 40));
       }
     });
@@ -88,18 +106,21 @@ for (const backend of BACKENDS) {
       assertTokenError(await refresh(h, client, refreshToken), 'invalid_grant');
     });
 
-    it(
-      'one refresh token presented twice at once: exactly one wins, and the chain — the winner’s new token included — is revoked',
-      async () => {
-        const { client, refreshToken } = await refreshingClient(h);
-        const answers = await Promise.all([refresh(h, client, refreshToken), refresh(h, client, refreshToken)]);
-        const winners = answers.filter((answer) => answer.statusCode === 200);
-        assert.equal(winners.length, 1, answers.map((answer) => answer.body).join('\n'));
-        assertTokenError(answers.find((answer) => answer.statusCode !== 200)!, 'invalid_grant');
-        const successor = winners[0]!.json<{ refresh_token: string }>().refresh_token;
-        assertTokenError(await refresh(h, client, successor), 'invalid_grant', 'the winner’s successor is in the revoked chain');
-      },
-    );
+    it('one refresh token presented twice at once: exactly one wins, and the chain — the winner’s new token included — is revoked', async () => {
+      const { client, refreshToken } = await refreshingClient(h);
+      const answers = await Promise.all([refresh(h, client, refreshToken), refresh(h, client, refreshToken)]);
+      const winners = answers.filter((answer) => answer.statusCode === 200);
+      assert.equal(winners.length, 1, answers.map((answer) => answer.body).join('\n'));
+      assertTokenError(
+        answers.find((answer) => answer.statusCode !== 200)!,
+        'invalid_grant',
+      );
+      const successor = winners[0]!.json<{ refresh_token: string }>().refresh_token;
+      assertTokenError(
+        await refresh(h, client, successor),
+        'invalid_grant',
+        'the winner’s successor is in the revoked chain',
+      );
+    });
   });
 }
-

@@ -40,7 +40,10 @@ for (const backend of BACKENDS) {
       assert.deepEqual([...metadata.grant_types_supported].sort(), ['client_credentials', 'refresh_token']);
       // CONTRACT §11: every enabled method, client_secret_basic first (today's default).
       assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['client_secret_basic', 'private_key_jwt']);
-      assert.deepEqual(metadata.revocation_endpoint_auth_methods_supported, metadata.token_endpoint_auth_methods_supported);
+      assert.deepEqual(
+        metadata.revocation_endpoint_auth_methods_supported,
+        metadata.token_endpoint_auth_methods_supported,
+      );
       assert.deepEqual(metadata.scopes_supported, ['core/main']);
     });
 
@@ -48,7 +51,10 @@ for (const backend of BACKENDS) {
       const metadata = (await h.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })).json();
       const path = (url: string) => new URL(url).pathname;
       assertTokenError(await h.app.inject({ method: 'POST', url: path(metadata.token_endpoint) }), 'invalid_client');
-      assertTokenError(await h.app.inject({ method: 'POST', url: path(metadata.revocation_endpoint) }), 'invalid_client');
+      assertTokenError(
+        await h.app.inject({ method: 'POST', url: path(metadata.revocation_endpoint) }),
+        'invalid_client',
+      );
       assert.equal((await h.app.inject({ method: 'GET', url: path(metadata.jwks_uri) })).statusCode, 200);
     });
 
@@ -92,7 +98,13 @@ for (const backend of BACKENDS) {
     });
 
     it('keeps the configured issuer whatever Host the request names', async () => {
-      const metadata = (await h.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server', headers: { host: 'evil.example' } })).json();
+      const metadata = (
+        await h.app.inject({
+          method: 'GET',
+          url: '/.well-known/oauth-authorization-server',
+          headers: { host: 'evil.example' },
+        })
+      ).json();
       assert.equal(metadata.issuer, TEST_ISSUER);
     });
   });

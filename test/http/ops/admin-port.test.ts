@@ -68,7 +68,14 @@ describe('operations endpoints on COREGATE_ADMIN_PORT (postgres)', { skip: postg
     assert.match(String(metrics.headers.get('content-type')), /^text\/plain/);
     const text = await metrics.text();
     const samples = parseMetrics(text);
-    assert.equal(sample(samples, 'coregate_http_requests_total', { method: 'GET', route: '/.well-known/jwks.json', status: '200' }), 1);
+    assert.equal(
+      sample(samples, 'coregate_http_requests_total', {
+        method: 'GET',
+        route: '/.well-known/jwks.json',
+        status: '200',
+      }),
+      1,
+    );
     assert.match(text, /^process_cpu_user_seconds_total /m, 'the server adds process metrics');
     assert.match(text, /^nodejs_eventloop_lag_seconds /m);
     assert.match(text, /^coregate_db_pool_max_connections 10$/m);
@@ -93,7 +100,10 @@ describe('operations endpoints on COREGATE_ADMIN_PORT (postgres)', { skip: postg
 
   it('refuses a bad COREGATE_ADMIN_PORT with one line naming it', () => {
     for (const value of ['http', '-1', '65536']) {
-      assert.throws(() => loadConfig({ COREGATE_ADMIN_PORT: value }), /^ConfigError: invalid configuration: COREGATE_ADMIN_PORT /);
+      assert.throws(
+        () => loadConfig({ COREGATE_ADMIN_PORT: value }),
+        /^ConfigError: invalid configuration: COREGATE_ADMIN_PORT /,
+      );
     }
   });
 });

@@ -52,7 +52,10 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
   }
 
   /** Fails accounts calls until the circuit opens; each failure answers 502. How many it took. */
-  async function failUntilOpen(request = () => getAccounts(h, { token }, registered), most = FAILURES): Promise<number> {
+  async function failUntilOpen(
+    request = () => getAccounts(h, { token }, registered),
+    most = FAILURES,
+  ): Promise<number> {
     let failures = 0;
     while (h.services.coreBreaker!.state === 'closed') {
       assert.ok(failures < most, `open within ${most} failing calls`);
@@ -106,7 +109,11 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
   function assertOpen(response: LightMyRequestResponse, retryAfter: number, why: string): void {
     const body = assertError(response, UNAVAILABLE, why);
     // Only the reason code and the request id, nothing about the cause.
-    assert.deepEqual({ ...body.data, requestId: typeof body.data['requestId'] }, { reason: 'unavailable', requestId: 'string' }, `${why}: nothing about the cause`);
+    assert.deepEqual(
+      { ...body.data, requestId: typeof body.data['requestId'] },
+      { reason: 'unavailable', requestId: 'string' },
+      `${why}: nothing about the cause`,
+    );
     assert.equal(response.headers['retry-after'], String(retryAfter), `${why}: Retry-After`);
     assert.doesNotMatch(response.body, /circuit|core_failure|answered 5\d\d/, `${why}: the cause is logged, not sent`);
   }
@@ -118,7 +125,11 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
     const calls = coreCalls();
     assertOpen(await getAccounts(h, { token }, registered), COOLDOWN_SECONDS, 'accounts');
     assertOpen(await postSession(h, { token }, formA(uniqueId('refused'), BOB)), COOLDOWN_SECONDS, 'registration');
-    assertOpen(await postSession(h, { token }, formB(uniqueId('refused'), BOB.customerKey)), COOLDOWN_SECONDS, 'registration by key');
+    assertOpen(
+      await postSession(h, { token }, formB(uniqueId('refused'), BOB.customerKey)),
+      COOLDOWN_SECONDS,
+      'registration by key',
+    );
     advance(COOLDOWN_SECONDS / 2);
     assertOpen(await getAccounts(h, { token }, registered), COOLDOWN_SECONDS / 2, 'halfway through the cool-down');
     assert.equal(coreCalls(), calls, 'the core was not called while the circuit was open');
@@ -157,7 +168,10 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
     const started = performance.now();
     assertOpen(await getAccounts(h, { token }, registered), COOLDOWN_SECONDS, 'slow core');
     const elapsed = performance.now() - started;
-    assert.ok(elapsed < TIMEOUT_MS / 2, `answered in ${elapsed.toFixed(0)} ms, well below the ${TIMEOUT_MS} ms timeout`);
+    assert.ok(
+      elapsed < TIMEOUT_MS / 2,
+      `answered in ${elapsed.toFixed(0)} ms, well below the ${TIMEOUT_MS} ms timeout`,
+    );
   });
 
   it('does not count answers of a working core: unknown customers and rejected sessions', async () => {
@@ -181,18 +195,39 @@ describe('core circuit breaker (pglite)', { timeout: 30_000 }, () => {
     const open = await scrape(h);
     assert.equal(sample(open, 'coregate_core_circuit_state', { institution: 'default', state: 'open' }), 1);
     assert.equal(sample(open, 'coregate_core_circuit_state', { institution: 'default', state: 'closed' }), 0);
-    const delta = (now: Map<string, number>, name: string, labels: Record<string, string>) => sample(now, name, labels) - sample(before, name, labels);
+    const delta = (now: Map<string, number>, name: string, labels: Record<string, string>) =>
+      sample(now, name, labels) - sample(before, name, labels);
     assert.equal(delta(open, 'coregate_core_circuit_transitions_total', { institution: 'default', state: 'open' }), 1);
-    assert.equal(delta(open, 'coregate_core_circuit_rejected_total', { institution: 'default', operation: 'listAccounts' }), 1);
-    assert.equal(delta(open, 'coregate_core_circuit_rejected_total', { institution: 'default', operation: 'startSession' }), 1);
-    assert.equal(delta(open, 'coregate_core_requests_total', { institution: 'default', operation: 'listAccounts', outcome: 'unavailable' }), failures, 'refused calls are not core calls');
+    assert.equal(
+      delta(open, 'coregate_core_circuit_rejected_total', { institution: 'default', operation: 'listAccounts' }),
+      1,
+    );
+    assert.equal(
+      delta(open, 'coregate_core_circuit_rejected_total', { institution: 'default', operation: 'startSession' }),
+      1,
+    );
+    assert.equal(
+      delta(open, 'coregate_core_requests_total', {
+        institution: 'default',
+        operation: 'listAccounts',
+        outcome: 'unavailable',
+      }),
+      failures,
+      'refused calls are not core calls',
+    );
     simulator.setFaults({});
     advance(COOLDOWN_SECONDS);
     assertSuccess(await getAccounts(h, { token }, registered));
     const closed = await scrape(h);
     assert.equal(sample(closed, 'coregate_core_circuit_state', { institution: 'default', state: 'closed' }), 1);
-    assert.equal(delta(closed, 'coregate_core_circuit_transitions_total', { institution: 'default', state: 'half_open' }), 1);
-    assert.equal(delta(closed, 'coregate_core_circuit_transitions_total', { institution: 'default', state: 'closed' }), 1);
+    assert.equal(
+      delta(closed, 'coregate_core_circuit_transitions_total', { institution: 'default', state: 'half_open' }),
+      1,
+    );
+    assert.equal(
+      delta(closed, 'coregate_core_circuit_transitions_total', { institution: 'default', state: 'closed' }),
+      1,
+    );
   });
 
   it('leaves the token endpoint alone (it needs no core)', async () => {

@@ -48,7 +48,11 @@ describe('encryption key rotation (postgres)', { skip: postgresSkip }, () => {
     assertSuccess(await postSession(before, { token: await before.token(client) }, formA('rotated-1')));
     const [{ kid: oldKid }] = (await before.services.keyring.jwks()).keys as [{ kid: string }];
     const keyIds = async (h: Harness) =>
-      (await h.services.database.query<{ delegate_key_id: string }>('select distinct delegate_key_id from associations')).map((row) => row.delegate_key_id);
+      (
+        await h.services.database.query<{ delegate_key_id: string }>(
+          'select distinct delegate_key_id from associations',
+        )
+      ).map((row) => row.delegate_key_id);
     const [oldKeyId] = await keyIds(before);
 
     const rotated = await createHarness(sameDatabase(fresh.url), {
@@ -56,10 +60,17 @@ describe('encryption key rotation (postgres)', { skip: postgresSkip }, () => {
     });
     opened.push(rotated);
     const token = await rotated.token(client);
-    assert.equal(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid, oldKid, 'the stored signing key still signs');
+    assert.equal(
+      JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid,
+      oldKid,
+      'the stored signing key still signs',
+    );
     // The old seal must open before the call reaches the core (this harness has a new
     // simulator, which rejects the ID; coregate renews and still answers 200).
-    assertSuccess(await getAccounts(rotated, { token }, 'rotated-1'), 'a delegate reference ID sealed with the old key');
+    assertSuccess(
+      await getAccounts(rotated, { token }, 'rotated-1'),
+      'a delegate reference ID sealed with the old key',
+    );
     assertSuccess(await postSession(rotated, { token }, formA('rotated-2')));
     const after = await keyIds(rotated);
     assert.equal(after.length, 1, 'the renewed and the new association are sealed with one key');
@@ -69,7 +80,11 @@ describe('encryption key rotation (postgres)', { skip: postgresSkip }, () => {
   it('refuses to start without a key that opens the stored data, naming the variable and the key id it needs', async () => {
     const { database } = await sameDatabase(fresh.url).open();
     try {
-      const config = loadConfig({ DATABASE_URL: fresh.url, COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent' });
+      const config = loadConfig({
+        DATABASE_URL: fresh.url,
+        COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        LOG_LEVEL: 'silent',
+      });
       // The stored signing key is still sealed with the first key (a rotation re-seals nothing).
       const neededId = encryptionKey(Buffer.from(oldKey, 'base64')).id;
       await assert.rejects(createServices(config, { logger: pino({ level: 'silent' }), database }), (error: Error) => {

@@ -11,7 +11,10 @@ import { after, before, describe, it } from 'node:test';
 import { HttpCoreConnector } from '../../../src/adapters/core/http-core-connector.js';
 import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-core-connector.js';
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
-import { startSimulatorServer, type RunningSimulatorServer } from '../../../src/adapters/core/simulator/simulator-server.js';
+import {
+  startSimulatorServer,
+  type RunningSimulatorServer,
+} from '../../../src/adapters/core/simulator/simulator-server.js';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { postgresSkip } from '../../support/postgres.js';
@@ -66,7 +69,9 @@ for (const backend of BACKENDS) {
       const response = await getOps(h, '/readyz', { 'x-request-id': 'readiness-probe-1' });
       assert.equal(response.statusCode, 200, response.body);
       assert.deepEqual(response.json(), READY);
-      const answer = await fetch(`${server.url}/v1/health`, { headers: { 'x-api-key': API_KEY, 'x-request-id': 'direct' } });
+      const answer = await fetch(`${server.url}/v1/health`, {
+        headers: { 'x-api-key': API_KEY, 'x-request-id': 'direct' },
+      });
       assert.equal(answer.status, 200);
       assert.deepEqual(await answer.json(), { status: 'ok' });
       assert.equal(answer.headers.get('x-request-id'), 'direct');
@@ -125,7 +130,10 @@ for (const backend of BACKENDS) {
         await h.services.database.close();
         const response = await getOps(h, '/readyz');
         assert.equal(response.statusCode, 503, response.body);
-        assert.deepEqual(response.json(), { status: 'unavailable', checks: { database: 'failed', signing_key: 'ok', core: 'ok' } });
+        assert.deepEqual(response.json(), {
+          status: 'unavailable',
+          checks: { database: 'failed', signing_key: 'ok', core: 'ok' },
+        });
         assert.equal((await getOps(h, '/healthz')).statusCode, 200, 'still alive');
       });
     }
@@ -153,7 +161,10 @@ describe('readiness while PostgreSQL is unreachable (postgres)', { skip: postgre
     await relay.cut();
     const response = await getOps(h, '/readyz');
     assert.equal(response.statusCode, 503, response.body);
-    assert.deepEqual(response.json(), { status: 'unavailable', checks: { database: 'failed', signing_key: 'ok', core: 'ok' } });
+    assert.deepEqual(response.json(), {
+      status: 'unavailable',
+      checks: { database: 'failed', signing_key: 'ok', core: 'ok' },
+    });
     assert.equal((await getOps(h, '/healthz')).statusCode, 200);
     await relay.open();
     const back = await getOps(h, '/readyz');

@@ -13,7 +13,17 @@ import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-co
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
 import { BACKENDS, pgliteBackend, type Backend } from '../../support/backends.js';
 import { basic, createHarness, type Harness } from '../../support/harness.js';
-import { assertError, assertSuccess, BAD_GATEWAY, BOB, FollowingClock, formA, getAccounts, postSession, uniqueId } from '../gateway/gateway-requests.js';
+import {
+  assertError,
+  assertSuccess,
+  BAD_GATEWAY,
+  BOB,
+  FollowingClock,
+  formA,
+  getAccounts,
+  postSession,
+  uniqueId,
+} from '../gateway/gateway-requests.js';
 import { getOps, parseMetrics, sample, scrape } from './ops-requests.js';
 
 const TTL_SECONDS = 300;
@@ -33,7 +43,12 @@ const DEFINED = {
   coregate_core_circuit_transitions_total: 'counter',
   coregate_core_circuit_rejected_total: 'counter',
 };
-const POOL = ['coregate_db_pool_connections', 'coregate_db_pool_idle_connections', 'coregate_db_pool_waiting_requests', 'coregate_db_pool_max_connections'];
+const POOL = [
+  'coregate_db_pool_connections',
+  'coregate_db_pool_idle_connections',
+  'coregate_db_pool_waiting_requests',
+  'coregate_db_pool_max_connections',
+];
 
 function tokenRequest(h: Harness, client: { id: string; secret: string }, body: string) {
   return h.app.inject({
@@ -51,7 +66,13 @@ for (const backend of BACKENDS) {
     let client: { id: string; secret: string };
     before(async () => {
       // Each failing core call counted once: no retries of accounts reads here.
-      h = await createHarness(backend, { env: { COREGATE_SIM_SESSION_TTL_SECONDS: String(TTL_SECONDS), COREGATE_CORE_TIMEOUT_MS: '300', COREGATE_CORE_RETRIES: '0' } });
+      h = await createHarness(backend, {
+        env: {
+          COREGATE_SIM_SESSION_TTL_SECONDS: String(TTL_SECONDS),
+          COREGATE_CORE_TIMEOUT_MS: '300',
+          COREGATE_CORE_RETRIES: '0',
+        },
+      });
       client = await h.client({ platform: 'metrics' });
       token = await h.token(client);
     });
@@ -67,7 +88,11 @@ for (const backend of BACKENDS) {
         assert.match(response.body, new RegExp(`^# TYPE ${name} ${type}$`, 'm'), `${name} is a ${type}`);
       }
       for (const name of POOL) {
-        assert.equal(response.body.includes(`# TYPE ${name} gauge`), backend.name === 'postgres', `${name} only with a pool`);
+        assert.equal(
+          response.body.includes(`# TYPE ${name} gauge`),
+          backend.name === 'postgres',
+          `${name} only with a pool`,
+        );
       }
       const samples = parseMetrics(response.body);
       assert.equal(sample(samples, 'coregate_core_circuit_state', { institution: 'default', state: 'closed' }), 1);
@@ -83,10 +108,17 @@ for (const backend of BACKENDS) {
       const before = await scrape(h);
       assert.equal((await tokenRequest(h, client, 'grant_type=client_credentials')).statusCode, 200);
       assert.equal((await tokenRequest(h, client, 'grant_type=password')).statusCode, 400);
-      assert.equal((await tokenRequest(h, { id: client.id, secret: 'wrong' }, 'grant_type=client_credentials')).statusCode, 400);
-      assert.equal((await tokenRequest(h, { id: client.id, secret: 'wrong' }, 'grant_type=client_credentials')).statusCode, 400);
+      assert.equal(
+        (await tokenRequest(h, { id: client.id, secret: 'wrong' }, 'grant_type=client_credentials')).statusCode,
+        400,
+      );
+      assert.equal(
+        (await tokenRequest(h, { id: client.id, secret: 'wrong' }, 'grant_type=client_credentials')).statusCode,
+        400,
+      );
       const now = await scrape(h);
-      const delta = (name: string, labels: Record<string, string> = {}) => sample(now, name, labels) - sample(before, name, labels);
+      const delta = (name: string, labels: Record<string, string> = {}) =>
+        sample(now, name, labels) - sample(before, name, labels);
       assert.equal(delta('coregate_oauth_tokens_issued_total'), 1);
       assert.equal(delta('coregate_oauth_tokens_denied_total', { reason: 'unsupported_grant_type' }), 1);
       assert.equal(delta('coregate_oauth_tokens_denied_total', { reason: 'invalid_client' }), 2);
@@ -107,15 +139,41 @@ for (const backend of BACKENDS) {
       await getOps(h, '/readyz');
       const response = await getOps(h, '/metrics');
       const now = parseMetrics(response.body);
-      const delta = (name: string, labels: Record<string, string>) => sample(now, name, labels) - sample(before, name, labels);
-      assert.equal(delta('coregate_http_requests_total', { method: 'POST', route: '/core/sessions', status: '200' }), 1);
+      const delta = (name: string, labels: Record<string, string>) =>
+        sample(now, name, labels) - sample(before, name, labels);
+      assert.equal(
+        delta('coregate_http_requests_total', { method: 'POST', route: '/core/sessions', status: '200' }),
+        1,
+      );
       assert.equal(delta('coregate_http_requests_total', { method: 'GET', route: '/core/accounts', status: '200' }), 2);
       assert.equal(delta('coregate_http_requests_total', { method: 'GET', route: '/core/accounts', status: '401' }), 1);
       assert.equal(delta('coregate_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }), 1);
-      assert.equal(delta('coregate_http_request_duration_seconds_count', { method: 'GET', route: '/core/accounts', status: '200' }), 2);
-      assert.ok(delta('coregate_http_request_duration_seconds_sum', { method: 'GET', route: '/core/accounts', status: '200' }) > 0);
-      assert.equal(delta('coregate_http_request_duration_seconds_bucket', { method: 'GET', route: '/core/accounts', status: '200', le: '+Inf' }), 2);
-      assert.doesNotMatch(response.body, /customerId=|\/no\/such|\/healthz|\/readyz|route="\/metrics"/, 'no raw URLs, no operations endpoints');
+      assert.equal(
+        delta('coregate_http_request_duration_seconds_count', {
+          method: 'GET',
+          route: '/core/accounts',
+          status: '200',
+        }),
+        2,
+      );
+      assert.ok(
+        delta('coregate_http_request_duration_seconds_sum', { method: 'GET', route: '/core/accounts', status: '200' }) >
+          0,
+      );
+      assert.equal(
+        delta('coregate_http_request_duration_seconds_bucket', {
+          method: 'GET',
+          route: '/core/accounts',
+          status: '200',
+          le: '+Inf',
+        }),
+        2,
+      );
+      assert.doesNotMatch(
+        response.body,
+        /customerId=|\/no\/such|\/healthz|\/readyz|route="\/metrics"/,
+        'no raw URLs, no operations endpoints',
+      );
     });
 
     it('counts core calls by operation and outcome with their duration, and renewals', async () => {
@@ -127,21 +185,69 @@ for (const backend of BACKENDS) {
       assertSuccess(await getAccounts(h, { token }, customerId)); // renews first
       h.services.simulator!.expireAll();
       assertSuccess(await getAccounts(h, { token }, customerId)); // rejected, renewed, retried
-      assert.equal((await postSession(h, { token }, formA(uniqueId('stranger'), { ...BOB, accountNumber: '99999999' }))).statusCode, 401);
+      assert.equal(
+        (await postSession(h, { token }, formA(uniqueId('stranger'), { ...BOB, accountNumber: '99999999' })))
+          .statusCode,
+        401,
+      );
       h.services.simulator!.setFaults({ errorRate: 1, errorStatus: 500 });
       assertError(await getAccounts(h, { token }, customerId), BAD_GATEWAY);
       h.services.simulator!.setFaults({ latencyMs: 2000 });
       assertError(await getAccounts(h, { token }, customerId), BAD_GATEWAY);
       h.services.simulator!.setFaults({});
       const now = await scrape(h);
-      const delta = (name: string, labels: Record<string, string> = {}) => sample(now, name, labels) - sample(before, name, labels);
-      assert.equal(delta('coregate_core_requests_total', { institution: 'default', operation: 'startSession', outcome: 'ok' }), 3, 'registration and two renewals');
-      assert.equal(delta('coregate_core_requests_total', { institution: 'default', operation: 'startSession', outcome: 'customer_not_recognised' }), 1);
-      assert.equal(delta('coregate_core_requests_total', { institution: 'default', operation: 'listAccounts', outcome: 'ok' }), 3);
-      assert.equal(delta('coregate_core_requests_total', { institution: 'default', operation: 'listAccounts', outcome: 'session_rejected' }), 1);
-      assert.equal(delta('coregate_core_requests_total', { institution: 'default', operation: 'listAccounts', outcome: 'unavailable' }), 2, 'a 500 and a timeout');
-      assert.equal(delta('coregate_core_request_duration_seconds_count', { institution: 'default', operation: 'listAccounts', outcome: 'unavailable' }), 2);
-      assert.ok(delta('coregate_core_request_duration_seconds_sum', { institution: 'default', operation: 'listAccounts', outcome: 'unavailable' }) >= 0.25, 'the timeout took its time');
+      const delta = (name: string, labels: Record<string, string> = {}) =>
+        sample(now, name, labels) - sample(before, name, labels);
+      assert.equal(
+        delta('coregate_core_requests_total', { institution: 'default', operation: 'startSession', outcome: 'ok' }),
+        3,
+        'registration and two renewals',
+      );
+      assert.equal(
+        delta('coregate_core_requests_total', {
+          institution: 'default',
+          operation: 'startSession',
+          outcome: 'customer_not_recognised',
+        }),
+        1,
+      );
+      assert.equal(
+        delta('coregate_core_requests_total', { institution: 'default', operation: 'listAccounts', outcome: 'ok' }),
+        3,
+      );
+      assert.equal(
+        delta('coregate_core_requests_total', {
+          institution: 'default',
+          operation: 'listAccounts',
+          outcome: 'session_rejected',
+        }),
+        1,
+      );
+      assert.equal(
+        delta('coregate_core_requests_total', {
+          institution: 'default',
+          operation: 'listAccounts',
+          outcome: 'unavailable',
+        }),
+        2,
+        'a 500 and a timeout',
+      );
+      assert.equal(
+        delta('coregate_core_request_duration_seconds_count', {
+          institution: 'default',
+          operation: 'listAccounts',
+          outcome: 'unavailable',
+        }),
+        2,
+      );
+      assert.ok(
+        delta('coregate_core_request_duration_seconds_sum', {
+          institution: 'default',
+          operation: 'listAccounts',
+          outcome: 'unavailable',
+        }) >= 0.25,
+        'the timeout took its time',
+      );
       assert.equal(delta('coregate_core_session_renewals_total'), 2);
     });
 
@@ -158,9 +264,14 @@ for (const backend of BACKENDS) {
       responses.forEach((response) => assertSuccess(response));
       assert.equal(h.services.simulator!.stats().sessionsStarted, sessions + 1, 'one renewal');
       const now = await scrape(h);
-      const joins = sample(now, 'coregate_core_session_renewal_waits_total', { kind: 'in_process' }) - sample(before, 'coregate_core_session_renewal_waits_total', { kind: 'in_process' });
+      const joins =
+        sample(now, 'coregate_core_session_renewal_waits_total', { kind: 'in_process' }) -
+        sample(before, 'coregate_core_session_renewal_waits_total', { kind: 'in_process' });
       assert.ok(joins >= 1 && joins <= 9, `${joins} callers joined the pending renewal`);
-      assert.equal(sample(now, 'coregate_core_session_renewals_total') - sample(before, 'coregate_core_session_renewals_total'), 1);
+      assert.equal(
+        sample(now, 'coregate_core_session_renewals_total') - sample(before, 'coregate_core_session_renewals_total'),
+        1,
+      );
     });
   });
 }
@@ -207,7 +318,11 @@ describe('GET /metrics: waits on another process’s renewal lease (two apps, on
     const metricsB = await scrape(b);
     assert.equal(sample(metricsA, 'coregate_core_session_renewals_total'), 1);
     assert.equal(sample(metricsB, 'coregate_core_session_renewals_total'), 0, 'b used a’s renewal');
-    assert.equal(sample(metricsB, 'coregate_core_session_renewal_waits_total', { kind: 'cross_process' }), 1, 'counted once, however often it looked');
+    assert.equal(
+      sample(metricsB, 'coregate_core_session_renewal_waits_total', { kind: 'cross_process' }),
+      1,
+      'counted once, however often it looked',
+    );
     assert.equal(sample(metricsA, 'coregate_core_session_renewal_waits_total', { kind: 'cross_process' }), 0);
     assert.equal(sample(metricsA, 'coregate_oauth_tokens_issued_total'), 1, 'each app has a registry of its own');
     assert.equal(sample(metricsB, 'coregate_oauth_tokens_issued_total'), 1);

@@ -3,11 +3,15 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import type { AccountRecord } from '../../../src/domain/account.js';
-import type { CoreCallContext, CoreConnector, CoreSession, } from '../../../src/ports/core-connector.js';
+import type { CoreCallContext, CoreConnector, CoreSession } from '../../../src/ports/core-connector.js';
 import type { Harness } from '../../support/harness.js';
 import type { RegistrationSubject } from '../../../src/domain/registration.js';
 
-export function getOps(h: Harness, path: '/healthz' | '/readyz' | '/metrics', headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+export function getOps(
+  h: Harness,
+  path: '/healthz' | '/readyz' | '/metrics',
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
   return h.app.inject({ method: 'GET', url: path, headers });
 }
 
@@ -18,7 +22,9 @@ export function parseMetrics(text: string): Map<string, number> {
     if (line === '' || line.startsWith('#')) continue;
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     assert.ok(match, `not a sample line: ${line}`);
-    const labels = match[2] ? [...match[2].matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => `${k}=${v}`).sort() : [];
+    const labels = match[2]
+      ? [...match[2].matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => `${k}=${v}`).sort()
+      : [];
     samples.set(`${match[1]}{${labels.join(',')}}`, Number(match[3]));
   }
   return samples;
@@ -26,7 +32,10 @@ export function parseMetrics(text: string): Map<string, number> {
 
 /** The value of the sample with exactly these labels; 0 when the series does not exist (yet). */
 export function sample(samples: Map<string, number>, name: string, labels: Record<string, string> = {}): number {
-  const key = `${name}{${Object.entries(labels).map(([k, v]) => `${k}=${v}`).sort().join(',')}}`;
+  const key = `${name}{${Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .sort()
+    .join(',')}}`;
   return samples.get(key) ?? 0;
 }
 
@@ -60,4 +69,3 @@ export class SwitchableCore implements CoreConnector {
   /** The test closes the connectors it made. */
   async close(): Promise<void> {}
 }
-

@@ -9,13 +9,20 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
-import { startSimulatorServer, type RunningSimulatorServer } from '../../../src/adapters/core/simulator/simulator-server.js';
+import {
+  startSimulatorServer,
+  type RunningSimulatorServer,
+} from '../../../src/adapters/core/simulator/simulator-server.js';
 import { QUICKEST_BACKEND } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { assertSuccess, formA, getAccounts, postSession } from '../gateway/gateway-requests.js';
 
 async function setFaults(server: RunningSimulatorServer, faults: Record<string, number>): Promise<void> {
-  const answer = await fetch(`${server.url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
+  const answer = await fetch(`${server.url}/_sim/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(faults),
+  });
   assert.equal(answer.status, 200, await answer.text());
 }
 
@@ -68,7 +75,9 @@ describe('core half failing, then down (simulator over HTTP)', () => {
   it('fails fast (503 at once) once the core fails every call', async () => {
     // A fresh breaker (a new process's): the half-failing minutes above would otherwise
     // fill its 10 s window with successes first.
-    const fresh = await createHarness(QUICKEST_BACKEND, { env: { CORE_URL: server.url, COREGATE_CORE_TIMEOUT_MS: '1000' } });
+    const fresh = await createHarness(QUICKEST_BACKEND, {
+      env: { CORE_URL: server.url, COREGATE_CORE_TIMEOUT_MS: '1000' },
+    });
     try {
       const freshToken = await fresh.token(await fresh.client());
       await setFaults(server, { errorRate: 0 });

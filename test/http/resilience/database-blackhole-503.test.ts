@@ -55,12 +55,19 @@ describe('PostgreSQL blackholed: bounded 503s, then recovery (postgres)', { skip
             : i % 3 === 1
               ? await getAccounts(h, { token }, 'blackhole-1')
               : await postSession(h, { token }, formA(`blackhole-new-${i}`));
-        return { status: response.statusCode, ms: performance.now() - t0, retryAfter: response.headers['retry-after'], body: response.body };
+        return {
+          status: response.statusCode,
+          ms: performance.now() - t0,
+          retryAfter: response.headers['retry-after'],
+          body: response.body,
+        };
       }),
     );
     const elapsed = performance.now() - started;
     const statuses = answers.map((a) => a.status);
-    console.log(`blackhole: 12 requests, ${statuses.filter((s) => s === 503).length} × 503, slowest ${Math.round(Math.max(...answers.map((a) => a.ms)))} ms, all in ${Math.round(elapsed)} ms`);
+    console.log(
+      `blackhole: 12 requests, ${statuses.filter((s) => s === 503).length} × 503, slowest ${Math.round(Math.max(...answers.map((a) => a.ms)))} ms, all in ${Math.round(elapsed)} ms`,
+    );
     for (const answer of answers) {
       assert.equal(answer.status, 503, answer.body);
       assert.equal(answer.retryAfter, '5');

@@ -35,7 +35,15 @@ interface Answer {
   readonly body: string;
 }
 
-type Endpoint = 'token' | 'refresh' | 'accounts' | 'read' | 'register' | 'deregister' | 'revoke access token' | 'revoke refresh token';
+type Endpoint =
+  | 'token'
+  | 'refresh'
+  | 'accounts'
+  | 'read'
+  | 'register'
+  | 'deregister'
+  | 'revoke access token'
+  | 'revoke refresh token';
 
 /** What every endpoint is called with: one platform customer per endpoint, so that a failed step of one leaves the others' caches alone. */
 interface Fixture {
@@ -63,11 +71,13 @@ function endpoints(h: Harness, f: Fixture): Record<Endpoint, () => Promise<Light
   const bearer = { authorization: `Bearer ${f.token}` };
   return {
     token: () => postToken(h, { client: f.client, body: { grant_type: 'client_credentials' } }),
-    refresh: () => postToken(h, { client: f.client, body: { grant_type: 'refresh_token', refresh_token: f.refreshToken } }),
+    refresh: () =>
+      postToken(h, { client: f.client, body: { grant_type: 'refresh_token', refresh_token: f.refreshToken } }),
     accounts: () => getAccounts(h, { token: f.token }, 'dl-accounts'),
     read: () => h.app.inject({ method: 'GET', url: '/core/sessions?customerId=dl-read', headers: bearer }),
     register: () => postSession(h, { token: f.token }, formB('dl-register', 'C-1002')),
-    deregister: () => h.app.inject({ method: 'DELETE', url: '/core/sessions?customerId=dl-deregister', headers: bearer }),
+    deregister: () =>
+      h.app.inject({ method: 'DELETE', url: '/core/sessions?customerId=dl-deregister', headers: bearer }),
     'revoke access token': () => postRevoke(h, { client: f.client, body: { token: f.revocable } }),
     'revoke refresh token': () => postRevoke(h, { client: f.client, body: { token: f.refreshToken } }),
   };
@@ -102,7 +112,10 @@ async function expectBounded(
     lines.push(`${label}: ${endpoint} ${answer.status} in ${Math.round(answer.ms)} ms`);
     assert.equal(answer.status, status, `${label}: ${endpoint}: ${answer.body}`);
     if (status === 503) assert.equal(answer.retryAfter, '5', `${label}: ${endpoint}: Retry-After`);
-    assert.ok(answer.ms < LIMIT_MS, `${label}: ${endpoint} answered in ${Math.round(answer.ms)} ms, over 1.6 × ${TIMEOUT_MS} ms`);
+    assert.ok(
+      answer.ms < LIMIT_MS,
+      `${label}: ${endpoint} answered in ${Math.round(answer.ms)} ms, over 1.6 × ${TIMEOUT_MS} ms`,
+    );
   }
   console.log(lines.join('\n'));
   return answers;
@@ -118,18 +131,38 @@ async function expectRecovered(h: Harness, f: Fixture): Promise<void> {
     back = await calls.accounts();
   }
   assertSuccess(back, 'accounts once the database answers again');
-  for (const endpoint of ['token', 'refresh', 'read', 'register', 'deregister', 'revoke access token', 'revoke refresh token'] as const) {
+  for (const endpoint of [
+    'token',
+    'refresh',
+    'read',
+    'register',
+    'deregister',
+    'revoke access token',
+    'revoke refresh token',
+  ] as const) {
     const response = await calls[endpoint]();
     assert.equal(response.statusCode, 200, `${endpoint} once the database answers again: ${response.body}`);
   }
 }
 
 /** Every request the database failed still has its audit row written, or logged at error level with the event. */
-async function expectAuditRowsLogged(lines: ReadonlyArray<Record<string, unknown>>, answers: readonly Answer[]): Promise<void> {
-  const logged = () => new Set(lines.filter((line) => line['msg'] === 'audit log write failed').map((line) => (line['audit'] as { requestId?: string }).requestId));
+async function expectAuditRowsLogged(
+  lines: ReadonlyArray<Record<string, unknown>>,
+  answers: readonly Answer[],
+): Promise<void> {
+  const logged = () =>
+    new Set(
+      lines
+        .filter((line) => line['msg'] === 'audit log write failed')
+        .map((line) => (line['audit'] as { requestId?: string }).requestId),
+    );
   const until = performance.now() + 5000;
   while (!answers.every((answer) => logged().has(answer.requestId)) && performance.now() < until) await sleep(100);
-  for (const answer of answers) assert.ok(logged().has(answer.requestId), `the audit row of request ${answer.requestId} was neither written nor logged`);
+  for (const answer of answers)
+    assert.ok(
+      logged().has(answer.requestId),
+      `the audit row of request ${answer.requestId} was neither written nor logged`,
+    );
 }
 
 describe('PostgreSQL partitioned: one database deadline per request (postgres)', { skip: postgresSkip }, () => {
@@ -144,7 +177,10 @@ describe('PostgreSQL partitioned: one database deadline per request (postgres)',
     const relayed = await relayedBackend(relay, 4, { timeoutMs: TIMEOUT_MS });
     drop = relayed.drop;
     h = await createHarness(relayed.backend, {
-      logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }),
+      logger: pino(
+        { level: 'warn' },
+        { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+      ),
       // Access tokens outlive the clock moves below; the core sessions do not (900 s).
       env: { COREGATE_DB_TIMEOUT_MS: String(TIMEOUT_MS), COREGATE_ACCESS_TOKEN_TTL_SECONDS: '86400' },
     });
@@ -187,7 +223,16 @@ describe('PostgreSQL partitioned: one database deadline per request (postgres)',
     await expectBounded(
       'cold',
       calls,
-      { token: 503, refresh: 503, accounts: 503, read: 503, register: 503, deregister: 503, 'revoke access token': 503, 'revoke refresh token': 503 },
+      {
+        token: 503,
+        refresh: 503,
+        accounts: 503,
+        read: 503,
+        register: 503,
+        deregister: 503,
+        'revoke access token': 503,
+        'revoke refresh token': 503,
+      },
       () => h.clock.advance(120),
     );
     // The two reads answered 200 had their rows to write into a database that did not answer.
@@ -204,7 +249,9 @@ describe('PGlite held by a transaction: one database deadline per request (pglit
   let f: Fixture;
 
   before(async () => {
-    h = await createHarness(backend, { env: { COREGATE_DB_TIMEOUT_MS: String(TIMEOUT_MS), COREGATE_ACCESS_TOKEN_TTL_SECONDS: '86400' } });
+    h = await createHarness(backend, {
+      env: { COREGATE_DB_TIMEOUT_MS: String(TIMEOUT_MS), COREGATE_ACCESS_TOKEN_TTL_SECONDS: '86400' },
+    });
     f = await fixture(h);
   });
   after(async () => {
@@ -220,8 +267,21 @@ describe('PGlite held by a transaction: one database deadline per request (pglit
     // (and never run once their caller gave up). A plain statement whose caller gave up still runs
     // when its turn comes (PGlite cannot take back a queued statement): the revocation of the
     // refresh token is left out, or it would spend the token before the recovery below.
-    await expectBounded('warm', calls, { accounts: 200, read: 200, token: 503, refresh: 503, register: 503, deregister: 503, 'revoke access token': 503 });
-    await expectBounded('cold', calls, { token: 503, refresh: 503, accounts: 503, read: 503, register: 503, deregister: 503 }, () => h.clock.advance(120));
+    await expectBounded('warm', calls, {
+      accounts: 200,
+      read: 200,
+      token: 503,
+      refresh: 503,
+      register: 503,
+      deregister: 503,
+      'revoke access token': 503,
+    });
+    await expectBounded(
+      'cold',
+      calls,
+      { token: 503, refresh: 503, accounts: 503, read: 503, register: 503, deregister: 503 },
+      () => h.clock.advance(120),
+    );
     release();
     await holding;
     await expectRecovered(h, f);

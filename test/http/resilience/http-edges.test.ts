@@ -53,7 +53,9 @@ describe('HTTP edges: duplicate credentials, 405, parser refusals, slow bodies',
     assert.equal(gateway.status, 400, gateway.body);
     assert.equal(JSON.parse(gateway.body).className, 'bad-request');
 
-    const single = await rawRequest(port, [`GET /core/accounts?customerId=x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`]);
+    const single = await rawRequest(port, [
+      `GET /core/accounts?customerId=x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+    ]);
     assert.equal(single.status, 404, 'one header is fine');
   });
 
@@ -74,7 +76,11 @@ describe('HTTP edges: duplicate credentials, 405, parser refusals, slow bodies',
       ['PATCH', '/test/late/42', 'DELETE, GET, HEAD'],
     ];
     for (const [method, url, allow] of cases) {
-      const response = await h.app.inject({ method: method as 'PUT', url, headers: { authorization: `Bearer ${token}` } });
+      const response = await h.app.inject({
+        method: method as 'PUT',
+        url,
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(response.statusCode, 405, `${method} ${url}: ${response.body}`);
       assert.equal(response.headers['allow'], allow, `${method} ${url}`);
       if (method === 'HEAD') continue;
@@ -82,7 +88,13 @@ describe('HTTP edges: duplicate credentials, 405, parser refusals, slow bodies',
       assert.equal(typeof body.data?.requestId, 'string', 'data.requestId');
       assert.deepEqual(
         { ...body, data: { ...body.data, requestId: '-' } },
-        { name: 'MethodNotAllowed', className: 'method-not-allowed', message: `use ${allow}`, code: 405, data: { reason: 'method_not_allowed', requestId: '-' } },
+        {
+          name: 'MethodNotAllowed',
+          className: 'method-not-allowed',
+          message: `use ${allow}`,
+          code: 405,
+          data: { reason: 'method_not_allowed', requestId: '-' },
+        },
       );
     }
     assert.equal((await h.app.inject({ method: 'PUT', url: '/no/such/path' })).statusCode, 404);
@@ -90,7 +102,9 @@ describe('HTTP edges: duplicate credentials, 405, parser refusals, slow bodies',
 
   it('answers a 20 KB header and a malformed request line in the form of the path, and closes', async () => {
     const big = 'x'.repeat(20 * 1024);
-    const core = await rawRequest(port, [`GET /core/accounts?customerId=x HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`]);
+    const core = await rawRequest(port, [
+      `GET /core/accounts?customerId=x HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`,
+    ]);
     assert.equal(core.status, 431, core.body);
     assert.deepEqual(Object.keys(JSON.parse(core.body)).sort(), ['className', 'code', 'data', 'message', 'name']);
     assert.equal(JSON.parse(core.body).code, 431);
@@ -105,7 +119,9 @@ describe('HTTP edges: duplicate credentials, 405, parser refusals, slow bodies',
     assert.equal(JSON.parse(malformed.body).className, 'bad-request');
     assert.ok(malformed.closed);
 
-    const malformedOAuth = await rawRequest(port, ['POST /oauth2/token HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n']);
+    const malformedOAuth = await rawRequest(port, [
+      'POST /oauth2/token HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n',
+    ]);
     assert.equal(malformedOAuth.status, 400, malformedOAuth.body);
     assert.equal(JSON.parse(malformedOAuth.body).error, 'invalid_request');
   });
@@ -123,7 +139,10 @@ describe('HTTP edges: duplicate credentials, 405, parser refusals, slow bodies',
 
   it('answers that 408 in the OAuth form on the token endpoint (the path is remembered from the request)', async () => {
     const head = `POST /oauth2/token HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic(client.id, client.secret)}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n`;
-    const answer = await rawRequest(port, [head, ...Array.from({ length: 20 }, () => 'x')], { gapMs: 300, waitMs: 6000 });
+    const answer = await rawRequest(port, [head, ...Array.from({ length: 20 }, () => 'x')], {
+      gapMs: 300,
+      waitMs: 6000,
+    });
     assert.equal(answer.status, 408, answer.body);
     assert.equal(JSON.parse(answer.body).error, 'invalid_request');
     assert.ok(answer.closed, 'the connection is closed');

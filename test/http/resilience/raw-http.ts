@@ -11,7 +11,11 @@ export interface RawAnswer {
 }
 
 /** Sends `chunks` (each after `gapMs`), reads until the server closes or `waitMs` passes. */
-export function rawRequest(port: number, chunks: readonly (string | Buffer)[], options: { gapMs?: number; waitMs?: number } = {}): Promise<RawAnswer> {
+export function rawRequest(
+  port: number,
+  chunks: readonly (string | Buffer)[],
+  options: { gapMs?: number; waitMs?: number } = {},
+): Promise<RawAnswer> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
@@ -28,7 +32,13 @@ export function rawRequest(port: number, chunks: readonly (string | Buffer)[], o
         const at = line.indexOf(':');
         if (at > 0) headers[line.slice(0, at).trim().toLowerCase()] = line.slice(at + 1).trim();
       }
-      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers, body: rest.join('\r\n\r\n'), closed, ms: Date.now() - started });
+      resolve({
+        status: Number(statusLine.split(' ')[1] ?? 0),
+        headers,
+        body: rest.join('\r\n\r\n'),
+        closed,
+        ms: Date.now() - started,
+      });
       socket.destroy();
     };
     socket.on('data', (chunk) => received.push(chunk));

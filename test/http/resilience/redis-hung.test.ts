@@ -38,7 +38,12 @@ describe('Redis hung (SIGSTOP): budgets counted per process behind a breaker', {
   it('keeps latency normal, refuses spent brute-force budgets, reports the switch once, and shares again after', async () => {
     const client = await h.client();
     const token = await h.token(client);
-    const accounts = () => h.app.inject({ method: 'GET', url: '/core/accounts?customerId=nobody', headers: { authorization: `Bearer ${token}` } });
+    const accounts = () =>
+      h.app.inject({
+        method: 'GET',
+        url: '/core/accounts?customerId=nobody',
+        headers: { authorization: `Bearer ${token}` },
+      });
     assert.equal((await accounts()).statusCode, 404);
 
     redis.pause();
@@ -67,7 +72,9 @@ describe('Redis hung (SIGSTOP): budgets counted per process behind a breaker', {
       if (bad.statusCode === 429) refused += 1;
       else checked += 1;
     }
-    console.log(`redis hung: 30 bad-credential attempts, ${checked} checked, ${refused} refused (budget ${AUTH_FAILURES})`);
+    console.log(
+      `redis hung: 30 bad-credential attempts, ${checked} checked, ${refused} refused (budget ${AUTH_FAILURES})`,
+    );
     assert.equal(checked, AUTH_FAILURES, 'the brute-force budget holds while Redis is out');
 
     const switches = lines.filter((line) => line.msg.startsWith('rate-limit store (COREGATE_REDIS_URL) failing'));
@@ -77,12 +84,15 @@ describe('Redis hung (SIGSTOP): budgets counted per process behind a breaker', {
 
     redis.resume();
     // The breaker probes Redis again 5 s after it opened.
-    for (const deadline = performance.now() + 8000; performance.now() < deadline; ) {
+    for (const deadline = performance.now() + 8000; performance.now() < deadline;) {
       await accounts();
       if (sample(await scrape(h), 'coregate_rate_limit_store_local') === 0) break;
       await sleep(200);
     }
     assert.equal(sample(await scrape(h), 'coregate_rate_limit_store_local'), 0, 'shared again');
-    assert.equal(lines.filter((line) => line.msg.startsWith('rate-limit store (COREGATE_REDIS_URL) answers again')).length, 1);
+    assert.equal(
+      lines.filter((line) => line.msg.startsWith('rate-limit store (COREGATE_REDIS_URL) answers again')).length,
+      1,
+    );
   });
 });

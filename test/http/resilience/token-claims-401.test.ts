@@ -36,7 +36,11 @@ describe('implausible claims under a good signature: 401 invalid_token', () => {
   }
 
   async function call(token: string) {
-    return h.app.inject({ method: 'GET', url: '/core/accounts?customerId=nobody', headers: { authorization: `Bearer ${token}` } });
+    return h.app.inject({
+      method: 'GET',
+      url: '/core/accounts?customerId=nobody',
+      headers: { authorization: `Bearer ${token}` },
+    });
   }
 
   it('accepts a token like the token endpoint issues', async () => {

@@ -45,7 +45,11 @@ for (const backend of BACKENDS) {
     });
 
     const deregister = (customerId: string) =>
-      h.app.inject({ method: 'DELETE', url: `/core/sessions?customerId=${customerId}`, headers: { authorization: `Bearer ${token}` } });
+      h.app.inject({
+        method: 'DELETE',
+        url: `/core/sessions?customerId=${customerId}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
 
     it('delivers customer.registered and customer.deregistered, signed, without personal data', async () => {
       const added = await executeAdminOperation(admin, 'webhooks.add', { platform, url: receiver.url });
@@ -62,7 +66,9 @@ for (const backend of BACKENDS) {
       assert.equal(await h.services.webhookDispatcher.runOnce(), 1);
 
       const verifier = new Webhook(added.secret);
-      const bodies = receiver.received.map((received) => verifier.verify(received.body, TestReceiver.headersOf(received)) as Record<string, unknown>);
+      const bodies = receiver.received.map(
+        (received) => verifier.verify(received.body, TestReceiver.headersOf(received)) as Record<string, unknown>,
+      );
       assert.deepEqual(
         bodies.map((body) => [body['type'], body['data']]),
         [
@@ -71,8 +77,18 @@ for (const backend of BACKENDS) {
         ],
       );
       for (const received of receiver.received) {
-        assert.ok(!received.body.includes(ADA.customerKey) && !received.body.includes(ADA.accountNumber), 'no customer key or personal data');
-        assert.throws(() => new Webhook(`whsec_${randomBytes(32).toString('base64')}`).verify(received.body, TestReceiver.headersOf(received)), 'another secret fails');
+        assert.ok(
+          !received.body.includes(ADA.customerKey) && !received.body.includes(ADA.accountNumber),
+          'no customer key or personal data',
+        );
+        assert.throws(
+          () =>
+            new Webhook(`whsec_${randomBytes(32).toString('base64')}`).verify(
+              received.body,
+              TestReceiver.headersOf(received),
+            ),
+          'another secret fails',
+        );
       }
       const deliveries = await executeAdminOperation(admin, 'webhooks.deliveries', { platform });
       assert.deepEqual(
@@ -87,7 +103,11 @@ for (const backend of BACKENDS) {
     });
 
     it('retries on the schedule: failing twice, delivered on the third attempt with attempts 3 and the same webhook-id', async () => {
-      const added = await executeAdminOperation(admin, 'webhooks.add', { platform, url: receiver.url, events: ['customer.registered'] });
+      const added = await executeAdminOperation(admin, 'webhooks.add', {
+        platform,
+        url: receiver.url,
+        events: ['customer.registered'],
+      });
       receiver.script.push(500, 503);
       assertSuccess(await postSession(h, { token }, formA(uniqueId('retry'), ADA)));
       assert.equal(await h.services.webhookDispatcher.runOnce(), 1, 'first attempt');
@@ -120,7 +140,10 @@ for (const backend of BACKENDS) {
       }
       assert.equal(await h.services.webhookDispatcher.runOnce(), 0);
       const [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: 1 });
-      assert.deepEqual([delivery!.status, delivery!.attempts, delivery!.lastStatus, delivery!.nextAttemptAt], ['failed', 4, 500, null]);
+      assert.deepEqual(
+        [delivery!.status, delivery!.attempts, delivery!.lastStatus, delivery!.nextAttemptAt],
+        ['failed', 4, 500, null],
+      );
       await executeAdminOperation(admin, 'webhooks.remove', { id: added.id });
       receiver.received.length = 0;
     });
@@ -130,7 +153,9 @@ for (const backend of BACKENDS) {
       receiver.script.push(410);
       assertSuccess(await postSession(h, { token }, formA(uniqueId('gone'), ADA)));
       assert.equal(await h.services.webhookDispatcher.runOnce(), 1);
-      const [endpoint] = (await executeAdminOperation(admin, 'webhooks.list', { platform })).filter((e) => e.id === added.id);
+      const [endpoint] = (await executeAdminOperation(admin, 'webhooks.list', { platform })).filter(
+        (e) => e.id === added.id,
+      );
       assert.deepEqual([endpoint!.enabled, endpoint!.disabledReason], [false, 'gone']);
       const [delivery] = await executeAdminOperation(admin, 'webhooks.deliveries', { platform, limit: 1 });
       assert.deepEqual([delivery!.status, delivery!.lastStatus], ['failed', 410]);
@@ -178,37 +203,51 @@ for (const backend of BACKENDS) {
     });
 
     it('refuses an unknown event type and a bad URL when adding', async () => {
-      await assert.rejects(executeAdminOperation(admin, 'webhooks.add', { platform, url: receiver.url, events: ['customer.exploded'] }), /invalid webhook endpoint/);
-      await assert.rejects(executeAdminOperation(admin, 'webhooks.add', { platform, url: 'ftp://example.com/' }), /invalid webhook endpoint/);
+      await assert.rejects(
+        executeAdminOperation(admin, 'webhooks.add', { platform, url: receiver.url, events: ['customer.exploded'] }),
+        /invalid webhook endpoint/,
+      );
+      await assert.rejects(
+        executeAdminOperation(admin, 'webhooks.add', { platform, url: 'ftp://example.com/' }),
+        /invalid webhook endpoint/,
+      );
     });
 
-    it('delivers each event once with two dispatchers on one database', { skip: backend.name !== 'postgres' && 'needs two processes’ worth of connections: PostgreSQL' }, async () => {
-      const added = await executeAdminOperation(admin, 'webhooks.add', { platform, url: receiver.url });
-      receiver.delayMs = 50;
-      const second = new PostgresDatabase({ connectionString: databaseUrl!, poolMax: 5 });
-      // The second "server": its own pool, store and dispatcher on the same database and key.
-      const sealer = new AesGcmSealer(encryptionKeys(h.services.config));
-      const sender = new UndiciWebhookSender({ production: false, allowPrivate: false });
-      const other = new WebhookDispatcher(new SqlWebhookStore(second, sealer), sender, h.clock, { retryScheduleSeconds: [1], maxInFlight: 3 });
-      try {
-        for (let index = 0; index < 12; index += 1) assertSuccess(await postSession(h, { token }, formA(uniqueId('pair'), ADA)));
-        let attempted = 0;
-        while (attempted < 12) {
-          const [a, b] = await Promise.all([h.services.webhookDispatcher.runOnce(), other.runOnce()]);
-          assert.ok(a + b > 0, 'progress');
-          attempted += a + b;
+    it(
+      'delivers each event once with two dispatchers on one database',
+      { skip: backend.name !== 'postgres' && 'needs two processes’ worth of connections: PostgreSQL' },
+      async () => {
+        const added = await executeAdminOperation(admin, 'webhooks.add', { platform, url: receiver.url });
+        receiver.delayMs = 50;
+        const second = new PostgresDatabase({ connectionString: databaseUrl!, poolMax: 5 });
+        // The second "server": its own pool, store and dispatcher on the same database and key.
+        const sealer = new AesGcmSealer(encryptionKeys(h.services.config));
+        const sender = new UndiciWebhookSender({ production: false, allowPrivate: false });
+        const other = new WebhookDispatcher(new SqlWebhookStore(second, sealer), sender, h.clock, {
+          retryScheduleSeconds: [1],
+          maxInFlight: 3,
+        });
+        try {
+          for (let index = 0; index < 12; index += 1)
+            assertSuccess(await postSession(h, { token }, formA(uniqueId('pair'), ADA)));
+          let attempted = 0;
+          while (attempted < 12) {
+            const [a, b] = await Promise.all([h.services.webhookDispatcher.runOnce(), other.runOnce()]);
+            assert.ok(a + b > 0, 'progress');
+            attempted += a + b;
+          }
+          assert.equal(attempted, 12);
+          const ids = receiver.received.map((received) => received.headers['webhook-id']);
+          assert.equal(ids.length, 12);
+          assert.equal(new Set(ids).size, 12, 'no event delivered twice');
+        } finally {
+          receiver.delayMs = 0;
+          await sender.close();
+          await second.close();
+          await executeAdminOperation(admin, 'webhooks.remove', { id: added.id });
+          receiver.received.length = 0;
         }
-        assert.equal(attempted, 12);
-        const ids = receiver.received.map((received) => received.headers['webhook-id']);
-        assert.equal(ids.length, 12);
-        assert.equal(new Set(ids).size, 12, 'no event delivered twice');
-      } finally {
-        receiver.delayMs = 0;
-        await sender.close();
-        await second.close();
-        await executeAdminOperation(admin, 'webhooks.remove', { id: added.id });
-        receiver.received.length = 0;
-      }
-    });
+      },
+    );
   });
 }

@@ -53,7 +53,8 @@ for (const backend of BACKENDS) {
       const tokenA = await h.token(await h.client({ platform: 'iso-a' }));
       const tokenB = await h.token(await h.client({ platform: 'iso-b' }));
       // More of A's deliveries than a whole claim used to take.
-      for (let index = 0; index < 25; index += 1) assertSuccess(await postSession(h, { token: tokenA }, formA(uniqueId('hang'), ADA)));
+      for (let index = 0; index < 25; index += 1)
+        assertSuccess(await postSession(h, { token: tokenA }, formA(uniqueId('hang'), ADA)));
       h.services.webhookDispatcher.start();
       await until(() => hanging.received >= DEFAULT_PER_ENDPOINT, 5_000, "A's receiver to hold its deliveries");
 

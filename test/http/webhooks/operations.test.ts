@@ -86,7 +86,14 @@ describe(`webhook operations (${QUICKEST_BACKEND.name})`, { skip: QUICKEST_BACKE
   });
 
   it('webhooks.policy: the policy applied, and whether a server applies it', async () => {
-    assert.deepEqual(await executeAdminOperation(admin, 'webhooks.policy', {}), { production: false, allowPrivate: false, server: false });
-    assert.deepEqual(await executeAdminOperation(adminOperations(h.services, { server: true }), 'webhooks.policy', {}), { production: false, allowPrivate: false, server: true });
+    assert.deepEqual(await executeAdminOperation(admin, 'webhooks.policy', {}), {
+      production: false,
+      allowPrivate: false,
+      server: false,
+    });
+    assert.deepEqual(
+      await executeAdminOperation(adminOperations(h.services, { server: true }), 'webhooks.policy', {}),
+      { production: false, allowPrivate: false, server: true },
+    );
   });
 });

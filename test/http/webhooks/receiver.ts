@@ -38,7 +38,12 @@ export class TestReceiver {
 
   /** Plain headers for `standardwebhooks`' verify. */
   static headersOf(received: Received): Record<string, string> {
-    return Object.fromEntries(Object.entries(received.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : String(value)]));
+    return Object.fromEntries(
+      Object.entries(received.headers).map(([name, value]) => [
+        name,
+        Array.isArray(value) ? value.join(',') : String(value),
+      ]),
+    );
   }
 
   async close(): Promise<void> {

@@ -35,10 +35,15 @@ for (const backend of BACKENDS) {
     });
     after(() => suite?.close());
 
-    const count = async (sql: string, params: unknown[]) => Number((await h.services.database.query<{ n: number }>(sql, params))[0]!.n);
-    const eventsOf = (platform: string) => count('select count(*)::int as n from webhook_events where platform = $1', [platform]);
+    const count = async (sql: string, params: unknown[]) =>
+      Number((await h.services.database.query<{ n: number }>(sql, params))[0]!.n);
+    const eventsOf = (platform: string) =>
+      count('select count(*)::int as n from webhook_events where platform = $1', [platform]);
     const deliveriesOf = (platform: string, status: string) =>
-      count('select count(*)::int as n from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where e.platform = $1 and d.status = $2', [platform, status]);
+      count(
+        'select count(*)::int as n from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where e.platform = $1 and d.status = $2',
+        [platform, status],
+      );
 
     it('defaults to 30 days', () => {
       assert.equal(loadConfig({}).webhookRetentionDays, 30);
@@ -52,7 +57,11 @@ for (const backend of BACKENDS) {
       assertSuccess(await postSession(h, { token }, formA(uniqueId('c'), ADA)));
       assert.equal(await eventsOf(platform), 0);
       // Nor for an endpoint that wants other types only.
-      await executeAdminOperation(admin, 'webhooks.add', { platform, url: receiver.url, events: ['customer.deregistered'] });
+      await executeAdminOperation(admin, 'webhooks.add', {
+        platform,
+        url: receiver.url,
+        events: ['customer.deregistered'],
+      });
       assertSuccess(await postSession(h, { token }, formA(uniqueId('c'), ADA)));
       assert.equal(await eventsOf(platform), 0);
     });
@@ -61,7 +70,8 @@ for (const backend of BACKENDS) {
       const platform = uniqueId('kept');
       const token = await h.token(await h.client({ platform }));
       await executeAdminOperation(admin, 'webhooks.add', { platform, url: receiver.url });
-      for (let index = 0; index < 3; index += 1) assertSuccess(await postSession(h, { token }, formA(uniqueId('c'), ADA)));
+      for (let index = 0; index < 3; index += 1)
+        assertSuccess(await postSession(h, { token }, formA(uniqueId('c'), ADA)));
       receiver.script.push(204, 204, 500);
       assert.equal(await h.services.webhookDispatcher.runOnce(), 3);
       assert.deepEqual([await deliveriesOf(platform, 'delivered'), await deliveriesOf(platform, 'pending')], [2, 1]);
@@ -69,15 +79,22 @@ for (const backend of BACKENDS) {
       // Past a 5-day retention; the pending one waits 7 days for its retry.
       h.clock.advance(6 * DAY);
       // A recent one, delivered: within the retention.
-      assertSuccess(await postSession(h, { token: await h.token(await h.client({ platform })) }, formA(uniqueId('recent'), ADA)));
+      assertSuccess(
+        await postSession(h, { token: await h.token(await h.client({ platform })) }, formA(uniqueId('recent'), ADA)),
+      );
       assert.equal(await h.services.webhookDispatcher.runOnce(), 1);
 
       const database = h.services.database;
-      const pruner = new RetentionPruner(new SqlWebhookStore(database, new AesGcmSealer(encryptionKeys(h.services.config))), new SqlRefreshTokenStore(database), h.clock, {
-        webhookRetentionDays: 5,
-        batchSize: 1,
-        pauseMs: 0,
-      });
+      const pruner = new RetentionPruner(
+        new SqlWebhookStore(database, new AesGcmSealer(encryptionKeys(h.services.config))),
+        new SqlRefreshTokenStore(database),
+        h.clock,
+        {
+          webhookRetentionDays: 5,
+          batchSize: 1,
+          pauseMs: 0,
+        },
+      );
       const deleted = await pruner.runOnce();
       assert.equal(deleted.webhookRows, 4, 'two old delivered deliveries and their two events');
       assert.equal(await deliveriesOf(platform, 'delivered'), 1, 'the recent one');
@@ -91,15 +108,32 @@ for (const backend of BACKENDS) {
       const store = new SqlRefreshTokenStore(h.services.database);
       const now = h.clock.now().getTime();
       const token = (digest: string, chainId: string, expiresInSeconds: number) =>
-        store.insert({ digest: `${digest}-${now}`, clientId: client.id, chainId: `${chainId}-${now}`, scope: 'core/main', issuedAt: new Date(now - 90 * DAY * 1000), expiresAt: new Date(now + expiresInSeconds * 1000) });
+        store.insert({
+          digest: `${digest}-${now}`,
+          clientId: client.id,
+          chainId: `${chainId}-${now}`,
+          scope: 'core/main',
+          issuedAt: new Date(now - 90 * DAY * 1000),
+          expiresAt: new Date(now + expiresInSeconds * 1000),
+        });
       await token('dead-1', 'dead', -2 * DAY);
       await token('dead-2', 'dead', -DAY);
       await token('used-old', 'live', -DAY);
       await token('live', 'live', DAY);
-      const pruner = new RetentionPruner({ pruneSettled: async () => 0 }, store, h.clock, { webhookRetentionDays: 30, batchSize: 1, pauseMs: 0 });
+      const pruner = new RetentionPruner({ pruneSettled: async () => 0 }, store, h.clock, {
+        webhookRetentionDays: 30,
+        batchSize: 1,
+        pauseMs: 0,
+      });
       assert.equal((await pruner.runOnce()).refreshTokens, 2);
-      const left = await h.services.database.query<{ digest: string }>('select digest from refresh_tokens where client_id = $1 order by digest', [client.id]);
-      assert.deepEqual(left.map((row) => row.digest.replace(`-${now}`, '')), ['live', 'used-old']);
+      const left = await h.services.database.query<{ digest: string }>(
+        'select digest from refresh_tokens where client_id = $1 order by digest',
+        [client.id],
+      );
+      assert.deepEqual(
+        left.map((row) => row.digest.replace(`-${now}`, '')),
+        ['live', 'used-old'],
+      );
     });
   });
 }

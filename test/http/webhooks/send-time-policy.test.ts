@@ -28,7 +28,7 @@ describe(`webhook target policy at send time (${backend.name})`, () => {
   let suite: WebhookSuite | undefined;
 
   before(async () => {
-  // The endpoint is added as a development-mode command would: http:// on loopback.
+    // The endpoint is added as a development-mode command would: http:// on loopback.
     suite = await openWebhookSuite(backend, '1,1,1');
     ({ h, admin, receiver } = suite);
   });
@@ -45,10 +45,15 @@ describe(`webhook target policy at send time (${backend.name})`, () => {
 
       const sender = new UndiciWebhookSender(policy);
       const warnings: string[] = [];
-      const production = new WebhookDispatcher(new SqlWebhookStore(h.services.database, new AesGcmSealer(encryptionKeys(h.services.config))), sender, h.clock, {
-        retryScheduleSeconds: [1, 1, 1],
-        onRefused: (_delivery, why) => warnings.push(why),
-      });
+      const production = new WebhookDispatcher(
+        new SqlWebhookStore(h.services.database, new AesGcmSealer(encryptionKeys(h.services.config))),
+        sender,
+        h.clock,
+        {
+          retryScheduleSeconds: [1, 1, 1],
+          onRefused: (_delivery, why) => warnings.push(why),
+        },
+      );
       try {
         assert.equal(await production.runOnce(), 1);
         h.clock.advance(60);
@@ -70,7 +75,11 @@ describe(`webhook target policy at send time (${backend.name})`, () => {
   it('production with https:// to a loopback literal: refused as non-public', async () => {
     const sender = new UndiciWebhookSender({ production: true, allowPrivate: false });
     try {
-      await assert.rejects(sender.send('https://[::7f00:1]:9/hooks', {}, '{}'), (error: { refused?: boolean; reason?: string }) => error.refused === true && /^refused: non-public address/.test(error.reason ?? ''));
+      await assert.rejects(
+        sender.send('https://[::7f00:1]:9/hooks', {}, '{}'),
+        (error: { refused?: boolean; reason?: string }) =>
+          error.refused === true && /^refused: non-public address/.test(error.reason ?? ''),
+      );
     } finally {
       await sender.close();
     }

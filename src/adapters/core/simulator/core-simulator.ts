@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AccountRecord } from '../../../domain/account.js';
 import type { Clock } from '../../../ports/clock.js';
-import type { } from '../../../ports/core-connector.js';
+import type {} from '../../../ports/core-connector.js';
 import { systemClock } from '../../clock/system-clock.js';
 import { jsonType, safeName, type Problem } from '../account-record.js';
 import type { ProtocolErrorCode } from '../protocol.js';
@@ -93,7 +93,8 @@ export class CoreSimulator {
 
   constructor(options: CoreSimulatorOptions = {}) {
     const ttl = options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS;
-    if (!Number.isInteger(ttl) || ttl < 1) throw new RangeError('sessionTtlSeconds must be a positive whole number of seconds');
+    if (!Number.isInteger(ttl) || ttl < 1)
+      throw new RangeError('sessionTtlSeconds must be a positive whole number of seconds');
     this.clock = options.clock ?? systemClock;
     this.customers = options.customers ?? demoDirectory();
     this.sessionTtlSeconds = ttl;
@@ -103,8 +104,12 @@ export class CoreSimulator {
   /** Starts a session for a customer; throws 404 `customer_not_found` for a subject the core does not know. */
   startSession(subject: RegistrationSubject, requestId?: string): StartedSession {
     this.lastRequestId = requestId;
-    const customer = subject.kind === 'customerKey' ? this.customers.byKey(subject.customerKey) : this.customers.byDemographics(subject);
-    if (!customer || this.forgotten.has(customer.customerKey)) throw new SimulatorError(404, 'customer_not_found', 'no customer matches');
+    const customer =
+      subject.kind === 'customerKey'
+        ? this.customers.byKey(subject.customerKey)
+        : this.customers.byDemographics(subject);
+    if (!customer || this.forgotten.has(customer.customerKey))
+      throw new SimulatorError(404, 'customer_not_found', 'no customer matches');
     const now = this.clock.now().getTime();
     this.sweep(now, SWEEP_PER_CALL);
     // 192 bits from the CSPRNG: unguessable, and URL/header safe as base64url.
@@ -120,7 +125,8 @@ export class CoreSimulator {
     this.lastRequestId = requestId;
     this.accountRequests += 1;
     const session = this.sessions.get(delegateReferenceId);
-    if (!session || this.forgotten.has(session.customerKey)) throw new SimulatorError(401, 'session_invalid', 'unknown or expired delegate reference ID');
+    if (!session || this.forgotten.has(session.customerKey))
+      throw new SimulatorError(401, 'session_invalid', 'unknown or expired delegate reference ID');
     if (this.clock.now().getTime() >= session.expiresAtMs) {
       this.sessions.delete(delegateReferenceId);
       throw new SimulatorError(401, 'session_invalid', 'unknown or expired delegate reference ID');
@@ -172,7 +178,8 @@ export class CoreSimulator {
   /** Replaces the faults; fields left out take their no-fault value, so `{}` resets. */
   setFaults(faults: Partial<SimulatorFaults>): SimulatorFaults {
     const problems = faultProblems(faults);
-    if (problems.length > 0) throw new RangeError(problems.map((problem) => `${problem.path}: ${problem.message}`).join('; '));
+    if (problems.length > 0)
+      throw new RangeError(problems.map((problem) => `${problem.path}: ${problem.message}`).join('; '));
     this.currentFaults = Object.freeze({ ...NO_FAULTS, ...faults });
     return this.currentFaults;
   }
@@ -210,17 +217,30 @@ const FAULT_FIELDS = new Set(['latencyMs', 'errorRate', 'errorStatus']);
 function faultProblems(value: Record<string, unknown>): Problem[] {
   const problems: Problem[] = [];
   for (const name of Object.keys(value)) {
-    if (!FAULT_FIELDS.has(name)) problems.push({ path: safeName(name), message: 'unknown field (expected latencyMs, errorRate, errorStatus)' });
+    if (!FAULT_FIELDS.has(name))
+      problems.push({ path: safeName(name), message: 'unknown field (expected latencyMs, errorRate, errorStatus)' });
   }
   const { latencyMs, errorRate, errorStatus } = value;
-  if (latencyMs !== undefined && !(Number.isInteger(latencyMs) && (latencyMs as number) >= 0 && (latencyMs as number) <= 600_000)) {
-    problems.push({ path: 'latencyMs', message: `expected a whole number of milliseconds, 0 to 600000, got ${describe(latencyMs)}` });
+  if (
+    latencyMs !== undefined &&
+    !(Number.isInteger(latencyMs) && (latencyMs as number) >= 0 && (latencyMs as number) <= 600_000)
+  ) {
+    problems.push({
+      path: 'latencyMs',
+      message: `expected a whole number of milliseconds, 0 to 600000, got ${describe(latencyMs)}`,
+    });
   }
   if (errorRate !== undefined && !(typeof errorRate === 'number' && errorRate >= 0 && errorRate <= 1)) {
     problems.push({ path: 'errorRate', message: `expected a number from 0 to 1, got ${describe(errorRate)}` });
   }
-  if (errorStatus !== undefined && !(Number.isInteger(errorStatus) && (errorStatus as number) >= 400 && (errorStatus as number) <= 599)) {
-    problems.push({ path: 'errorStatus', message: `expected an HTTP error status, 400 to 599, got ${describe(errorStatus)}` });
+  if (
+    errorStatus !== undefined &&
+    !(Number.isInteger(errorStatus) && (errorStatus as number) >= 400 && (errorStatus as number) <= 599)
+  ) {
+    problems.push({
+      path: 'errorStatus',
+      message: `expected an HTTP error status, 400 to 599, got ${describe(errorStatus)}`,
+    });
   }
   return problems;
 }
@@ -231,7 +251,8 @@ function describe(value: unknown): string {
 
 /** Reads a `POST /_sim/faults` body: the faults, or the problems with it. */
 export function readFaults(body: unknown): { faults: Partial<SimulatorFaults> } | { problems: Problem[] } {
-  if (!isPlainObject(body)) return { problems: [{ path: '(body)', message: `expected an object, got ${jsonType(body)}` }] };
+  if (!isPlainObject(body))
+    return { problems: [{ path: '(body)', message: `expected an object, got ${jsonType(body)}` }] };
   const problems = faultProblems(body);
   return problems.length > 0 ? { problems } : { faults: body };
 }

@@ -23,7 +23,12 @@ export class FixtureError extends Error {
 
 const CUSTOMER_FIELDS = new Set(['customerKey', 'socialSecurityNumber', 'accountNumber', 'birthDay', 'accounts']);
 
-function requiredString(value: Record<string, unknown>, field: string, path: string, problems: Problem[]): string | undefined {
+function requiredString(
+  value: Record<string, unknown>,
+  field: string,
+  path: string,
+  problems: Problem[],
+): string | undefined {
   if (!Object.hasOwn(value, field)) {
     problems.push({ path: `${path}.${field}`, message: 'missing' });
     return undefined;
@@ -47,7 +52,10 @@ function readCustomer(value: unknown, path: string, problems: Problem[]): CoreCu
   }
   const customerKey = requiredString(value, 'customerKey', path, problems);
   if (customerKey !== undefined && !/^[\x21-\x7e]{1,128}$/.test(customerKey)) {
-    problems.push({ path: `${path}.customerKey`, message: 'expected 1 to 128 printable ASCII characters without spaces' });
+    problems.push({
+      path: `${path}.customerKey`,
+      message: 'expected 1 to 128 printable ASCII characters without spaces',
+    });
   }
   const socialSecurityNumber = requiredString(value, 'socialSecurityNumber', path, problems);
   if (socialSecurityNumber !== undefined && !/^(\d{9}|\d{3}-\d{2}-\d{4})$/.test(socialSecurityNumber)) {
@@ -86,12 +94,21 @@ function readCustomer(value: unknown, path: string, problems: Problem[]): CoreCu
 /** Checks a parsed data document and indexes its customers. Throws {@link FixtureError}. */
 export function parseFixtures(document: unknown, source = 'the data document'): ListDirectory {
   const problems: Problem[] = [];
-  if (!isPlainObject(document)) throw new FixtureError(source, [{ path: '(top level)', message: `expected an object {"customers": [...]}, got ${jsonType(document)}` }]);
+  if (!isPlainObject(document))
+    throw new FixtureError(source, [
+      { path: '(top level)', message: `expected an object {"customers": [...]}, got ${jsonType(document)}` },
+    ]);
   for (const name of Object.keys(document)) {
-    if (name !== 'customers') problems.push({ path: safeName(name), message: 'unknown field (expected only "customers")' });
+    if (name !== 'customers')
+      problems.push({ path: safeName(name), message: 'unknown field (expected only "customers")' });
   }
   if (!Array.isArray(document.customers)) {
-    problems.push({ path: 'customers', message: Object.hasOwn(document, 'customers') ? `expected an array, got ${jsonType(document.customers)}` : 'missing' });
+    problems.push({
+      path: 'customers',
+      message: Object.hasOwn(document, 'customers')
+        ? `expected an array, got ${jsonType(document.customers)}`
+        : 'missing',
+    });
     throw new FixtureError(source, problems);
   }
   const customers: CoreCustomer[] = [];
@@ -103,12 +120,18 @@ export function parseFixtures(document: unknown, source = 'the data document'): 
     if (!found) return;
     const sameKey = keys.get(found.customerKey);
     if (sameKey !== undefined) {
-      problems.push({ path: `${path}.customerKey`, message: `duplicate customerKey "${found.customerKey}" (first in customers[${sameKey}])` });
+      problems.push({
+        path: `${path}.customerKey`,
+        message: `duplicate customerKey "${found.customerKey}" (first in customers[${sameKey}])`,
+      });
       return;
     }
     const samePerson = people.get(demographicsKey(found));
     if (samePerson !== undefined) {
-      problems.push({ path, message: `same socialSecurityNumber, accountNumber and birthDay as customers[${samePerson}]: demographics must identify one customer` });
+      problems.push({
+        path,
+        message: `same socialSecurityNumber, accountNumber and birthDay as customers[${samePerson}]: demographics must identify one customer`,
+      });
       return;
     }
     keys.set(found.customerKey, index);
@@ -125,7 +148,9 @@ export async function loadFixtureFile(path: string): Promise<ListDirectory> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new FixtureError(path, [{ path: '(file)', message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }]);
+    throw new FixtureError(path, [
+      { path: '(file)', message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` },
+    ]);
   }
   let document: unknown;
   try {

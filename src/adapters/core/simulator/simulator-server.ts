@@ -7,9 +7,16 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { } from '../../../ports/core-connector.js';
+import type {} from '../../../ports/core-connector.js';
 import { describeProblems, jsonType, safeName, type Problem } from '../account-record.js';
-import { PROTOCOL_HEADERS, PROTOCOL_PATHS, type AccountsBody, type ErrorBody, type ProtocolErrorCode, type SessionBody } from '../protocol.js';
+import {
+  PROTOCOL_HEADERS,
+  PROTOCOL_PATHS,
+  type AccountsBody,
+  type ErrorBody,
+  type ProtocolErrorCode,
+  type SessionBody,
+} from '../protocol.js';
 import { readFaults, SimulatorError, type CoreSimulator } from './core-simulator.js';
 import type { RegistrationSubject } from '../../../domain/registration.js';
 import { isPlainObject } from '../../../domain/json.js';
@@ -54,18 +61,30 @@ class HttpAnswer extends Error {
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...headers,
+  });
   res.end(text);
 }
 
-function sendError(res: ServerResponse, status: number, code: ProtocolErrorCode, message: string, headers?: Record<string, string>): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  code: ProtocolErrorCode,
+  message: string,
+  headers?: Record<string, string>,
+): void {
   const body: ErrorBody = { error: code, message };
   send(res, status, body, headers);
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
-    const tooLarge = () => new HttpAnswer(413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
+    const tooLarge = () =>
+      new HttpAnswer(413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
     if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
       reject(tooLarge());
       return;
@@ -92,7 +111,8 @@ async function readJson(req: IncomingMessage, { required }: { required: boolean 
   const text = await readBody(req);
   if (text.trim() === '' && !required) return {};
   const type = req.headers['content-type'] ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) throw new HttpAnswer(400, 'invalid_request', 'Content-Type must be application/json');
+  if (!/^application\/json\s*(;|$)/i.test(type))
+    throw new HttpAnswer(400, 'invalid_request', 'Content-Type must be application/json');
   try {
     return JSON.parse(text);
   } catch {
@@ -107,7 +127,8 @@ function invalid(problems: Problem[]): HttpAnswer {
 function stringField(value: Record<string, unknown>, field: string, path: string, problems: Problem[]): string {
   const found = value[field];
   if (found === undefined) problems.push({ path: `${path}${field}`, message: 'missing' });
-  else if (typeof found !== 'string' || found.trim() === '') problems.push({ path: `${path}${field}`, message: `expected a non-empty string, got ${jsonType(found)}` });
+  else if (typeof found !== 'string' || found.trim() === '')
+    problems.push({ path: `${path}${field}`, message: `expected a non-empty string, got ${jsonType(found)}` });
   return typeof found === 'string' ? found : '';
 }
 
@@ -116,7 +137,8 @@ function readStartSessionBody(body: unknown): RegistrationSubject {
   if (!isPlainObject(body)) throw invalid([{ path: '(body)', message: `expected an object, got ${jsonType(body)}` }]);
   const problems: Problem[] = [];
   for (const name of Object.keys(body)) {
-    if (name !== 'demographics' && name !== 'customerKey') problems.push({ path: safeName(name), message: 'unknown field' });
+    if (name !== 'demographics' && name !== 'customerKey')
+      problems.push({ path: safeName(name), message: 'unknown field' });
   }
   const hasDemographics = Object.hasOwn(body, 'demographics');
   if (hasDemographics === Object.hasOwn(body, 'customerKey')) {
@@ -129,9 +151,14 @@ function readStartSessionBody(body: unknown): RegistrationSubject {
     return { kind: 'customerKey', customerKey };
   }
   const demographics = body.demographics;
-  if (!isPlainObject(demographics)) throw invalid([...problems, { path: 'demographics', message: `expected an object, got ${jsonType(demographics)}` }]);
+  if (!isPlainObject(demographics))
+    throw invalid([
+      ...problems,
+      { path: 'demographics', message: `expected an object, got ${jsonType(demographics)}` },
+    ]);
   for (const name of Object.keys(demographics)) {
-    if (!['socialSecurityNumber', 'accountNumber', 'birthDay'].includes(name)) problems.push({ path: `demographics.${safeName(name)}`, message: 'unknown field' });
+    if (!['socialSecurityNumber', 'accountNumber', 'birthDay'].includes(name))
+      problems.push({ path: `demographics.${safeName(name)}`, message: 'unknown field' });
   }
   const socialSecurityNumber = stringField(demographics, 'socialSecurityNumber', 'demographics.', problems);
   const accountNumber = stringField(demographics, 'accountNumber', 'demographics.', problems);
@@ -186,7 +213,8 @@ export function simulatorHandler(
     if (operation === 'sessions' && req.method === 'DELETE') {
       req.resume();
       const delegateReferenceId = headerValue(req, PROTOCOL_HEADERS.delegateReferenceId);
-      if (delegateReferenceId === undefined || delegateReferenceId === '') throw new HttpAnswer(400, 'invalid_request', 'the X-Delegate-Reference-Id header is required');
+      if (delegateReferenceId === undefined || delegateReferenceId === '')
+        throw new HttpAnswer(400, 'invalid_request', 'the X-Delegate-Reference-Id header is required');
       simulator.endSession(delegateReferenceId, requestId);
       res.writeHead(204).end();
       return;
@@ -194,13 +222,18 @@ export function simulatorHandler(
     if (operation === 'sessions') {
       const subject = readStartSessionBody(await readJson(req, { required: true }));
       const session = simulator.startSession(subject, requestId);
-      const body: SessionBody = { customerKey: session.customerKey, delegateReferenceId: session.delegateReferenceId, expiresAt: session.expiresAt.toISOString() };
+      const body: SessionBody = {
+        customerKey: session.customerKey,
+        delegateReferenceId: session.delegateReferenceId,
+        expiresAt: session.expiresAt.toISOString(),
+      };
       send(res, 201, body);
       return;
     }
     req.resume();
     const delegateReferenceId = headerValue(req, PROTOCOL_HEADERS.delegateReferenceId);
-    if (delegateReferenceId === undefined || delegateReferenceId === '') throw new HttpAnswer(400, 'invalid_request', 'the X-Delegate-Reference-Id header is required');
+    if (delegateReferenceId === undefined || delegateReferenceId === '')
+      throw new HttpAnswer(400, 'invalid_request', 'the X-Delegate-Reference-Id header is required');
     const body: AccountsBody = { accounts: simulator.listAccounts(delegateReferenceId, requestId) };
     send(res, 200, body);
   };
@@ -223,7 +256,8 @@ export function simulatorHandler(
     } else if (path === '/_sim/customers/forget') {
       const body = await readJson(req, { required: true });
       const customerKey = isPlainObject(body) ? body['customerKey'] : undefined;
-      if (typeof customerKey !== 'string' || customerKey === '') throw invalid([{ path: 'customerKey', message: 'expected a non-empty string' }]);
+      if (typeof customerKey !== 'string' || customerKey === '')
+        throw invalid([{ path: 'customerKey', message: 'expected a non-empty string' }]);
       send(res, 200, { customerKey, sessionsEnded: simulator.forgetCustomer(customerKey) });
     } else if (req.method === 'GET') {
       send(res, 200, simulator.faults);
@@ -234,7 +268,10 @@ export function simulatorHandler(
     }
   };
 
-  const routes: Record<string, { methods: string[]; run: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void> }> = {
+  const routes: Record<
+    string,
+    { methods: string[]; run: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void> }
+  > = {
     [PROTOCOL_PATHS.sessions]: { methods: ['POST', 'DELETE'], run: (req, res) => protocol(req, res, 'sessions') },
     [PROTOCOL_PATHS.accounts]: { methods: ['GET'], run: (req, res) => protocol(req, res, 'accounts') },
     [PROTOCOL_PATHS.health]: { methods: ['GET'], run: health },
@@ -253,7 +290,10 @@ export function simulatorHandler(
     const route = routes[path];
     const run = async () => {
       if (!route) throw new HttpAnswer(404, 'not_found', 'no such endpoint');
-      if (!route.methods.includes(req.method ?? '')) throw new HttpAnswer(405, 'method_not_allowed', `use ${route.methods.join(' or ')}`, { allow: route.methods.join(', ') });
+      if (!route.methods.includes(req.method ?? ''))
+        throw new HttpAnswer(405, 'method_not_allowed', `use ${route.methods.join(' or ')}`, {
+          allow: route.methods.join(', '),
+        });
       await route.run(req, res, path);
     };
     run().catch((error: unknown) => {
@@ -261,7 +301,8 @@ export function simulatorHandler(
       if (res.headersSent || res.destroyed) return;
       if (error instanceof HttpAnswer) sendError(res, error.status, error.code, error.message, error.headers);
       else if (error instanceof SimulatorError) sendError(res, error.status, error.code, error.message);
-      else if ((error as Error).name === 'AbortError') sendError(res, 503, 'core_failure', 'the simulator is shutting down', { connection: 'close' });
+      else if ((error as Error).name === 'AbortError')
+        sendError(res, 503, 'core_failure', 'the simulator is shutting down', { connection: 'close' });
       else sendError(res, 500, 'core_failure', 'unexpected simulator failure');
     });
   };
@@ -276,10 +317,20 @@ function listeningUrl(address: AddressInfo, scheme: 'http' | 'https'): string {
 /** Starts the simulator server and resolves once it listens. */
 export async function startSimulatorServer(options: SimulatorServerOptions): Promise<RunningSimulatorServer> {
   const stopping = new AbortController();
-  const handler = simulatorHandler(options.simulator, { ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }), signal: stopping.signal });
+  const handler = simulatorHandler(options.simulator, {
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    signal: stopping.signal,
+  });
   const tls = options.tls;
   const server: Server = tls
-    ? createHttpsServer({ cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca, requestCert: true, rejectUnauthorized: true } : {}) }, handler)
+    ? createHttpsServer(
+        {
+          cert: tls.cert,
+          key: tls.key,
+          ...(tls.ca ? { ca: tls.ca, requestCert: true, rejectUnauthorized: true } : {}),
+        },
+        handler,
+      )
     : createServer(handler);
   // Benchmarks keep connections open between bursts.
   server.keepAliveTimeout = 30_000;

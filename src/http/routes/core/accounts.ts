@@ -12,10 +12,17 @@ export interface AccountsRouteDeps {
 }
 
 const AccountsQuery = Type.Object({
-  customerId: Type.String({ pattern: CUSTOMER_ID_PATTERN, description: 'the platform customer ID given at registration' }),
+  customerId: Type.String({
+    pattern: CUSTOMER_ID_PATTERN,
+    description: 'the platform customer ID given at registration',
+  }),
 });
 
-const AccountsResponseSchema = SuccessEnvelope(Type.Array(AccountRecordSchema), 'AccountsResponse', "The customer's accounts; `data: []` when there are none");
+const AccountsResponseSchema = SuccessEnvelope(
+  Type.Array(AccountRecordSchema),
+  'AccountsResponse',
+  "The customer's accounts; `data: []` when there are none",
+);
 
 // eslint-disable-next-line @typescript-eslint/require-await -- Fastify waits for a plugin's promise; without one it waits for a done callback.
 export async function accountsRoute(app: FastifyInstance, deps: AccountsRouteDeps): Promise<void> {
@@ -31,7 +38,7 @@ export async function accountsRoute(app: FastifyInstance, deps: AccountsRouteDep
         "Reads the accounts of a customer the caller's platform registered with `POST /core/sessions`, by the platform's customerId only: " +
         'the platform never holds the core session. When the core session has expired, or the core no longer accepts it, coregate starts a new one ' +
         'with the stored customer key and retries once; the answer is the same either way. A customerId the platform did not register is 404, ' +
-        "whether or not another platform (or the same platform at another institution) registered it.",
+        'whether or not another platform (or the same platform at another institution) registered it.',
       tags: ['gateway'],
       security: [{ bearerAuth: [] }],
       querystring: AccountsQuery,
@@ -39,12 +46,15 @@ export async function accountsRoute(app: FastifyInstance, deps: AccountsRouteDep
     },
     handler: async (request) => {
       const { institution, platform } = request.principal!;
-      const accounts = await deps.accountReader.list({ institution, platform, customerId: request.query.customerId }, {
-        requestId: request.id,
-        // Names the client in the audit row of a renewal this call may cause.
-        clientId: request.principal!.clientId,
-        deadline: request.databaseDeadline,
-      });
+      const accounts = await deps.accountReader.list(
+        { institution, platform, customerId: request.query.customerId },
+        {
+          requestId: request.id,
+          // Names the client in the audit row of a renewal this call may cause.
+          clientId: request.principal!.clientId,
+          deadline: request.databaseDeadline,
+        },
+      );
       return success(accounts);
     },
   });

@@ -23,7 +23,11 @@ export interface SessionsRouteDeps {
 }
 
 const Registration = Type.Object(
-  { customerId: Type.String({ description: 'unique customer ID on the platform: 1 to 128 printable characters without spaces' }) },
+  {
+    customerId: Type.String({
+      description: 'unique customer ID on the platform: 1 to 128 printable characters without spaces',
+    }),
+  },
   { additionalProperties: false },
 );
 
@@ -42,9 +46,15 @@ export const RegistrationRequestSchema = Type.Union(
       {
         demographics: Type.Object(
           {
-            socialSecurityNumber: Type.String({ description: 'SSN or TIN: 9 digits, dashes allowed', examples: ['123-45-6789'] }),
+            socialSecurityNumber: Type.String({
+              description: 'SSN or TIN: 9 digits, dashes allowed',
+              examples: ['123-45-6789'],
+            }),
             accountNumber: Type.String({ examples: ['70001234'] }),
-            birthDay: Type.String({ description: 'YYYY-MM-DD or MM/DD/YYYY, a real past date', examples: ['1980-04-12'] }),
+            birthDay: Type.String({
+              description: 'YYYY-MM-DD or MM/DD/YYYY, a real past date',
+              examples: ['1980-04-12'],
+            }),
           },
           { additionalProperties: false },
         ),
@@ -70,7 +80,10 @@ const RegistrationResponseSchema = SuccessEnvelope(
 );
 
 const CustomerQuery = Type.Object({
-  customerId: Type.String({ pattern: CUSTOMER_ID_PATTERN, description: 'the platform customer ID given at registration' }),
+  customerId: Type.String({
+    pattern: CUSTOMER_ID_PATTERN,
+    description: 'the platform customer ID given at registration',
+  }),
 });
 
 const CustomerStateResponseSchema = SuccessEnvelope(
@@ -82,7 +95,8 @@ const CustomerStateResponseSchema = SuccessEnvelope(
       status: Type.Unsafe<'active' | 'reregistration_required'>({
         type: 'string',
         enum: ['active', 'reregistration_required'],
-        description: '`reregistration_required`: the core no longer recognises the customer; register it again with `POST /core/sessions`',
+        description:
+          '`reregistration_required`: the core no longer recognises the customer; register it again with `POST /core/sessions`',
       }),
       registeredAt: Type.String({ format: 'date-time' }),
       updatedAt: Type.String({ format: 'date-time' }),
@@ -127,7 +141,11 @@ export async function sessionsRoutes(app: FastifyInstance, deps: SessionsRouteDe
       const parsed = parseRegistration(request.body, deps.clock.now());
       if (!parsed.ok) throw invalidRequest('invalid registration', { problems: parsed.problems });
       const { institution, platform, clientId } = request.principal!;
-      const registered = await deps.registrar.register({ institution, platform }, parsed.registration, { requestId: request.id, clientId, deadline: request.databaseDeadline });
+      const registered = await deps.registrar.register({ institution, platform }, parsed.registration, {
+        requestId: request.id,
+        clientId,
+        deadline: request.databaseDeadline,
+      });
       request.auditRecorded = registered.auditRecorded;
       request.log.info({ platform, customerId: registered.customerId }, 'customer registered');
       return success({ customerId: registered.customerId, customerKey: registered.customerKey });
@@ -151,8 +169,15 @@ export async function sessionsRoutes(app: FastifyInstance, deps: SessionsRouteDe
     },
     handler: async (request) => {
       const { institution, platform } = request.principal!;
-      const state = await deps.reader.read({ institution, platform, customerId: request.query.customerId }, request.databaseDeadline);
-      return success({ ...state, registeredAt: state.registeredAt.toISOString(), updatedAt: state.updatedAt.toISOString() });
+      const state = await deps.reader.read(
+        { institution, platform, customerId: request.query.customerId },
+        request.databaseDeadline,
+      );
+      return success({
+        ...state,
+        registeredAt: state.registeredAt.toISOString(),
+        updatedAt: state.updatedAt.toISOString(),
+      });
     },
   });
   typed.route({
@@ -162,7 +187,7 @@ export async function sessionsRoutes(app: FastifyInstance, deps: SessionsRouteDe
     schema: {
       summary: 'Deregister a customer',
       description:
-        'Deletes the association (a later `GET /core/accounts` is 404; a new registration starts afresh), tells the platform\'s webhooks ' +
+        "Deletes the association (a later `GET /core/accounts` is 404; a new registration starts afresh), tells the platform's webhooks " +
         '`customer.deregistered` (`reason: "platform_request"`), and asks the core to end the session. A core that does not offer that call, or ' +
         'cannot be reached, does not fail the deregistration: the session then expires at the core on its own.',
       tags: ['gateway'],
@@ -173,7 +198,11 @@ export async function sessionsRoutes(app: FastifyInstance, deps: SessionsRouteDe
     handler: async (request) => {
       const { institution, platform } = request.principal!;
       const key = { institution, platform, customerId: request.query.customerId };
-      const result = await deps.deregistrar.deregister(key, { requestId: request.id, clientId: request.principal!.clientId, deadline: request.databaseDeadline });
+      const result = await deps.deregistrar.deregister(key, {
+        requestId: request.id,
+        clientId: request.principal!.clientId,
+        deadline: request.databaseDeadline,
+      });
       request.auditRecorded = result.auditRecorded;
       request.log.info({ platform, customerId: result.customerId }, 'customer deregistered');
       return success({ customerId: result.customerId });

@@ -94,7 +94,10 @@ export function authenticateClientByBody(authenticator: ClientAuthenticator, cer
       const clientIds = form.getAll('client_id');
       const certificate = certificates && presentedCertificate(request, certificates.source, certificates.clock.now());
       if (certificate && clientIds.length === 1 && clientIds[0]) {
-        admit(request, await authenticator.authenticateWithCertificate(clientIds[0], certificate, request.databaseDeadline));
+        admit(
+          request,
+          await authenticator.authenticateWithCertificate(clientIds[0], certificate, request.databaseDeadline),
+        );
         return;
       }
       throw invalidClient('no Authorization header and no client assertion', { description: USE_CLIENT_SECRET_BASIC });

@@ -14,7 +14,9 @@ export const OAUTH_BODY_LIMIT = 16 * 1024;
 /** Replaces the parsers of this (encapsulated) scope with one that keeps any body as text. */
 export function acceptRawBodies(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: OAUTH_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: OAUTH_BODY_LIMIT }, (_request, body, done) =>
+    done(null, body),
+  );
 }
 
 /** The form parameters of an authenticated client's request. */
@@ -23,11 +25,15 @@ export function readOAuthForm(request: FastifyRequest, clientId: string): Map<st
   const form = parseForm(typeof request.body === 'string' ? request.body : '');
   // RFC 6749 §2.3: one authentication method per request: the Basic header, or an assertion in the body.
   if (form.has('client_secret')) throw invalidRequest('send client credentials in the Authorization header only');
-  if (request.headers.authorization !== undefined && (form.has('client_assertion') || form.has('client_assertion_type'))) {
+  if (
+    request.headers.authorization !== undefined &&
+    (form.has('client_assertion') || form.has('client_assertion_type'))
+  ) {
     throw invalidRequest('use one client authentication method: HTTP Basic or a client assertion, not both');
   }
   // Some client libraries repeat client_id in the body; harmless only if it names the same client.
   const bodyClientId = form.get('client_id');
-  if (bodyClientId !== undefined && bodyClientId !== clientId) throw invalidRequest('client_id does not match the authenticated client');
+  if (bodyClientId !== undefined && bodyClientId !== clientId)
+    throw invalidRequest('client_id does not match the authenticated client');
   return form;
 }

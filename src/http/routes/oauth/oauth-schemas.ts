@@ -12,7 +12,14 @@ import { RETRY_AFTER_HEADER } from '../../schemas/envelope.js';
  * `unsupported_token_type` is not among them: the revocation endpoint answers 200
  * for any token it does not revoke, as RFC 7009 §2.2 allows.
  */
-const OAUTH_ERROR_CODES = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_dpop_proof'] as const;
+const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_dpop_proof',
+] as const;
 
 export const OAuthErrorSchema = Type.Object(
   {

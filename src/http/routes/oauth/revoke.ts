@@ -5,7 +5,12 @@ import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenRevoker } from '../../../app/revoke-token.js';
 import { invalidRequest } from '../../../domain/errors.js';
 import { noStore } from '../../plugins/error-handler.js';
-import { authenticateClient, authenticateClientByBody, authenticatedClient, type CertificateAuthentication } from './client-authentication.js';
+import {
+  authenticateClient,
+  authenticateClientByBody,
+  authenticatedClient,
+  type CertificateAuthentication,
+} from './client-authentication.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
 
@@ -22,7 +27,12 @@ export interface RevokeRouteDeps {
  */
 const RevokeRequestSchema = Type.Object({
   token: Type.String({ description: 'The refresh token or access token to revoke' }),
-  token_type_hint: Type.Optional(Type.String({ examples: ['refresh_token', 'access_token'], description: 'Not needed: the two kinds cannot be mistaken for one another' })),
+  token_type_hint: Type.Optional(
+    Type.String({
+      examples: ['refresh_token', 'access_token'],
+      description: 'Not needed: the two kinds cannot be mistaken for one another',
+    }),
+  ),
 });
 
 // eslint-disable-next-line @typescript-eslint/require-await -- Fastify waits for a plugin's promise; without one it waits for a done callback.
@@ -41,7 +51,14 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
       consumes: ['application/x-www-form-urlencoded'],
       body: RevokeRequestSchema,
       response: {
-        200: Type.Object({}, { additionalProperties: false, description: "Revoked, or nothing to revoke (an unknown, expired or another client's token): `{}` as `application/json` (RFC 7009 lets clients ignore the body; popular clients parse it)" }),
+        200: Type.Object(
+          {},
+          {
+            additionalProperties: false,
+            description:
+              "Revoked, or nothing to revoke (an unknown, expired or another client's token): `{}` as `application/json` (RFC 7009 lets clients ignore the body; popular clients parse it)",
+          },
+        ),
         400: OAuthErrorSchema,
         ...OAUTH_ERROR_RESPONSES,
       },

@@ -10,7 +10,12 @@ import { InvalidProof } from '../../../ports/client-proofs.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { Confirmation } from '../../../ports/token-signer.js';
 import { noStore } from '../../plugins/error-handler.js';
-import { authenticateClient, authenticateClientByBody, authenticatedClient, type CertificateAuthentication } from './client-authentication.js';
+import {
+  authenticateClient,
+  authenticateClientByBody,
+  authenticatedClient,
+  type CertificateAuthentication,
+} from './client-authentication.js';
 import { presentedCertificate } from '../../client-certificate.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
@@ -27,15 +32,26 @@ export interface TokenRouteDeps {
 const TokenResponseSchema = Type.Object(
   {
     access_token: Type.String({ description: 'Signed JWT access token (EdDSA), verifiable with the JWKS' }),
-    token_type: Type.Union([Type.Literal('Bearer'), Type.Literal('DPoP')], { description: '`DPoP` when the request carried a valid DPoP proof: the token is bound to its key (`cnf.jkt`)' }),
+    token_type: Type.Union([Type.Literal('Bearer'), Type.Literal('DPoP')], {
+      description: '`DPoP` when the request carried a valid DPoP proof: the token is bound to its key (`cnf.jkt`)',
+    }),
     expires_in: Type.Integer({ description: 'Seconds of validity' }),
     scope: Type.String(),
-    refresh_token: Type.Optional(Type.String({ description: 'Only for clients holding the refresh_token grant; rotates on use' })),
+    refresh_token: Type.Optional(
+      Type.String({ description: 'Only for clients holding the refresh_token grant; rotates on use' }),
+    ),
   },
   {
     $id: 'TokenResponse',
     description: 'An access token, and a refresh token for clients holding that grant',
-    examples: [{ access_token: 'eyJhbGciOiJFZERTQSIsImtpZCI6IjJmOTIyMDRlLi4uIiwidHlwIjoiYXQrand0In0.eyJ…', token_type: 'Bearer', expires_in: 3600, scope: 'core/main' }],
+    examples: [
+      {
+        access_token: 'eyJhbGciOiJFZERTQSIsImtpZCI6IjJmOTIyMDRlLi4uIiwidHlwIjoiYXQrand0In0.eyJ…',
+        token_type: 'Bearer',
+        expires_in: 3600,
+        scope: 'core/main',
+      },
+    ],
   },
 );
 
@@ -55,14 +71,21 @@ const TokenRequestSchema = Type.Object(
       enum: ['client_credentials', 'refresh_token'],
       description: '`authorization_code` is `unauthorized_client`; anything else `unsupported_grant_type`',
     }),
-    scope: Type.Optional(Type.String({ description: "One scope; omitted: all the client's scopes", examples: ['core/main'] })),
-    refresh_token: Type.Optional(Type.String({ description: 'With `grant_type=refresh_token`: the refresh token to redeem (it rotates: the answer carries the next one)' })),
+    scope: Type.Optional(
+      Type.String({ description: "One scope; omitted: all the client's scopes", examples: ['core/main'] }),
+    ),
+    refresh_token: Type.Optional(
+      Type.String({
+        description:
+          'With `grant_type=refresh_token`: the refresh token to redeem (it rotates: the answer carries the next one)',
+      }),
+    ),
   },
   { examples: [{ grant_type: 'client_credentials', scope: 'core/main' }] },
 );
 
 const TOKEN_DESCRIPTION = [
-  'Client authentication, by the method the client is registered with: HTTP Basic (`client_secret_basic`: client_id and client_secret each form-urlencoded, then base64), or `private_key_jwt` (RFC 7523: form parameters `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer` and `client_assertion`, a JWT signed with a key of the client\'s registered JWKS — EdDSA/Ed25519, ES256 or PS256 — with `iss` = `sub` = client id, `aud` the issuer or this endpoint\'s URL, `exp` at most 5 minutes ahead and a `jti` used once). A `client_secret` in the body is `invalid_request`.',
+  "Client authentication, by the method the client is registered with: HTTP Basic (`client_secret_basic`: client_id and client_secret each form-urlencoded, then base64), or `private_key_jwt` (RFC 7523: form parameters `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer` and `client_assertion`, a JWT signed with a key of the client's registered JWKS — EdDSA/Ed25519, ES256 or PS256 — with `iss` = `sub` = client id, `aud` the issuer or this endpoint's URL, `exp` at most 5 minutes ahead and a `jti` used once). A `client_secret` in the body is `invalid_request`.",
   'The body is `application/x-www-form-urlencoded`; a parameter given twice is `invalid_request`.',
   'Checks run in this order: client authentication (`invalid_client`), then `grant_type`, then the other parameters.',
   'Access tokens are EdDSA-signed JWTs (RFC 9068, `typ: at+jwt`), verifiable with `GET /.well-known/jwks.json`. Besides `iss`, `sub`/`client_id`, `aud` (the gateway, `COREGATE_TOKEN_AUDIENCE`), `scope`, `exp`, `iat` and `jti` they carry `institution`: the bank the client acts for (`default` in a one-bank deployment).',
@@ -135,7 +158,11 @@ async function dpopBinding(request: FastifyRequest, dpop: TokenRouteDeps['dpop']
   if (header === undefined || !dpop) return undefined;
   if (typeof header !== 'string') throw invalidDpopProof('no DPoP header, or several', {}, 'send one DPoP header');
   try {
-    const proof = await dpop.proofs.check(header, { method: 'POST', url: dpop.tokenEndpointUrl(), now: dpop.clock.now() }, request.databaseDeadline);
+    const proof = await dpop.proofs.check(
+      header,
+      { method: 'POST', url: dpop.tokenEndpointUrl(), now: dpop.clock.now() },
+      request.databaseDeadline,
+    );
     return { jkt: proof.jkt };
   } catch (error) {
     if (error instanceof InvalidProof) throw invalidDpopProof(error.reason);
@@ -147,7 +174,11 @@ async function dpopBinding(request: FastifyRequest, dpop: TokenRouteDeps['dpop']
  * RFC 8705 §3: a client registered for bound tokens that called over mutual TLS gets a token
  * bound to its certificate (`cnf["x5t#S256"]`); the gateway then wants the same certificate.
  */
-function certificateBinding(request: FastifyRequest, client: ClientRecord, certificates: CertificateAuthentication | undefined): Confirmation | undefined {
+function certificateBinding(
+  request: FastifyRequest,
+  client: ClientRecord,
+  certificates: CertificateAuthentication | undefined,
+): Confirmation | undefined {
   if (!certificates || !client.requireBoundTokens) return undefined;
   const certificate = presentedCertificate(request, certificates.source, certificates.clock.now());
   return certificate ? { 'x5t#S256': certificate.thumbprint } : undefined;

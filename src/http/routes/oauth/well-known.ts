@@ -41,7 +41,11 @@ const PublicJwkSchema = Type.Object(
 
 const JwksSchema = Type.Object(
   { keys: Type.Array(PublicJwkSchema) },
-  { $id: 'Jwks', additionalProperties: false, description: 'The active key and retired keys whose tokens may still be alive' },
+  {
+    $id: 'Jwks',
+    additionalProperties: false,
+    description: 'The active key and retired keys whose tokens may still be alive',
+  },
 );
 
 const AuthorizationServerMetadataSchema = Type.Object(
@@ -60,20 +64,34 @@ const AuthorizationServerMetadataSchema = Type.Object(
     scopes_supported: Type.Array(Type.String()),
     response_types_supported: Type.Array(Type.String()),
   },
-  { $id: 'AuthorizationServerMetadata', additionalProperties: false, description: 'Authorization server metadata (RFC 8414 §2)' },
+  {
+    $id: 'AuthorizationServerMetadata',
+    additionalProperties: false,
+    description: 'Authorization server metadata (RFC 8414 §2)',
+  },
 );
 
 // eslint-disable-next-line @typescript-eslint/require-await -- Fastify waits for a plugin's promise; without one it waits for a done callback.
 export async function wellKnownRoutes(app: FastifyInstance, deps: WellKnownRouteDeps): Promise<void> {
-  app.get('/.well-known/jwks.json', { schema: { summary: 'Public keys that sign access tokens', tags: ['oauth'], response: { 200: JwksSchema } } }, async (_request, reply) => {
-    // Short cache: after a key rotation verifiers must see the new key quickly.
-    reply.header('cache-control', 'public, max-age=60');
-    return deps.signer.jwks();
-  });
+  app.get(
+    '/.well-known/jwks.json',
+    { schema: { summary: 'Public keys that sign access tokens', tags: ['oauth'], response: { 200: JwksSchema } } },
+    async (_request, reply) => {
+      // Short cache: after a key rotation verifiers must see the new key quickly.
+      reply.header('cache-control', 'public, max-age=60');
+      return deps.signer.jwks();
+    },
+  );
 
   app.get(
     '/.well-known/oauth-authorization-server',
-    { schema: { summary: 'Authorization server metadata (RFC 8414)', tags: ['oauth'], response: { 200: AuthorizationServerMetadataSchema } } },
+    {
+      schema: {
+        summary: 'Authorization server metadata (RFC 8414)',
+        tags: ['oauth'],
+        response: { 200: AuthorizationServerMetadataSchema },
+      },
+    },
     async (_request, reply) => {
       const issuer = deps.issuer();
       const security = deps.clientSecurity ?? { authMethods: ['client_secret_basic'], authSigningAlgorithms: [] };
@@ -89,7 +107,9 @@ export async function wellKnownRoutes(app: FastifyInstance, deps: WellKnownRoute
         ...(signing ? { token_endpoint_auth_signing_alg_values_supported: signing } : {}),
         revocation_endpoint_auth_methods_supported: [...security.authMethods],
         ...(signing ? { revocation_endpoint_auth_signing_alg_values_supported: signing } : {}),
-        ...(security.dpopSigningAlgorithms ? { dpop_signing_alg_values_supported: [...security.dpopSigningAlgorithms] } : {}),
+        ...(security.dpopSigningAlgorithms
+          ? { dpop_signing_alg_values_supported: [...security.dpopSigningAlgorithms] }
+          : {}),
         ...(security.tlsCertificateBoundTokens ? { tls_client_certificate_bound_access_tokens: true } : {}),
         scopes_supported: [...KNOWN_SCOPES],
         response_types_supported: [],

@@ -20,7 +20,11 @@ const ReadinessSchema = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
     checks: Type.Object(
-      { database: Type.Optional(CheckStatus), signing_key: Type.Optional(CheckStatus), core: Type.Optional(CheckStatus) },
+      {
+        database: Type.Optional(CheckStatus),
+        signing_key: Type.Optional(CheckStatus),
+        core: Type.Optional(CheckStatus),
+      },
       { additionalProperties: CheckStatus },
     ),
   },
@@ -58,7 +62,8 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthRouteDeps):
         reply.code(503);
         return { status: 'unavailable', checks: report.checks };
       }
-      if (report.failures.length > 0) request.log.warn({ failures: report.failures }, 'ready, with a dependency failing');
+      if (report.failures.length > 0)
+        request.log.warn({ failures: report.failures }, 'ready, with a dependency failing');
       return { status: 'ok', checks: report.checks };
     },
   );
