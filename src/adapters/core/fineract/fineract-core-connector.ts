@@ -233,13 +233,12 @@ export class FineractCoreConnector implements CoreConnector {
   /** A 200 answer's JSON; any other status is the failure every call shares. */
   private ok(answer: Answer, request: FineractRequest): unknown {
     if (answer.status !== 200) {
-      const failure = failureOf(answer, request);
-      if (failure.message.startsWith(CREDENTIALS_REFUSED))
+      if (answer.status === 401 || answer.status === 403)
         this.options.logger?.error(
           { institution: this.options.institution, status: answer.status, call: request.template },
           `${CREDENTIALS_REFUSED}: check the institution's Fineract user, password, tenant and the user's read permissions`,
         );
-      throw failure;
+      throw failureOf(answer, request);
     }
     return this.http.json(answer, request);
   }
