@@ -230,7 +230,7 @@ describe('Fineract connector requests against Fineract’s published OpenAPI doc
           .startSession({ kind: 'customerKey', customerKey: String(client.id) }, { requestId: 'r-4' })
           .catch(() => undefined);
       }
-      await byId.ping!({ requestId: 'r-5' });
+      await byId.ping({ requestId: 'r-5' });
     } finally {
       await Promise.all(connectors.map((connector) => connector.close()));
     }

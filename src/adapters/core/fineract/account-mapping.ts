@@ -33,13 +33,13 @@ export interface MappingContext {
 }
 
 /** Fineract's deposit types (`depositType.id`) and the record's type letter for each. */
-export const DEPOSIT_TYPES = Object.freeze({
+const DEPOSIT_TYPES = Object.freeze({
   100: { name: 'savings', letter: 'S' },
   200: { name: 'fixed deposit', letter: 'T' },
   300: { name: 'recurring deposit', letter: 'R' },
   400: { name: 'current', letter: 'D' },
 } as const);
-export type DepositTypeId = keyof typeof DEPOSIT_TYPES;
+type DepositTypeId = keyof typeof DEPOSIT_TYPES;
 
 /** An account as `GET /v1/clients/{id}/accounts` lists it. */
 export interface ListedAccount {
@@ -94,12 +94,7 @@ export function dateTime(date: FineractDate | undefined): string {
 }
 
 /** The account's `externalId` when set; else a UUID v5 of `fineract:{tenant}:{savings|loan}:{id}` (URL namespace). */
-export function accountGuid(
-  details: Record<string, unknown>,
-  tenant: string,
-  kind: 'savings' | 'loan',
-  id: number,
-): string {
+function accountGuid(details: Record<string, unknown>, tenant: string, kind: 'savings' | 'loan', id: number): string {
   const externalId = optionalString(details, 'externalId', '');
   return externalId !== undefined && externalId.trim() !== ''
     ? externalId

@@ -9,7 +9,12 @@
  */
 import type { Logger } from 'pino';
 import type { AccountRecord } from '../../../domain/account.js';
-import type { CoreCredentials, FineractSettings } from '../../../domain/institution.js';
+import {
+  FINERACT_CUSTOMER_KEY_MODES,
+  type CoreCredentials,
+  type FineractCustomerKeyMode,
+  type FineractSettings,
+} from '../../../domain/institution.js';
 import type { RegistrationSubject } from '../../../domain/registration.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { SecretSealer } from '../../../ports/secret-sealer.js';
@@ -160,6 +165,11 @@ export class FineractCoreConnector implements CoreConnector {
   private readonly binding: { readonly institution: string; readonly tenant: string };
 
   constructor(readonly options: FineractCoreConnectorOptions) {
+    const modes: readonly FineractCustomerKeyMode[] = FINERACT_CUSTOMER_KEY_MODES;
+    if (!modes.includes(options.customerKey))
+      throw new TypeError(`the Fineract customer key mode must be one of ${modes.join(', ')}`);
+    if (!Number.isSafeInteger(options.sessionTtlSeconds) || options.sessionTtlSeconds < 1)
+      throw new TypeError('the Fineract session TTL must be a whole number of seconds, at least 1');
     this.http = new FineractHttp({
       baseUrl: options.baseUrl,
       credentials: options.credentials,

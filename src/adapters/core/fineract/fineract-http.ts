@@ -53,7 +53,7 @@ export const CREDENTIALS_REFUSED = "Fineract refused the service user's credenti
  * The headers of every call to Fineract: the service user (`Authorization: Basic`), the
  * tenant, JSON, and the request's id. The one place they are built.
  */
-export function fineractHeaders(
+function fineractHeaders(
   identity: { readonly authorization: string; readonly tenant: string },
   context: CoreCallContext,
   withBody: boolean,

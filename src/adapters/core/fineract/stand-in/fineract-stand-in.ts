@@ -40,7 +40,7 @@ export interface RecordedRequest {
 }
 
 /** Faults injected into the Fineract endpoints (not `/_sim/*`), until reset with `{}`. */
-export interface StandInFaults {
+interface StandInFaults {
   readonly latencyMs: number;
   /** Share of calls answered with `errorStatus`, 0 to 1. */
   readonly errorRate: number;
@@ -186,7 +186,7 @@ function withOptional(body: Json, optional: Json): Json {
   return body;
 }
 
-export class FineractStandIn {
+class FineractStandIn {
   readonly requests: RecordedRequest[] = [];
   private faults: StandInFaults = NO_FAULTS;
   private readonly clients = new Map<number, StandInClient>();

@@ -9,14 +9,14 @@
 /** A date as Fineract writes it. */
 export type WireDate = readonly [number, number, number];
 
-export interface StandInIdentifier {
+interface StandInIdentifier {
   /** The document type's name, e.g. `SSN`. */
   readonly documentType: string;
   readonly documentKey: string;
   readonly active: boolean;
 }
 
-export interface StandInSavingsTransaction {
+interface StandInSavingsTransaction {
   readonly id: number;
   readonly kind: 'deposit' | 'withdrawal' | 'interestPosting';
   readonly date: WireDate;
@@ -47,7 +47,7 @@ export interface StandInSavings {
   readonly depositAmount?: number;
 }
 
-export interface StandInLoanTransaction {
+interface StandInLoanTransaction {
   readonly id: number;
   readonly kind: 'disbursement' | 'repayment';
   readonly date: WireDate;
