@@ -5,7 +5,7 @@
 import { Command } from 'commander';
 import { FINERACT_SIM_DEMO_KEYS, startFineractSim } from '../server/fineract-sim.js';
 import { UsageError, type CliIo } from './io.js';
-import { examples, runProgram, wholeNumber, type CommandContext } from './program.js';
+import { examples, runProgram, untilStopped, wholeNumber, type CommandContext } from './program.js';
 
 export interface FineractSimOptions {
   /** Stops the stand-in like SIGTERM does (for running it inside another program). */
@@ -58,14 +58,7 @@ async function serveFineractSim(flags: FineractSimFlags, io: CliIo, options: Fin
     return 1;
   }
 
-  let onSignal!: (signal: NodeJS.Signals) => void;
-  const stopped = new Promise<string>((resolve) => {
-    onSignal = resolve;
-    options.signal?.addEventListener('abort', () => resolve('abort'), { once: true });
-    if (options.signal?.aborted) resolve('abort');
-  });
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  const stopped = untilStopped(options.signal);
 
   const { username, password } = running.credentials;
   io.err(`Fineract stand-in: tenant ${running.tenant}; service user ${username}`);
@@ -77,8 +70,6 @@ async function serveFineractSim(flags: FineractSimFlags, io: CliIo, options: Fin
   io.err(`Fineract stand-in listening on ${running.url}`);
   options.onListening?.(running.url);
   const reason = await stopped;
-  process.off('SIGTERM', onSignal);
-  process.off('SIGINT', onSignal);
   await running.close();
   io.err(`Fineract stand-in stopped (${reason})`);
   return 0;
