@@ -25,7 +25,7 @@ export function fineractSimCommand(context: CommandContext, options: FineractSim
   return new Command('fineract-sim')
     .summary('run a stand-in for Apache Fineract, for the Fineract connector')
     .description(
-      "Runs a stand-in for Apache Fineract's back-office REST API: the calls coregate's Fineract connector makes, in Fineract's wire shape, with demo clients and a read-only service user (docs/cores/fineract.md). POST /_sim/faults takes {latencyMs, errorRate, errorStatus, malformed}. Stops on SIGTERM or SIGINT.",
+      "Runs a stand-in for Apache Fineract's back-office REST API: the calls coregate's Fineract connector makes, in Fineract's wire shape, with demo clients and a read-only service user (docs/cores/fineract.md). POST /_sim/faults takes {latencyMs, errorRate, errorStatus, malformed}; GET /_sim/stats counts the calls received. Stops on SIGTERM or SIGINT.",
     )
     .usage('[--port 8091] [--host 127.0.0.1] [--tenant default]')
     .option('--port <PORT>', 'listen port; 0 picks a free one', wholeNumber(0, 65_535), 8091)

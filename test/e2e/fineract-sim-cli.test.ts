@@ -41,6 +41,11 @@ describe('coregate fineract-sim', () => {
       const body = (await client.json()) as { dateOfBirth: unknown; externalId: string; active: boolean };
       assert.deepEqual(body.dateOfBirth, [1980, 4, 12]);
       assert.equal(body.externalId, 'C-1001');
+      const stats = await fetch(`${new URL(base).origin}/_sim/stats`);
+      assert.deepEqual(await stats.json(), {
+        requests: 3,
+        byCall: { 'GET /actuator/health': 1, 'GET /api/v1/clients/{id}': 2 },
+      });
     } finally {
       stop.abort();
     }

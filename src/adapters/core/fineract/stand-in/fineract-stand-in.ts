@@ -207,6 +207,26 @@ class FineractStandIn {
     this.faults = { ...NO_FAULTS, ...faults };
   }
 
+  /**
+   * `GET /_sim/stats`: the Fineract calls received so far (not `/_sim/*`), in all and by call,
+   * ids written `{id}` — what a benchmark divides by the reads it made.
+   */
+  stats(): Json {
+    const byCall: Record<string, number> = {};
+    let requests = 0;
+    for (const request of this.requests) {
+      const path = request.path.split('?', 1)[0]!;
+      if (path.startsWith('/_sim/')) continue;
+      requests += 1;
+      const call = `${request.method} ${path
+        .slice(STAND_IN_CONTEXT_PATH.length)
+        .replace(/\/\d+/g, '/{id}')
+        .replace(/(external-id\/)[^/]+/, '$1{externalId}')}`;
+      byCall[call] = (byCall[call] ?? 0) + 1;
+    }
+    return { requests, byCall };
+  }
+
   setClient(id: number, client: StandInClient | undefined): void {
     if (client) this.clients.set(id, client);
     else this.clients.delete(id);
@@ -220,6 +240,7 @@ class FineractStandIn {
       this.setFaults(faults);
       return [200, { ...this.faults }];
     }
+    if (path === '/_sim/stats' && method === 'GET') return [200, this.stats()];
     const faults = this.faults;
     if (faults.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
     if (faults.errorRate > 0 && Math.random() < faults.errorRate)
