@@ -12,7 +12,7 @@ import {
   type RunningCoreSim,
 } from '../server/core-sim.js';
 import { UsageError, type CliIo } from './io.js';
-import { examples, runProgram, wholeNumber, type CommandContext } from './program.js';
+import { examples, runProgram, untilStopped, wholeNumber, type CommandContext } from './program.js';
 
 export interface CoreSimOptions {
   /** Institution API key the simulator requires as `X-Api-Key` (the caller reads COREGATE_CORE_API_KEY). */
@@ -99,14 +99,7 @@ async function serveCoreSim(flags: CoreSimFlags, io: CliIo, options: CoreSimOpti
     return 1;
   }
 
-  let onSignal!: (signal: NodeJS.Signals) => void;
-  const stopped = new Promise<string>((resolve) => {
-    onSignal = resolve;
-    options.signal?.addEventListener('abort', () => resolve('abort'), { once: true });
-    if (options.signal?.aborted) resolve('abort');
-  });
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  const stopped = untilStopped(options.signal);
 
   io.err(
     `core simulator serving ${running.description}; sessions last ${ttl} s${options.apiKey ? '; X-Api-Key required' : ''}`,
@@ -114,8 +107,6 @@ async function serveCoreSim(flags: CoreSimFlags, io: CliIo, options: CoreSimOpti
   io.err(`core simulator listening on ${running.url}`);
   options.onListening?.(running.url);
   const reason = await stopped;
-  process.off('SIGTERM', onSignal);
-  process.off('SIGINT', onSignal);
   await running.close();
   io.err(`core simulator stopped (${reason})`);
   return 0;

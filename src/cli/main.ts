@@ -6,6 +6,7 @@ import { AdminOperationFailed, type AdminClient } from '../server/admin-operatio
 import { auditCommand } from './audit-commands.js';
 import { clientsCommand } from './clients-commands.js';
 import { coreSimCommand } from './core-sim-command.js';
+import { fineractSimCommand } from './fineract-sim-command.js';
 import { institutionsCommand } from './institutions-commands.js';
 import { processIo, type CliIo } from './io.js';
 import { keysCommand } from './keys-commands.js';
@@ -28,7 +29,8 @@ function program(context: AdminContext): Command {
     .version(version, '-v, --version', 'print the version')
     .addHelpText('after', FOOTER)
     .addCommand(serveCommand(context))
-    .addCommand(coreSimCommand(context, { apiKey: coreApiKeyFromEnv() }));
+    .addCommand(coreSimCommand(context, { apiKey: coreApiKeyFromEnv() }))
+    .addCommand(fineractSimCommand(context));
   for (const command of [
     clientsCommand,
     keysCommand,

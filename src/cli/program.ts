@@ -154,3 +154,26 @@ export async function runProgram(program: Command, argv: readonly string[], cont
     throw error;
   }
 }
+
+/**
+ * For a command that serves until stopped (`core-sim`, `fineract-sim`): resolves with the
+ * reason once SIGTERM or SIGINT arrives or `signal` aborts, and removes its signal handlers
+ * then. Call it before announcing that the server listens, so that a signal sent right after
+ * the announcement is caught.
+ */
+export async function untilStopped(signal?: AbortSignal): Promise<string> {
+  let onSignal!: (name: NodeJS.Signals) => void;
+  const stopped = new Promise<string>((resolve) => {
+    onSignal = resolve;
+    signal?.addEventListener('abort', () => resolve('abort'), { once: true });
+    if (signal?.aborted) resolve('abort');
+  });
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  try {
+    return await stopped;
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+}

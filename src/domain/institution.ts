@@ -39,3 +39,39 @@ export interface Institution {
 export interface InstitutionRecord extends Omit<Institution, 'hasApiKey'> {
   readonly coreApiKey: string | undefined;
 }
+
+/**
+ * Which protocol an institution's core speaks: `coregate`, the reference core protocol
+ * (docs/core-protocol.md), or `fineract`, Apache Fineract's back-office REST API
+ * (docs/cores/fineract.md), spoken by the built-in connector.
+ */
+export const CORE_KINDS = ['coregate', 'fineract'] as const;
+export type CoreKind = (typeof CORE_KINDS)[number];
+
+/** How a Fineract client becomes a customer key: its numeric id, or its `externalId`. */
+export const FINERACT_CUSTOMER_KEY_MODES = ['id', 'external-id'] as const;
+export type FineractCustomerKeyMode = (typeof FINERACT_CUSTOMER_KEY_MODES)[number];
+
+/** An institution's Fineract settings (never its credentials: those are sealed apart). */
+export interface FineractSettings {
+  /** Sent as `Fineract-Platform-TenantId`. */
+  readonly tenant: string;
+  /** The client identifier document type that holds the social security number. */
+  readonly ssnDocumentType: string;
+  readonly customerKey: FineractCustomerKeyMode;
+  /** Lifetime of the delegate reference IDs coregate makes for Fineract sessions. */
+  readonly sessionTtlSeconds: number;
+}
+
+export const FINERACT_DEFAULTS: FineractSettings = Object.freeze({
+  tenant: 'default',
+  ssnDocumentType: 'SSN',
+  customerKey: 'id',
+  sessionTtlSeconds: 900,
+});
+
+/** A core's service user (`username:password`), in memory only; sealed at rest. */
+export interface CoreCredentials {
+  readonly username: string;
+  readonly password: string;
+}

@@ -16,7 +16,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PAGES = [
   'README.md',
   'packages/client/README.md',
-  ...readdirSync(join(ROOT, 'docs'))
+  ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`),
 ];
@@ -71,10 +71,10 @@ interface Link {
   anchor: string;
 }
 
-/** `docs/<page>.md#<anchor>` in source files (comments and strings), and the README's `README.md#…`. */
+/** `docs/<page>.md#<anchor>` (or `docs/<dir>/<page>.md#…`) in source files (comments and strings), and the README's `README.md#…`. */
 function sourceLinks(file: string): Link[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  return [...text.matchAll(/\b((?:docs\/[\w-]+|(?:packages\/client\/)?README)\.md)#([\w-]+)/g)].map((match) => ({
+  return [...text.matchAll(/\b((?:docs(?:\/[\w-]+)+|(?:packages\/client\/)?README)\.md)#([\w-]+)/g)].map((match) => ({
     from: file,
     page: match[1]!,
     anchor: match[2]!,

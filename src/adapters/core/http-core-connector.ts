@@ -18,6 +18,7 @@ import {
 import { describeProblems, jsonType, readAccountRecord, type Problem } from './account-record.js';
 import { CallDeadline } from './call-deadline.js';
 import { AnswerTooLarge, exchange, type Answer } from './answer-exchange.js';
+import { errorCode, timedOut, transportFailure } from './transport-failure.js';
 import { isPlainObject } from '../../domain/json.js';
 import {
   CUSTOMER_KEY_PATTERN,
@@ -51,17 +52,6 @@ export interface HttpCoreConnectorOptions {
   readonly tls?: { readonly ca?: Buffer; readonly cert?: Buffer; readonly key?: Buffer };
 }
 
-/** Errors that mean the request never left coregate, so nothing can have happened at the core. */
-const NOT_SENT = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-const TIMED_OUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 /** Deadline of the readiness check, shorter than a call's when COREGATE_CORE_TIMEOUT_MS is long. */
 const PING_TIMEOUT_MS = 2000;
 
@@ -72,12 +62,6 @@ const CUSTOMER_KEY = new RegExp(CUSTOMER_KEY_PATTERN);
 /** The session answer's shape, compiled once; a refused answer is explained field by field. */
 const sessionAnswer = TypeCompiler.Compile(SessionBodySchema);
 const ISO_WITH_ZONE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-
-function errorCode(error: unknown): string | undefined {
-  const candidate = error as { code?: unknown; cause?: { code?: unknown }; errors?: { code?: unknown }[] };
-  const code = candidate?.code ?? candidate?.cause?.code ?? candidate?.errors?.[0]?.code;
-  return typeof code === 'string' ? code : undefined;
-}
 
 /** Parses an ISO 8601 date-time with a zone (`Z` or `±hh:mm`); more than millisecond precision is cut. */
 function parseZonedDateTime(value: string): Date | undefined {
@@ -241,9 +225,8 @@ export class HttpCoreConnector implements CoreConnector {
       );
     } catch (error) {
       if (error instanceof AnswerTooLarge) throw new CoreProtocolError('the health answer is too large', true);
+      if (timedOut(error, deadline)) throw new CoreUnavailable(`no answer within ${timeoutMs} ms`, true);
       const code = errorCode(error);
-      if (deadline.expired || (code !== undefined && TIMED_OUT.has(code)))
-        throw new CoreUnavailable(`no answer within ${timeoutMs} ms`, true);
       throw new CoreUnavailable(`cannot reach the core (${code ?? (error as Error)?.name ?? 'unknown error'})`, true);
     } finally {
       deadline.release();
@@ -282,20 +265,11 @@ export class HttpCoreConnector implements CoreConnector {
         { maxBytes: this.maxResponseBytes, deadline },
       );
     } catch (error) {
-      if (error instanceof AnswerTooLarge)
-        throw new CoreProtocolError(
-          `the answer is larger than ${this.maxResponseBytes} bytes`,
-          retrySafe(operation, true),
-        );
-      const code = errorCode(error);
-      if (deadline.expired || (code !== undefined && TIMED_OUT.has(code))) {
-        throw new CoreUnavailable(`no answer within ${this.timeoutMs} ms`, retrySafe(operation, true));
-      }
-      if (code !== undefined && NOT_SENT.has(code))
-        throw new CoreUnavailable(`cannot connect to the core (${code})`, retrySafe(operation, false));
-      throw new CoreUnavailable(
-        `the call failed (${code ?? (error as Error)?.name ?? 'unknown error'})`,
-        retrySafe(operation, true),
+      throw transportFailure(
+        error,
+        deadline,
+        { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes },
+        (reachedCore) => retrySafe(operation, reachedCore),
       );
     } finally {
       deadline.release();
