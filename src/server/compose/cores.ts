@@ -36,12 +36,13 @@ export function buildCores(
     core,
   }: { readonly sealer: AesGcmSealer; readonly metrics: PrometheusMetrics; readonly core: CoreConnector | undefined },
 ): Cores {
-  const { core: connector, simulator } = core ? { core, simulator: undefined } : createCoreConnector(config, clock);
+  const transportDeps = { config, clock, sealer, logger };
+  const { core: connector, simulator } = core ? { core, simulator: undefined } : createCoreConnector(transportDeps);
   const defaultCore = guardCoreConnector(connector, config, metrics, logger);
   const institutionStore = new SqlInstitutionStore(database, sealer);
   const institutions = new InstitutionRegistry(
     institutionStore,
-    institutionCoreFactory({ config, metrics, logger, defaultCore }),
+    institutionCoreFactory({ ...transportDeps, metrics, defaultCore }),
     clock,
     {
       cacheSeconds: config.institutionCacheSeconds,
@@ -58,6 +59,9 @@ export function buildCores(
       coreUrl: config.coreUrl,
       hasApiKey: config.coreApiKey !== undefined && config.coreApiKey !== '',
       coreTimeoutMs: config.coreTimeoutMs,
+      coreKind: config.coreKind,
+      fineract: config.coreKind === 'fineract' ? config.fineract : undefined,
+      hasCredentials: config.coreKind === 'fineract' && config.fineractCredentials !== undefined,
       onChange: () => institutions.forgetAll(),
     }),
   };
