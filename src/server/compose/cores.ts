@@ -1,10 +1,13 @@
 /** The institutions and their guarded cores. */
 import { InstitutionAdmin } from '../../app/institution-admin.js';
 import { InstitutionRegistry } from '../../app/institution-registry.js';
+import { CoreChecker } from '../../app/check-core.js';
+import { checkAccountRecord } from '../../adapters/core/account-record.js';
 import {
   createCoreConnector,
   guardCoreConnector,
   institutionCoreFactory,
+  institutionTransport,
 } from '../../adapters/core/create-core-connector.js';
 import type { CoreBreaker } from '../../adapters/core/guarded-core-connector.js';
 import type { CoreSimulator } from '../../adapters/core/simulator/core-simulator.js';
@@ -22,6 +25,8 @@ export interface Cores {
   readonly institutionStore: SqlInstitutionStore;
   readonly institutions: InstitutionRegistry;
   readonly institutionAdmin: InstitutionAdmin;
+  /** `core check --institution ID`, on a transport of its own (neither the serving pool nor its breaker). */
+  readonly coreChecker: CoreChecker;
 }
 
 /**
@@ -64,5 +69,11 @@ export function buildCores(
       hasCredentials: config.coreKind === 'fineract' && config.fineractCredentials !== undefined,
       onChange: () => institutions.forgetAll(),
     }),
+    coreChecker: new CoreChecker(
+      institutionStore,
+      { create: (record) => institutionTransport(record, transportDeps) },
+      clock,
+      checkAccountRecord,
+    ),
   };
 }
