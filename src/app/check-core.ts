@@ -23,10 +23,10 @@ import type { Clock } from '../ports/clock.js';
 import type { InstitutionCoreFactory } from '../ports/institution-core-factory.js';
 import type { InstitutionStore } from '../ports/institution-store.js';
 
-export const CORE_CHECK_NAMES = ['readiness', 'session', 'accounts', 'forged_session_rejected', 'end_session'] as const;
-export type CoreCheckName = (typeof CORE_CHECK_NAMES)[number];
+const CORE_CHECK_NAMES = ['readiness', 'session', 'accounts', 'forged_session_rejected', 'end_session'] as const;
+type CoreCheckName = (typeof CORE_CHECK_NAMES)[number];
 
-export interface CoreCheckResult {
+interface CoreCheckResult {
   readonly name: CoreCheckName;
   readonly ok: boolean;
   readonly detail: string;

@@ -114,7 +114,11 @@ const RESULTS: Results = {
     ok: true,
     checks: [
       { name: 'readiness', ok: true, detail: 'the core answered its readiness call' },
-      { name: 'forged_session_rejected', ok: true, detail: 'a delegate reference ID the core never issued was rejected' },
+      {
+        name: 'forged_session_rejected',
+        ok: true,
+        detail: 'a delegate reference ID the core never issued was rejected',
+      },
     ],
   },
   'webhooks.add': {
