@@ -23,8 +23,8 @@ import type { Clock } from '../ports/clock.js';
 import type { InstitutionCoreFactory } from '../ports/institution-core-factory.js';
 import type { InstitutionStore } from '../ports/institution-store.js';
 
-const CORE_CHECK_NAMES = ['readiness', 'session', 'accounts', 'forged_session_rejected', 'end_session'] as const;
-type CoreCheckName = (typeof CORE_CHECK_NAMES)[number];
+/** The checks' names, in the order they run. */
+type CoreCheckName = 'readiness' | 'session' | 'accounts' | 'forged_session_rejected' | 'end_session';
 
 interface CoreCheckResult {
   readonly name: CoreCheckName;
