@@ -220,8 +220,9 @@ export class InstitutionAdmin {
     if (input.name === undefined) problems.push({ path: 'name', message: 'is required' });
     if (input.coreUrl === undefined) problems.push({ path: 'core-url', message: 'is required' });
     problems.push(...problemsOf(input));
-    const kind: CoreKind = input.coreKind !== undefined && isCoreKind(input.coreKind) ? input.coreKind : 'coregate';
-    problems.push(...kindProblems(kind, input, { fineract: false, credentials: false }));
+    const kind = input.coreKind ?? 'coregate';
+    // An unknown kind is refused above; what it would need cannot be said.
+    if (isCoreKind(kind)) problems.push(...kindProblems(kind, input, { fineract: false, credentials: false }));
     if ((input.coreCertFile === undefined) !== (input.coreKeyFile === undefined)) {
       problems.push({
         path: input.coreCertFile === undefined ? 'core-cert-file' : 'core-key-file',
@@ -238,7 +239,7 @@ export class InstitutionAdmin {
       coreCertFile: input.coreCertFile,
       coreKeyFile: input.coreKeyFile,
       coreTimeoutMs: input.coreTimeoutMs,
-      coreKind: kind,
+      coreKind: kind as CoreKind,
       fineract: kind === 'fineract' ? { ...FINERACT_DEFAULTS, ...fineractChanges(input) } : undefined,
       coreCredentials: input.coreCredentials === undefined ? undefined : credentialsOf(input.coreCredentials),
       createdAt: this.clock.now(),
@@ -263,13 +264,15 @@ export class InstitutionAdmin {
     }
     const current = this.found(id, await this.store.find(id));
     if (id !== DEFAULT_INSTITUTION) {
-      const kind = input.coreKind !== undefined && isCoreKind(input.coreKind) ? input.coreKind : current.coreKind;
-      problems.push(
-        ...kindProblems(kind, input, {
-          fineract: current.fineract !== undefined,
-          credentials: current.coreCredentials !== undefined,
-        }),
-      );
+      const kind = input.coreKind ?? current.coreKind;
+      if (isCoreKind(kind)) {
+        problems.push(
+          ...kindProblems(kind, input, {
+            fineract: current.fineract !== undefined,
+            credentials: current.coreCredentials !== undefined,
+          }),
+        );
+      }
     }
     // Mutual TLS needs a certificate and its key: the result of the update must have both or neither.
     const cert = input.coreCertFile ?? current.coreCertFile;

@@ -233,7 +233,7 @@ export function institutionsCommand(context: AdminContext): Command {
         .command('update')
         .summary("change a bank's name or core")
         .description(
-          "Changes a bank's name or core; flags not given stay as they are. Switching to --core-kind fineract needs --fineract-tenant and --core-credentials-file unless they were set before.",
+          "Changes a bank's name or core; flags not given stay as they are. Switching to --core-kind fineract needs --fineract-tenant (its other settings start from their defaults), and --core-credentials-file unless a service user is stored already.",
         )
         .usage(
           'ID [--name NAME] [--core-url URL] [--core-kind coregate|fineract] [--core-api-key-file FILE] [--core-credentials-file FILE] [--fineract-tenant TENANT] [--fineract-ssn-document-type NAME] [--fineract-customer-key id|external-id] [--fineract-session-ttl-seconds N] [--core-ca-file FILE] [--core-cert-file FILE] [--core-key-file FILE] [--core-timeout-ms N] [--json]',
