@@ -112,6 +112,11 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+function wholeNumberProblems(value: number | undefined, min: number, max: number, path: string): FieldProblem[] {
+  if (value === undefined || (Number.isInteger(value) && value >= min && value <= max)) return [];
+  return [{ path, message: `must be a whole number from ${min} to ${max}` }];
+}
+
 function credentialsOf(text: string): CoreCredentials | undefined {
   return text.length > MAX_CREDENTIALS_LENGTH ? undefined : parseCoreCredentials(text);
 }
@@ -184,26 +189,15 @@ function problemsOf(input: InstitutionInput): FieldProblem[] {
       path: 'fineract-customer-key',
       message: `must be one of ${FINERACT_CUSTOMER_KEY_MODES.join(', ')}`,
     });
-  const ttl = input.fineractSessionTtlSeconds;
-  if (
-    ttl !== undefined &&
-    (!Number.isInteger(ttl) || ttl < MIN_FINERACT_SESSION_TTL_SECONDS || ttl > MAX_FINERACT_SESSION_TTL_SECONDS)
-  ) {
-    problems.push({
-      path: 'fineract-session-ttl-seconds',
-      message: `must be a whole number from ${MIN_FINERACT_SESSION_TTL_SECONDS} to ${MAX_FINERACT_SESSION_TTL_SECONDS}`,
-    });
-  }
-  const timeout = input.coreTimeoutMs;
-  if (
-    timeout !== undefined &&
-    (!Number.isInteger(timeout) || timeout < MIN_CORE_TIMEOUT_MS || timeout > MAX_CORE_TIMEOUT_MS)
-  ) {
-    problems.push({
-      path: 'core-timeout-ms',
-      message: `must be a whole number from ${MIN_CORE_TIMEOUT_MS} to ${MAX_CORE_TIMEOUT_MS}`,
-    });
-  }
+  problems.push(
+    ...wholeNumberProblems(
+      input.fineractSessionTtlSeconds,
+      MIN_FINERACT_SESSION_TTL_SECONDS,
+      MAX_FINERACT_SESSION_TTL_SECONDS,
+      'fineract-session-ttl-seconds',
+    ),
+    ...wholeNumberProblems(input.coreTimeoutMs, MIN_CORE_TIMEOUT_MS, MAX_CORE_TIMEOUT_MS, 'core-timeout-ms'),
+  );
   return problems;
 }
 

@@ -5,13 +5,11 @@
  * reference-protocol core that is no institution yet (`--core-url`) is checked from here, with
  * no database. Exit status 0 only when every check passed, 1 when one failed.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
 import type { CoreCheckReport } from '../server/core-check.js';
 import { UsageError } from './io.js';
-import { examples, printData, withJson, type AdminContext } from './program.js';
+import { examples, printData, secretFrom, withJson, type AdminContext } from './program.js';
 
 interface CheckOptions {
   institution?: string;
@@ -19,18 +17,6 @@ interface CheckOptions {
   coreApiKeyFile?: string;
   customerKey?: string;
   json?: boolean;
-}
-
-/** The API key file's content, one line; never echoed. */
-function apiKeyFrom(path: string): string {
-  const absolute = resolve(path);
-  try {
-    return readFileSync(absolute, 'utf8').trim();
-  } catch (error) {
-    throw new UsageError(
-      `--core-api-key-file: cannot read ${absolute} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
-    );
-  }
 }
 
 function reportText(report: CoreCheckReport): string {
@@ -54,7 +40,7 @@ async function check(context: AdminContext, options: CheckOptions): Promise<Core
   const { checkCoreAt } = await import('../server/core-check.js');
   return checkCoreAt(config, {
     coreUrl: options.coreUrl!,
-    apiKey: options.coreApiKeyFile === undefined ? undefined : apiKeyFrom(options.coreApiKeyFile),
+    apiKey: options.coreApiKeyFile === undefined ? undefined : secretFrom('core-api-key-file', options.coreApiKeyFile),
     customerKey,
   });
 }

@@ -4,8 +4,6 @@
  * case `InstitutionAdmin`). The core API key and the core's service user are read from files here
  * and never printed: the output says `hasApiKey` and `hasCredentials`.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { Command } from 'commander';
 import {
   MAX_CORE_TIMEOUT_MS,
@@ -21,7 +19,18 @@ import {
 } from '../domain/institution.js';
 import type { InstitutionArgs, InstitutionView } from '../server/institution-operations.js';
 import { UsageError } from './io.js';
-import { examples, fields, printData, required, table, wholeNumber, withJson, type AdminContext } from './program.js';
+import {
+  examples,
+  existingFile,
+  fields,
+  printData,
+  required,
+  secretFrom,
+  table,
+  wholeNumber,
+  withJson,
+  type AdminContext,
+} from './program.js';
 
 const DEFAULT_INSTITUTION_HELP = `"default" always exists and takes its core from CORE_URL, COREGATE_CORE_KIND,
 COREGATE_CORE_API_KEY, COREGATE_FINERACT_* and COREGATE_CORE_TIMEOUT_MS. Changes reach every running server at once (within
@@ -136,25 +145,6 @@ function institutionText(institution: InstitutionView): string {
     ['created_at', institution.createdAt],
     ['updated_at', institution.updatedAt],
   ]);
-}
-
-/** A readable file, as an absolute path (the server may run in another directory). */
-function existingFile(flag: string, path: string): string {
-  const absolute = resolve(path);
-  try {
-    readFileSync(absolute);
-  } catch (error) {
-    throw new UsageError(
-      `--${flag}: cannot read ${absolute} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
-    );
-  }
-  return absolute;
-}
-
-/** A secret file's content: one line, surrounding whitespace dropped. Never echoed. */
-function secretFrom(flag: string, path: string): string {
-  const absolute = existingFile(flag, path);
-  return readFileSync(absolute, 'utf8').trim();
 }
 
 function coreArgs(options: CoreOptions): Omit<InstitutionArgs, 'id'> {

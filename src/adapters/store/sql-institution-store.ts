@@ -45,6 +45,21 @@ function credentialsContext(id: string): string {
   return `core-credentials:${id}`;
 }
 
+/** The four Fineract columns, in the order the statements name them; null for a setting not given. */
+function fineractColumns(settings: Partial<FineractSettings> | undefined): Array<string | number | null> {
+  return [
+    settings?.tenant ?? null,
+    settings?.ssnDocumentType ?? null,
+    settings?.customerKey ?? null,
+    settings?.sessionTtlSeconds ?? null,
+  ];
+}
+
+/** A service user as sealed: `username:password`, read back by `parseCoreCredentials`. */
+function credentialsText(credentials: CoreCredentials | undefined): string | undefined {
+  return credentials && `${credentials.username}:${credentials.password}`;
+}
+
 /** A Fineract core's settings; a column left unset reads as the documented default. */
 function fineractOf(row: InstitutionRow): FineractSettings | undefined {
   if (row.core_kind !== 'fineract') return undefined;
@@ -97,22 +112,19 @@ export class SqlInstitutionStore implements InstitutionStore {
     };
   }
 
-  private sealed(id: string, apiKey: string | undefined): [string | null, string | null] {
-    if (apiKey === undefined) return [null, null];
-    const sealed = this.sealer.seal(apiKey, sealContext(id));
-    return [sealed, keyIdOf(sealed)];
-  }
-
-  private sealedCredentials(id: string, credentials: CoreCredentials | undefined): [string | null, string | null] {
-    if (credentials === undefined) return [null, null];
-    const sealed = this.sealer.seal(`${credentials.username}:${credentials.password}`, credentialsContext(id));
+  /** The sealed value and its key id (kept in its own column for rotation); nulls when there is nothing to seal. */
+  private sealed(text: string | undefined, context: string): [string | null, string | null] {
+    if (text === undefined) return [null, null];
+    const sealed = this.sealer.seal(text, context);
     return [sealed, keyIdOf(sealed)];
   }
 
   async create(institution: NewInstitution): Promise<InstitutionRecord | undefined> {
-    const [sealed, keyId] = this.sealed(institution.id, institution.coreApiKey);
-    const [credentials, credentialsKeyId] = this.sealedCredentials(institution.id, institution.coreCredentials);
-    const fineract = institution.fineract;
+    const [sealed, keyId] = this.sealed(institution.coreApiKey, sealContext(institution.id));
+    const [credentials, credentialsKeyId] = this.sealed(
+      credentialsText(institution.coreCredentials),
+      credentialsContext(institution.id),
+    );
     const rows = await this.db.query<InstitutionRow>(
       `insert into institutions (id, name, core_url, core_api_key_sealed, core_api_key_key_id, core_ca_file, core_cert_file, core_key_file, core_timeout_ms, enabled, created_at, updated_at,
          core_kind, fineract_tenant, fineract_ssn_document_type, fineract_customer_key, fineract_session_ttl_seconds, core_credentials_sealed, core_credentials_key_id)
@@ -131,10 +143,7 @@ export class SqlInstitutionStore implements InstitutionStore {
         institution.coreTimeoutMs ?? null,
         institution.createdAt,
         institution.coreKind,
-        fineract?.tenant ?? null,
-        fineract?.ssnDocumentType ?? null,
-        fineract?.customerKey ?? null,
-        fineract?.sessionTtlSeconds ?? null,
+        ...fineractColumns(institution.fineract),
         credentials,
         credentialsKeyId,
       ],
@@ -143,9 +152,11 @@ export class SqlInstitutionStore implements InstitutionStore {
   }
 
   async update(id: string, changes: InstitutionChanges, at: Date): Promise<InstitutionRecord | undefined> {
-    const [sealed, keyId] = this.sealed(id, changes.coreApiKey);
-    const [credentials, credentialsKeyId] = this.sealedCredentials(id, changes.coreCredentials);
-    const fineract = changes.fineract;
+    const [sealed, keyId] = this.sealed(changes.coreApiKey, sealContext(id));
+    const [credentials, credentialsKeyId] = this.sealed(
+      credentialsText(changes.coreCredentials),
+      credentialsContext(id),
+    );
     // `coalesce`: a change left out keeps the stored value.
     const rows = await this.db.query<InstitutionRow>(
       `update institutions set
@@ -179,10 +190,7 @@ export class SqlInstitutionStore implements InstitutionStore {
         changes.coreTimeoutMs ?? null,
         at,
         changes.coreKind ?? null,
-        fineract?.tenant ?? null,
-        fineract?.ssnDocumentType ?? null,
-        fineract?.customerKey ?? null,
-        fineract?.sessionTtlSeconds ?? null,
+        ...fineractColumns(changes.fineract),
         credentials,
         credentialsKeyId,
       ],
