@@ -58,10 +58,17 @@ function described(error: unknown): string {
   return `an unexpected error: "${error instanceof Error ? error.message : String(error)}"`;
 }
 
-/** The same length and alphabet, one character changed: a core that checks integrity refuses it. */
+/**
+ * The same length and alphabet, one character changed: a core that checks integrity refuses it.
+ * The character is in the middle of the last `.`-separated part (a sealed token's ciphertext), not
+ * at its end, where base64 ignores the low bits and a change could leave the bytes as they were.
+ */
 function tampered(delegateReferenceId: string): string {
-  const last = delegateReferenceId.at(-1) ?? 'A';
-  return `${delegateReferenceId.slice(0, -1)}${last === 'A' ? 'B' : 'A'}`;
+  const lastPart = delegateReferenceId.lastIndexOf('.') + 1;
+  const partLength = delegateReferenceId.length - lastPart;
+  const at = partLength >= 4 ? lastPart + Math.floor(partLength / 2) : Math.floor(delegateReferenceId.length / 2);
+  const replacement = delegateReferenceId[at] === 'A' ? 'B' : 'A';
+  return `${delegateReferenceId.slice(0, at)}${replacement}${delegateReferenceId.slice(at + 1)}`;
 }
 
 /** Runs the checks against `core`; never throws for what the core does. */

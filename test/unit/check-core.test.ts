@@ -5,6 +5,7 @@
  * carry a value read from the core or a delegate reference ID.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { checkCore } from '../../src/app/check-core.js';
 import { checkAccountRecord } from '../../src/adapters/core/account-record.js';
@@ -17,6 +18,8 @@ import {
   type CoreConnector,
   type CoreSession,
 } from '../../src/ports/core-connector.js';
+import { AesGcmSealer } from '../../src/adapters/crypto/aes-gcm-sealer.js';
+import { encryptionKey } from '../../src/adapters/crypto/encryption-keys.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 const clock = new FakeClock();
@@ -96,6 +99,30 @@ describe('checkCore', () => {
     assert.equal(forged.ok, false);
     assert.match(forged.detail, /answered with 0 account\(s\)/);
     assert.doesNotMatch(JSON.stringify(report), new RegExp(DRID.slice(0, 10)));
+  });
+
+  it('forges a sealed delegate reference ID so that its integrity check refuses it, whatever its length', async () => {
+    // A core whose IDs are sealed tokens (as the Fineract connector's are): a changed character at
+    // the end of base64 can fall in bits the decoder ignores, so the forgery must change real ones.
+    const sealer = new AesGcmSealer([encryptionKey(randomBytes(32))]);
+    for (let length = 1; length <= 24; length += 1) {
+      const token = sealer.seal(randomBytes(length).toString('hex'), 'session');
+      const report = await checkCore(
+        core({
+          startSession: async () => ({ customerKey: 'K-1', delegateReferenceId: token, expiresAt: new Date(8e15) }),
+          listAccounts: async (drid) => {
+            try {
+              sealer.open(drid, 'session');
+            } catch {
+              throw new SessionRejected();
+            }
+            return [];
+          },
+        }),
+        { ...options, customerKey: 'K-1' },
+      );
+      assert.equal(report.ok, true, `length ${length}: ${JSON.stringify(report)}`);
+    }
   });
 
   it('fails the session check for another customer key or an expired session', async () => {
