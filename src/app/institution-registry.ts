@@ -8,7 +8,8 @@
  *
  * Each institution keeps its connector (pool, timeout, breaker) for as long as its
  * core settings stay the same: renaming, disabling or enabling it keeps its pool and
- * breaker; a new URL, key, certificate or timeout builds a new one and closes the old.
+ * breaker; a new URL, key, service user, certificate, timeout, core kind or Fineract setting
+ * builds a new one and closes the old.
  */
 import { createHash } from 'node:crypto';
 import type { InstitutionRecord } from '../domain/institution.js';
@@ -32,7 +33,7 @@ interface Entry {
   readonly core: CoreConnector;
 }
 
-/** A digest, so that the API key is not kept in one more string. */
+/** A digest, so that the API key and the service user are not kept in one more string. */
 function coreFingerprint(record: InstitutionRecord): string {
   const settings = [
     record.coreUrl,
@@ -41,6 +42,9 @@ function coreFingerprint(record: InstitutionRecord): string {
     record.coreCertFile,
     record.coreKeyFile,
     record.coreTimeoutMs,
+    record.coreKind,
+    record.fineract,
+    record.coreCredentials,
   ];
   return createHash('sha256').update(JSON.stringify(settings)).digest('base64url');
 }

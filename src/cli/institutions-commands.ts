@@ -1,20 +1,39 @@
 /**
  * `coregate institutions add|update|list|show|disable|enable`
  * (docs/behaviour.md#institution-commands), through the admin operations `institutions.*` (use
- * case `InstitutionAdmin`). The core API key is read from a file here and never printed: the
- * output says `hasApiKey`.
+ * case `InstitutionAdmin`). The core API key and the core's service user are read from files here
+ * and never printed: the output says `hasApiKey` and `hasCredentials`.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { MAX_CORE_TIMEOUT_MS, MIN_CORE_TIMEOUT_MS } from '../app/institution-admin.js';
-import { DEFAULT_INSTITUTION } from '../domain/institution.js';
+import {
+  MAX_CORE_TIMEOUT_MS,
+  MAX_FINERACT_SESSION_TTL_SECONDS,
+  MIN_CORE_TIMEOUT_MS,
+  MIN_FINERACT_SESSION_TTL_SECONDS,
+} from '../app/institution-admin.js';
+import {
+  CORE_KINDS,
+  DEFAULT_INSTITUTION,
+  FINERACT_CUSTOMER_KEY_MODES,
+  FINERACT_DEFAULTS,
+} from '../domain/institution.js';
 import type { InstitutionArgs, InstitutionView } from '../server/institution-operations.js';
 import { UsageError } from './io.js';
-import { examples, fields, printData, required, table, wholeNumber, withJson, type AdminContext } from './program.js';
+import {
+  examples,
+  existingFile,
+  fields,
+  printData,
+  required,
+  secretFrom,
+  table,
+  wholeNumber,
+  withJson,
+  type AdminContext,
+} from './program.js';
 
-const DEFAULT_INSTITUTION_HELP = `"default" always exists and takes its core from CORE_URL, COREGATE_CORE_API_KEY and
-COREGATE_CORE_TIMEOUT_MS. Changes reach every running server at once (within
+const DEFAULT_INSTITUTION_HELP = `"default" always exists and takes its core from CORE_URL, COREGATE_CORE_KIND,
+COREGATE_CORE_API_KEY, COREGATE_FINERACT_* and COREGATE_CORE_TIMEOUT_MS. Changes reach every running server at once (within
 COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while its change feed is down).`;
 
 /** The flags that describe an institution's core, shared by `add` (where the first two are required) and `update`. */
@@ -22,8 +41,30 @@ function coreOptions(command: Command, adding: boolean): Command {
   const needed = adding ? ' (required)' : '';
   return command
     .option('--name <NAME>', `a name for people${needed}`)
-    .option('--core-url <URL>', `its core's base URL${needed}`)
+    .option('--core-url <URL>', `its core's base URL (Fineract: its context root)${needed}`)
+    .option(
+      '--core-kind <KIND>',
+      `the core's protocol: ${CORE_KINDS.join(' or ')}${adding ? ' (default: coregate, the reference core protocol)' : ''}`,
+    )
     .option('--core-api-key-file <FILE>', 'file with the core API key (stored sealed)')
+    .option(
+      '--core-credentials-file <FILE>',
+      `file with the Fineract service user as username:password on one line (stored sealed)${adding ? '; required with --core-kind fineract' : ''}`,
+    )
+    .option('--fineract-tenant <TENANT>', `the Fineract tenant${adding ? '; required with --core-kind fineract' : ''}`)
+    .option(
+      '--fineract-ssn-document-type <NAME>',
+      `the client identifier document type holding the SSN (default: ${FINERACT_DEFAULTS.ssnDocumentType})`,
+    )
+    .option(
+      '--fineract-customer-key <MODE>',
+      `customer key: the client's ${FINERACT_CUSTOMER_KEY_MODES.join(' or ')} (default: ${FINERACT_DEFAULTS.customerKey})`,
+    )
+    .option(
+      '--fineract-session-ttl-seconds <N>',
+      `lifetime of a Fineract session (default: ${FINERACT_DEFAULTS.sessionTtlSeconds})`,
+      wholeNumber(MIN_FINERACT_SESSION_TTL_SECONDS, MAX_FINERACT_SESSION_TTL_SECONDS),
+    )
     .option('--core-ca-file <FILE>', 'CA certificates to trust for the core (PEM)')
     .option('--core-cert-file <FILE>', 'client certificate (PEM) for mutual TLS')
     .option('--core-key-file <FILE>', "that certificate's private key (PEM)")
@@ -42,10 +83,19 @@ interface CoreOptions {
   coreCertFile?: string;
   coreKeyFile?: string;
   coreTimeoutMs?: number;
+  coreKind?: string;
+  coreCredentialsFile?: string;
+  fineractTenant?: string;
+  fineractSsnDocumentType?: string;
+  fineractCustomerKey?: string;
+  fineractSessionTtlSeconds?: number;
   json?: boolean;
 }
 
-/** The CLI's JSON of an institution (the keys of docs/behaviour.md#institution-commands first); never the key itself. */
+/**
+ * The CLI's JSON of an institution (the keys of docs/behaviour.md#institution-commands first);
+ * never the key or the service user. `fineract` only for a Fineract core.
+ */
 function institutionJson(institution: InstitutionView) {
   return {
     id: institution.id,
@@ -53,6 +103,9 @@ function institutionJson(institution: InstitutionView) {
     coreUrl: institution.coreUrl,
     enabled: institution.enabled,
     hasApiKey: institution.hasApiKey,
+    coreKind: institution.coreKind,
+    ...(institution.fineract ? { fineract: institution.fineract } : {}),
+    hasCredentials: institution.hasCredentials,
     coreTimeoutMs: institution.coreTimeoutMs,
     createdAt: institution.createdAt,
     updatedAt: institution.updatedAt,
@@ -72,6 +125,19 @@ function institutionText(institution: InstitutionView): string {
       `${institution.coreUrl ?? '(built-in simulator)'}${institution.coreSource === 'config' ? '   (from CORE_URL)' : ''}`,
     ],
     ['enabled', institution.enabled],
+    [
+      'core_kind',
+      `${institution.coreKind}${institution.coreSource === 'config' ? '   (from COREGATE_CORE_KIND)' : ''}`,
+    ],
+    ...(institution.fineract
+      ? ([
+          ['fineract_tenant', institution.fineract.tenant],
+          ['fineract_ssn_document_type', institution.fineract.ssnDocumentType],
+          ['fineract_customer_key', institution.fineract.customerKey],
+          ['fineract_session_ttl_seconds', institution.fineract.sessionTtlSeconds],
+          ['has_credentials', institution.hasCredentials],
+        ] as const)
+      : []),
     ['has_api_key', institution.hasApiKey],
     ['core_timeout_ms', institution.coreTimeoutMs],
     ['mutual_tls', institution.coreCertFile ? `${institution.coreCertFile} (key ${institution.coreKeyFile})` : 'no'],
@@ -81,30 +147,19 @@ function institutionText(institution: InstitutionView): string {
   ]);
 }
 
-/** A readable file, as an absolute path (the server may run in another directory). */
-function existingFile(flag: string, path: string): string {
-  const absolute = resolve(path);
-  try {
-    readFileSync(absolute);
-  } catch (error) {
-    throw new UsageError(
-      `--${flag}: cannot read ${absolute} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
-    );
-  }
-  return absolute;
-}
-
-/** The key file's content: one line, surrounding whitespace dropped. Never echoed. */
-function apiKeyFrom(path: string): string {
-  const absolute = existingFile('core-api-key-file', path);
-  return readFileSync(absolute, 'utf8').trim();
-}
-
 function coreArgs(options: CoreOptions): Omit<InstitutionArgs, 'id'> {
   const args: { -readonly [K in keyof Omit<InstitutionArgs, 'id'>]: Omit<InstitutionArgs, 'id'>[K] } = {};
   if (options.name !== undefined) args.name = options.name;
   if (options.coreUrl !== undefined) args.coreUrl = options.coreUrl;
-  if (options.coreApiKeyFile !== undefined) args.coreApiKey = apiKeyFrom(options.coreApiKeyFile);
+  if (options.coreApiKeyFile !== undefined) args.coreApiKey = secretFrom('core-api-key-file', options.coreApiKeyFile);
+  if (options.coreKind !== undefined) args.coreKind = options.coreKind;
+  if (options.coreCredentialsFile !== undefined)
+    args.coreCredentials = secretFrom('core-credentials-file', options.coreCredentialsFile);
+  if (options.fineractTenant !== undefined) args.fineractTenant = options.fineractTenant;
+  if (options.fineractSsnDocumentType !== undefined) args.fineractSsnDocumentType = options.fineractSsnDocumentType;
+  if (options.fineractCustomerKey !== undefined) args.fineractCustomerKey = options.fineractCustomerKey;
+  if (options.fineractSessionTtlSeconds !== undefined)
+    args.fineractSessionTtlSeconds = options.fineractSessionTtlSeconds;
   if (options.coreCaFile !== undefined) args.coreCaFile = existingFile('core-ca-file', options.coreCaFile);
   if (options.coreCertFile !== undefined) args.coreCertFile = existingFile('core-cert-file', options.coreCertFile);
   if (options.coreKeyFile !== undefined) args.coreKeyFile = existingFile('core-key-file', options.coreKeyFile);
@@ -128,10 +183,10 @@ export function institutionsCommand(context: AdminContext): Command {
         .command('add')
         .summary('add a bank and its core')
         .description(
-          'Adds a bank and its core, which speaks the reference core protocol (docs/core-protocol.md). The API key file holds the key on one line; the key is stored sealed and never shown again.',
+          'Adds a bank and its core, which speaks the reference core protocol (docs/core-protocol.md) or, with --core-kind fineract, is an Apache Fineract (docs/cores/fineract.md). The API key file holds the key on one line, the credentials file username:password on one line; both are stored sealed and never shown again.',
         )
         .usage(
-          '--id ID --name NAME --core-url URL [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE --core-key-file FILE] [--core-timeout-ms N] [--json]',
+          '--id ID --name NAME --core-url URL [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE --core-key-file FILE] [--core-timeout-ms N] [--json]\n       --id ID --name NAME --core-kind fineract --core-url URL --fineract-tenant TENANT --core-credentials-file FILE [--fineract-ssn-document-type NAME] [--fineract-customer-key id|external-id] [--fineract-session-ttl-seconds N] [--core-ca-file FILE] [--core-timeout-ms N] [--json]',
         )
         .option('--id <ID>', 'its ID: 1-64 of a-z, 0-9 and - (required)'),
       true,
@@ -142,12 +197,22 @@ export function institutionsCommand(context: AdminContext): Command {
       examples(
         'coregate institutions add --id bank-b --name "Bank B" --core-url https://core.bank-b.example/coregate --core-api-key-file bank-b.key',
         'coregate institutions add --id bank-c --name "Bank C" --core-url https://core.bank-c.example --core-cert-file client.pem --core-key-file client.key',
+        'coregate institutions add --id bank-f --name "Bank F" --core-kind fineract --core-url https://fineract.bank-f.example/fineract-provider --fineract-tenant bank-f --core-credentials-file bank-f.credentials',
       ),
     )
     .action(async (options: CoreOptions & { id?: string }) => {
       const id = required(options.id, 'id');
       required(options.name, 'name');
       required(options.coreUrl, 'core-url');
+      if (options.coreKind === 'fineract') {
+        // No tenant default on `add`: a wrong tenant reads another bank's data, so it is named.
+        for (const [value, flag] of [
+          [options.fineractTenant, 'fineract-tenant'],
+          [options.coreCredentialsFile, 'core-credentials-file'],
+        ] as const) {
+          if (value === undefined) throw new UsageError(`--${flag} is required with --core-kind fineract`);
+        }
+      }
       const args = coreArgs(options);
       print(await (await context.admin()).call('institutions.add', { id, ...args }), options.json);
     });
@@ -157,9 +222,11 @@ export function institutionsCommand(context: AdminContext): Command {
       institutions
         .command('update')
         .summary("change a bank's name or core")
-        .description("Changes a bank's name or core; flags not given stay as they are.")
+        .description(
+          "Changes a bank's name or core; flags not given stay as they are. Switching to --core-kind fineract needs --fineract-tenant (its other settings start from their defaults), and --core-credentials-file unless a service user is stored already.",
+        )
         .usage(
-          'ID [--name NAME] [--core-url URL] [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE] [--core-key-file FILE] [--core-timeout-ms N] [--json]',
+          'ID [--name NAME] [--core-url URL] [--core-kind coregate|fineract] [--core-api-key-file FILE] [--core-credentials-file FILE] [--fineract-tenant TENANT] [--fineract-ssn-document-type NAME] [--fineract-customer-key id|external-id] [--fineract-session-ttl-seconds N] [--core-ca-file FILE] [--core-cert-file FILE] [--core-key-file FILE] [--core-timeout-ms N] [--json]',
         )
         .argument('<ID>', 'the institution ID'),
       false,
@@ -170,6 +237,7 @@ export function institutionsCommand(context: AdminContext): Command {
       examples(
         'coregate institutions update bank-b --core-api-key-file bank-b-2026.key',
         'coregate institutions update bank-b --core-timeout-ms 5000',
+        'coregate institutions update bank-f --core-credentials-file bank-f-2026.credentials',
       ),
     )
     .action(async (id: string, options: CoreOptions) => {
@@ -181,7 +249,7 @@ export function institutionsCommand(context: AdminContext): Command {
     institutions
       .command('list')
       .summary('the institutions')
-      .description('Lists the institutions (never an API key).')
+      .description('Lists the institutions (never an API key or a service user).')
       .usage('[--json]'),
   )
     .addHelpText('after', examples('coregate institutions list --json'))
@@ -189,8 +257,16 @@ export function institutionsCommand(context: AdminContext): Command {
       const all = await (await context.admin()).call('institutions.list', {});
       printData(io, options.json, all.map(institutionJson), () =>
         table(
-          ['ID', 'ENABLED', 'CORE_URL', 'HAS_API_KEY', 'NAME'],
-          all.map((i) => [i.id, i.enabled, i.coreUrl ?? '(built-in simulator)', i.hasApiKey, i.name]),
+          ['ID', 'ENABLED', 'CORE_KIND', 'CORE_URL', 'HAS_API_KEY', 'HAS_CREDENTIALS', 'NAME'],
+          all.map((i) => [
+            i.id,
+            i.enabled,
+            i.coreKind,
+            i.coreUrl ?? '(built-in simulator)',
+            i.hasApiKey,
+            i.hasCredentials,
+            i.name,
+          ]),
         ),
       );
     });
@@ -199,7 +275,7 @@ export function institutionsCommand(context: AdminContext): Command {
     institutions
       .command('show')
       .summary('one institution')
-      .description('Shows one institution (never its API key).')
+      .description('Shows one institution (never its API key or service user).')
       .usage('ID [--json]')
       .argument('<ID>', 'the institution ID'),
   )

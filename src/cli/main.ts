@@ -5,6 +5,7 @@ import { PACKAGE_INFO } from '../config/package-info.js';
 import { AdminOperationFailed, type AdminClient } from '../server/admin-operations.js';
 import { auditCommand } from './audit-commands.js';
 import { clientsCommand } from './clients-commands.js';
+import { coreCommand } from './core-commands.js';
 import { coreSimCommand } from './core-sim-command.js';
 import { fineractSimCommand } from './fineract-sim-command.js';
 import { institutionsCommand } from './institutions-commands.js';
@@ -38,6 +39,7 @@ function program(context: AdminContext): Command {
     auditCommand,
     sessionsCommand,
     institutionsCommand,
+    coreCommand,
     webhooksCommand,
   ]) {
     root.addCommand(command(context));

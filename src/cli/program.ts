@@ -4,6 +4,8 @@
  * and exit status 2, and the exit status handed back instead of `process.exit`, so that
  * `main(argv, io)` runs in-process (tests call it with a captured CliIo).
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { AdminClient } from '../server/admin-operations.js';
 import { UsageError, type CliIo } from './io.js';
@@ -73,6 +75,24 @@ export function fields(record: ReadonlyArray<readonly [string, string | number |
   return record
     .map(([name, value]) => `${`${name}:`.padEnd(width)}${value === null || value === undefined ? '-' : String(value)}`)
     .join('\n');
+}
+
+/** A readable file, as an absolute path (the server may run in another directory). */
+export function existingFile(flag: string, path: string): string {
+  const absolute = resolve(path);
+  try {
+    readFileSync(absolute);
+  } catch (error) {
+    throw new UsageError(
+      `--${flag}: cannot read ${absolute} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
+  }
+  return absolute;
+}
+
+/** A secret file's content (an API key, `username:password`): one line, surrounding whitespace dropped. Never echoed. */
+export function secretFrom(flag: string, path: string): string {
+  return readFileSync(existingFile(flag, path), 'utf8').trim();
 }
 
 /** Help text shown after a command's options. */

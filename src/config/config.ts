@@ -9,6 +9,7 @@ import { TypeGuard, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import { isAbsolute, resolve } from 'node:path';
 import { parseCidr } from '../domain/ip-allow-list.js';
+import type { CoreCredentials, CoreKind, FineractSettings } from '../domain/institution.js';
 import { ConfigError } from './config-error.js';
 import { ConfigSchema, settingSchemas, type LogLevel, type Settings } from './schema.js';
 import { SETTING_FORMATS } from './setting-formats.js';
@@ -58,6 +59,12 @@ export interface Config {
   readonly coreApiKey: string | undefined;
   /** Timeout of every call to the core. */
   readonly coreTimeoutMs: number;
+  /** The protocol of the default institution's core (COREGATE_CORE_KIND). */
+  readonly coreKind: CoreKind;
+  /** The default institution's Fineract settings (COREGATE_FINERACT_…), used when `coreKind` is `fineract`. */
+  readonly fineract: FineractSettings;
+  /** The Fineract service user; set (both parts) whenever `coreKind` is `fineract`. Never logged. */
+  readonly fineractCredentials: CoreCredentials | undefined;
   /** Session lifetime of the built-in simulator (when `CORE_URL` is unset). */
   readonly simulatorSessionTtlSeconds: number;
   /** Port serving `/healthz`, `/readyz` and `/metrics` (only there); `undefined` serves them on `port`. */
@@ -117,10 +124,12 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Parses and validates the environment; throws {@link ConfigError} on the first bad value. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
-  const config = toConfig(validate(coerce(env)), cwd);
+  const settings = validate(coerce(env));
+  const config = toConfig(settings, cwd);
   requireEncryptionKeyWhereNoneCanBeGenerated(config);
   requireSharedPiecesForWorkers(config);
   requireTlsFilesInPairs(config);
+  requireFineractSettings(config, settings);
   return Object.freeze(config);
 }
 
@@ -266,6 +275,20 @@ function toConfig(settings: Settings, cwd: string): Config {
     trustProxy: proxies(settings.COREGATE_TRUST_PROXY),
     coreApiKey: settings.COREGATE_CORE_API_KEY,
     coreTimeoutMs: settings.COREGATE_CORE_TIMEOUT_MS,
+    coreKind: settings.COREGATE_CORE_KIND,
+    fineract: Object.freeze({
+      tenant: settings.COREGATE_FINERACT_TENANT,
+      ssnDocumentType: settings.COREGATE_FINERACT_SSN_DOCUMENT_TYPE,
+      customerKey: settings.COREGATE_FINERACT_CUSTOMER_KEY,
+      sessionTtlSeconds: settings.COREGATE_FINERACT_SESSION_TTL_SECONDS,
+    }),
+    fineractCredentials:
+      settings.COREGATE_FINERACT_USERNAME === undefined || settings.COREGATE_FINERACT_PASSWORD === undefined
+        ? undefined
+        : Object.freeze({
+            username: settings.COREGATE_FINERACT_USERNAME,
+            password: settings.COREGATE_FINERACT_PASSWORD,
+          }),
     simulatorSessionTtlSeconds: settings.COREGATE_SIM_SESSION_TTL_SECONDS,
     adminPort: settings.COREGATE_ADMIN_PORT,
     coreBreakerFailures: settings.COREGATE_CORE_BREAKER_FAILURES,
@@ -370,4 +393,19 @@ function requireTlsFilesInPairs(config: Config): void {
       'is believed only from trusted proxies: set COREGATE_TRUST_PROXY too',
     );
   }
+}
+
+/** The default institution on Apache Fineract needs its context root and its service user. */
+function requireFineractSettings(config: Config, settings: Settings): void {
+  if (config.coreKind !== 'fineract') return;
+  const needed = 'with COREGATE_CORE_KIND=fineract (docs/cores/fineract.md)';
+  if (config.coreUrl === undefined)
+    throw new ConfigError(
+      'CORE_URL',
+      `is required ${needed}: Fineract's context root, e.g. https://fineract.bank.example/fineract-provider`,
+    );
+  if (settings.COREGATE_FINERACT_USERNAME === undefined)
+    throw new ConfigError('COREGATE_FINERACT_USERNAME', `is required ${needed}: the read-only service user`);
+  if (settings.COREGATE_FINERACT_PASSWORD === undefined)
+    throw new ConfigError('COREGATE_FINERACT_PASSWORD', `is required ${needed}: the service user's password`);
 }

@@ -25,6 +25,12 @@ export interface Institution {
   /** Base URL of its core; `undefined` for `default` on the built-in simulator. */
   readonly coreUrl: string | undefined;
   readonly hasApiKey: boolean;
+  /** Which protocol its core speaks: the reference core protocol or Apache Fineract's API. */
+  readonly coreKind: CoreKind;
+  /** Its Fineract settings; `undefined` unless `coreKind` is `fineract`. */
+  readonly fineract: FineractSettings | undefined;
+  /** Whether it has a core service user (`username:password`, Fineract); never the credentials themselves. */
+  readonly hasCredentials: boolean;
   /** PEM files for mutual TLS to the core: the CA to trust, the client certificate and its key. */
   readonly coreCaFile: string | undefined;
   readonly coreCertFile: string | undefined;
@@ -35,9 +41,10 @@ export interface Institution {
   readonly updatedAt: Date;
 }
 
-/** An institution as stored, with its API key in clear (in memory only; sealed at rest). */
-export interface InstitutionRecord extends Omit<Institution, 'hasApiKey'> {
+/** An institution as stored, with its API key and service user in clear (in memory only; sealed at rest). */
+export interface InstitutionRecord extends Omit<Institution, 'hasApiKey' | 'hasCredentials'> {
   readonly coreApiKey: string | undefined;
+  readonly coreCredentials: CoreCredentials | undefined;
 }
 
 /**
@@ -74,4 +81,17 @@ export const FINERACT_DEFAULTS: FineractSettings = Object.freeze({
 export interface CoreCredentials {
   readonly username: string;
   readonly password: string;
+}
+
+/**
+ * `username:password` on one line, as an operator writes it in a file (RFC 7617 §2: the
+ * user-id holds no colon, the password may): split at the first colon; `undefined` when
+ * there is none, either part is empty, or the text holds a control character.
+ */
+export function parseCoreCredentials(text: string): CoreCredentials | undefined {
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(text)) return undefined;
+  const colon = text.indexOf(':');
+  if (colon <= 0 || colon === text.length - 1) return undefined;
+  return { username: text.slice(0, colon), password: text.slice(colon + 1) };
 }

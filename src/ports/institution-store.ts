@@ -1,9 +1,9 @@
 /**
- * Persistence of institutions (docs/behaviour.md#institutions). The core API key is stored sealed;
- * the store seals and opens it through the `SecretSealer` it was given, so callers
- * only ever see it in clear, in memory.
+ * Persistence of institutions (docs/behaviour.md#institutions). The core API key and the core's
+ * service user are stored sealed; the store seals and opens them through the `SecretSealer` it
+ * was given, so callers only ever see them in clear, in memory.
  */
-import type { InstitutionRecord } from '../domain/institution.js';
+import type { CoreCredentials, CoreKind, FineractSettings, InstitutionRecord } from '../domain/institution.js';
 import type { DatabaseDeadline } from './database-deadline.js';
 
 export interface NewInstitution {
@@ -15,15 +15,28 @@ export interface NewInstitution {
   readonly coreCertFile: string | undefined;
   readonly coreKeyFile: string | undefined;
   readonly coreTimeoutMs: number | undefined;
+  readonly coreKind: CoreKind;
+  /** Set for a Fineract core. */
+  readonly fineract: FineractSettings | undefined;
+  readonly coreCredentials: CoreCredentials | undefined;
   readonly createdAt: Date;
 }
 
-/** What `institutions update` changes: a field left `undefined` keeps its value. */
+/** What `institutions update` changes: a field left `undefined` keeps its value (each Fineract setting too). */
 export type InstitutionChanges = {
   readonly [
-    K in 'name' | 'coreUrl' | 'coreApiKey' | 'coreCaFile' | 'coreCertFile' | 'coreKeyFile' | 'coreTimeoutMs'
+    K in
+      | 'name'
+      | 'coreUrl'
+      | 'coreApiKey'
+      | 'coreCaFile'
+      | 'coreCertFile'
+      | 'coreKeyFile'
+      | 'coreTimeoutMs'
+      | 'coreKind'
+      | 'coreCredentials'
   ]?: NonNullable<NewInstitution[K]>;
-};
+} & { readonly fineract?: Partial<FineractSettings> };
 
 export interface InstitutionStore {
   /** `undefined` when the id is taken. */

@@ -10,6 +10,7 @@ import { DEFAULT_INSTITUTION } from '../domain/institution.js';
 import type { PublicJwks } from '../ports/token-signer.js';
 import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
 import type { Services } from './services.js';
+import { coreCheckOperations, type CoreCheckOperations } from './core-check.js';
 import { institutionOperations, type InstitutionOperations } from './institution-operations.js';
 import { webhookOperations, type WebhookOperations } from './webhook-operations.js';
 import { operatorAudit, operatorOperations, type OperatorOperations } from './operator-operations.js';
@@ -66,7 +67,8 @@ export interface AssociationView {
  * Each operation's arguments and result. Operations are named after the command that calls
  * them, in the code's words: `coregate sessions …` lists and revokes associations.
  */
-export interface AdminOperations extends InstitutionOperations, WebhookOperations, OperatorOperations<ClientView> {
+export interface AdminOperations
+  extends InstitutionOperations, CoreCheckOperations, WebhookOperations, OperatorOperations<ClientView> {
   ping: { args: Record<string, never>; result: { ok: true } };
   'clients.create': {
     args: {
@@ -172,6 +174,7 @@ export type AdminServices = Pick<
   | 'auditReader'
   | 'associationAdmin'
   | 'institutionAdmin'
+  | 'coreChecker'
   | 'webhookAdmin'
   | 'audit'
   | 'config'
@@ -269,6 +272,7 @@ export function adminOperations(services: AdminServices, options: AdminOperation
     }),
     ping: () => Promise.resolve({ ok: true }),
     ...institutionOperations(services),
+    ...coreCheckOperations(services),
     'clients.create': async (args) => {
       const { client, secret } = await services.clientRegistry.create(args);
       return { client: clientView(client), ...(secret !== undefined ? { secret } : {}) };

@@ -1,9 +1,10 @@
 /**
  * The admin operations of `coregate institutions …` (docs/behaviour.md#institution-commands),
- * registered in the table of `admin-operations.ts`. A view never holds the core API key, only
- * `hasApiKey`.
+ * registered in the table of `admin-operations.ts`. A view never holds the core API key or the
+ * core's service user, only `hasApiKey` and `hasCredentials`.
  */
 import type { InstitutionInput, InstitutionView as Institution } from '../app/institution-admin.js';
+import type { CoreKind, FineractSettings } from '../domain/institution.js';
 import type { Services } from './services.js';
 
 /** An institution as the CLI prints it (dates as ISO strings). */
@@ -13,6 +14,10 @@ export interface InstitutionView {
   readonly coreUrl: string | null;
   readonly enabled: boolean;
   readonly hasApiKey: boolean;
+  readonly coreKind: CoreKind;
+  /** A Fineract core's settings; `null` for the reference core protocol. */
+  readonly fineract: FineractSettings | null;
+  readonly hasCredentials: boolean;
   readonly coreTimeoutMs: number | null;
   readonly coreCaFile: string | null;
   readonly coreCertFile: string | null;
@@ -23,7 +28,7 @@ export interface InstitutionView {
   readonly updatedAt: string;
 }
 
-/** `institutions add|update` arguments: the API key in clear (the CLI read it from its file), paths absolute. */
+/** `institutions add|update` arguments: the API key and service user in clear (the CLI read them from their files), paths absolute. */
 export type InstitutionArgs = { id: string } & { [K in keyof InstitutionInput]?: NonNullable<InstitutionInput[K]> };
 
 export interface InstitutionOperations {
@@ -41,6 +46,16 @@ function institutionView(institution: Institution): InstitutionView {
     coreUrl: institution.coreUrl ?? null,
     enabled: institution.enabled,
     hasApiKey: institution.hasApiKey,
+    coreKind: institution.coreKind,
+    fineract: institution.fineract
+      ? {
+          tenant: institution.fineract.tenant,
+          ssnDocumentType: institution.fineract.ssnDocumentType,
+          customerKey: institution.fineract.customerKey,
+          sessionTtlSeconds: institution.fineract.sessionTtlSeconds,
+        }
+      : null,
+    hasCredentials: institution.hasCredentials,
     coreTimeoutMs: institution.coreTimeoutMs ?? null,
     coreCaFile: institution.coreCaFile ?? null,
     coreCertFile: institution.coreCertFile ?? null,

@@ -12,6 +12,7 @@ import type { ClientDirectory } from '../app/client-directory.js';
 import type { ClientRegistry } from '../app/client-registry.js';
 import type { CoreSessionKeeper } from '../app/core-session-keeper.js';
 import type { AssociationDeregistrar } from '../app/deregister-association.js';
+import type { CoreChecker } from '../app/check-core.js';
 import type { InstitutionAdmin } from '../app/institution-admin.js';
 import type { InstitutionRegistry } from '../app/institution-registry.js';
 import type { TokenIssuer } from '../app/issue-token.js';
@@ -92,6 +93,8 @@ export interface Services {
   readonly institutions: InstitutionRegistry;
   /** `coregate institutions …`. */
   readonly institutionAdmin: InstitutionAdmin;
+  /** `coregate core check --institution ID`. */
+  readonly coreChecker: CoreChecker;
   /** The built-in simulator, when `CORE_URL` is unset (and no connector was injected). */
   readonly simulator: CoreSimulator | undefined;
   readonly sessionKeeper: CoreSessionKeeper;
@@ -224,6 +227,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     changeFeed,
     institutions,
     institutionAdmin: cores.institutionAdmin,
+    coreChecker: cores.coreChecker,
     simulator: cores.simulator,
     sessionKeeper: customers.sessionKeeper,
     registrar: customers.registrar,

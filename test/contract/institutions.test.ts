@@ -2,7 +2,8 @@
  * Migration 4 and the institution store on both backends: a database made by
  * migrations 1–3, with rows in it, moves to `default` with nothing lost (clients,
  * associations whose delegate reference IDs still open, audit rows); institutions
- * keep their API key sealed; one platform's customerId lives at two institutions.
+ * keep their API key sealed; one platform's customerId lives at two institutions. Migration 15:
+ * institutions of kind `fineract`, their settings and their service user sealed.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -97,6 +98,9 @@ for (const backend of BACKENDS) {
         coreCertFile: undefined,
         coreKeyFile: undefined,
         coreTimeoutMs: undefined,
+        coreKind: 'coregate',
+        fineract: undefined,
+        coreCredentials: undefined,
         createdAt: T0,
       });
       const associations = new SqlAssociationStore(db, sealer);
@@ -158,6 +162,9 @@ for (const backend of BACKENDS) {
         coreCertFile: '/etc/c.pem',
         coreKeyFile: '/etc/k.pem',
         coreTimeoutMs: 2500,
+        coreKind: 'coregate',
+        fineract: undefined,
+        coreCredentials: undefined,
         createdAt: T0,
       });
       assert.equal(created?.coreApiKey, 'the-secret-api-key');
@@ -177,6 +184,68 @@ for (const backend of BACKENDS) {
       assert.deepEqual(updated?.updatedAt, at(5));
       assert.equal((await store.setEnabled('bank-key', false, at(6)))?.enabled, false);
       assert.equal(await store.setEnabled('nope', false, at(6)), undefined);
+    });
+
+    it('stores a Fineract core: its kind and settings, its service user sealed, and changes one setting at a time', async () => {
+      const db = opened.database;
+      const store = new SqlInstitutionStore(db, sealer);
+      const created = await store.create({
+        id: 'bank-fin',
+        name: 'Fineract bank',
+        coreUrl: 'https://fineract.bank.example/fineract-provider',
+        coreApiKey: undefined,
+        coreCaFile: undefined,
+        coreCertFile: undefined,
+        coreKeyFile: undefined,
+        coreTimeoutMs: undefined,
+        coreKind: 'fineract',
+        fineract: { tenant: 'bank-a', ssnDocumentType: 'SSN', customerKey: 'id', sessionTtlSeconds: 900 },
+        coreCredentials: { username: 'coregate-ro', password: 'pa:ss-word-42' },
+        createdAt: T0,
+      });
+      assert.equal(created?.coreKind, 'fineract');
+      assert.deepEqual(created?.fineract, {
+        tenant: 'bank-a',
+        ssnDocumentType: 'SSN',
+        customerKey: 'id',
+        sessionTtlSeconds: 900,
+      });
+      assert.deepEqual(created?.coreCredentials, { username: 'coregate-ro', password: 'pa:ss-word-42' });
+      const [row] = await db.query<Record<string, unknown>>(`select * from institutions where id = 'bank-fin'`);
+      const raw = JSON.stringify(row);
+      assert.doesNotMatch(raw, /pa:ss-word-42/, 'the password is not in the row');
+      assert.doesNotMatch(raw, /coregate-ro/, 'nor the user name');
+      assert.ok(String(row!['core_credentials_key_id']).length > 0);
+
+      const updated = await store.update(
+        'bank-fin',
+        { fineract: { customerKey: 'external-id', sessionTtlSeconds: 600 } },
+        at(5),
+      );
+      assert.deepEqual(updated?.fineract, {
+        tenant: 'bank-a',
+        ssnDocumentType: 'SSN',
+        customerKey: 'external-id',
+        sessionTtlSeconds: 600,
+      });
+      assert.deepEqual(updated?.coreCredentials, { username: 'coregate-ro', password: 'pa:ss-word-42' });
+      const rotated = await store.update(
+        'bank-fin',
+        { coreCredentials: { username: 'coregate-ro', password: 'new-one' } },
+        at(6),
+      );
+      assert.equal(rotated?.coreCredentials?.password, 'new-one');
+      assert.equal(rotated?.fineract?.tenant, 'bank-a');
+
+      const switched = await store.update('bank-fin', { coreKind: 'coregate' }, at(7));
+      assert.equal(switched?.coreKind, 'coregate');
+      assert.equal(switched?.fineract, undefined, 'a reference-protocol core has no Fineract settings');
+      const listed = (await store.list()).find((institution) => institution.id === 'bank-key');
+      assert.equal(listed?.coreKind, 'coregate', 'existing institutions speak the reference protocol');
+      await assert.rejects(
+        db.query(`update institutions set core_kind = 'other' where id = 'bank-fin'`),
+        'the column takes the two kinds only',
+      );
     });
   });
 }

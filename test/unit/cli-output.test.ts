@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { Command } from 'commander';
 import { auditCommand } from '../../src/cli/audit-commands.js';
 import { clientsCommand } from '../../src/cli/clients-commands.js';
+import { coreCommand } from '../../src/cli/core-commands.js';
 import { institutionsCommand } from '../../src/cli/institutions-commands.js';
 import { bufferedIo } from '../../src/cli/io.js';
 import { keysCommand } from '../../src/cli/keys-commands.js';
@@ -44,6 +45,9 @@ const INSTITUTION: InstitutionView = {
   coreUrl: null,
   enabled: false,
   hasApiKey: false,
+  coreKind: 'coregate',
+  fineract: null,
+  hasCredentials: false,
   coreTimeoutMs: 5000,
   coreCaFile: null,
   coreCertFile: null,
@@ -106,6 +110,17 @@ const RESULTS: Results = {
   'institutions.list': [INSTITUTION],
   'institutions.show': INSTITUTION,
   'institutions.set-enabled': INSTITUTION,
+  'core.check': {
+    ok: true,
+    checks: [
+      { name: 'readiness', ok: true, detail: 'the core answered its readiness call' },
+      {
+        name: 'forged_session_rejected',
+        ok: true,
+        detail: 'a delegate reference ID the core never issued was rejected',
+      },
+    ],
+  },
   'webhooks.add': {
     id: 'wh_1',
     platform: 'acme',
@@ -137,6 +152,7 @@ const GROUPS = [
   auditCommand,
   sessionsCommand,
   institutionsCommand,
+  coreCommand,
   webhooksCommand,
 ];
 
@@ -198,6 +214,7 @@ const DATA_COMMANDS = [
   ['institutions', 'show', 'default'],
   ['institutions', 'enable', 'default'],
   ['institutions', 'disable', 'default', '--yes'],
+  ['core', 'check', '--institution', 'default'],
   ['webhooks', 'add', '--platform', 'acme', '--url', 'https://hooks.acme.example/'],
   ['webhooks', 'list', '--platform', 'acme'],
   ['webhooks', 'remove', 'wh_1'],

@@ -227,6 +227,16 @@ export function readAccountRecord(
   return undefined;
 }
 
+/**
+ * The problems of one record as a connector hands it over (`coregate core check`): exactly the
+ * documented fields, each of its type, nothing else.
+ */
+export function checkAccountRecord(value: unknown, path: string): Problem[] {
+  const problems: Problem[] = [];
+  readAccountRecord(value, path, problems, 'reject');
+  return problems;
+}
+
 /** A key taken from input, shortened so a problem list stays readable. */
 export function safeName(name: string): string {
   const printable = name.replace(/[^\x20-\x7e]/g, '?');

@@ -245,7 +245,8 @@ export class GuardedCoreConnector implements CoreConnector {
   private readonly institution: string;
 
   constructor(
-    private readonly transport: CoreConnector,
+    /** The transport it guards (the HTTP, in-process or Fineract connector). */
+    readonly transport: CoreConnector,
     private readonly options: CoreGuardOptions,
   ) {
     this.institution = options.institution ?? DEFAULT_INSTITUTION;

@@ -1,10 +1,13 @@
 /** The institutions and their guarded cores. */
 import { InstitutionAdmin } from '../../app/institution-admin.js';
 import { InstitutionRegistry } from '../../app/institution-registry.js';
+import { CoreChecker } from '../../app/check-core.js';
+import { checkAccountRecord } from '../../adapters/core/account-record.js';
 import {
   createCoreConnector,
   guardCoreConnector,
   institutionCoreFactory,
+  institutionTransport,
 } from '../../adapters/core/create-core-connector.js';
 import type { CoreBreaker } from '../../adapters/core/guarded-core-connector.js';
 import type { CoreSimulator } from '../../adapters/core/simulator/core-simulator.js';
@@ -22,6 +25,8 @@ export interface Cores {
   readonly institutionStore: SqlInstitutionStore;
   readonly institutions: InstitutionRegistry;
   readonly institutionAdmin: InstitutionAdmin;
+  /** `core check --institution ID`, on a transport of its own (neither the serving pool nor its breaker). */
+  readonly coreChecker: CoreChecker;
 }
 
 /**
@@ -36,12 +41,13 @@ export function buildCores(
     core,
   }: { readonly sealer: AesGcmSealer; readonly metrics: PrometheusMetrics; readonly core: CoreConnector | undefined },
 ): Cores {
-  const { core: connector, simulator } = core ? { core, simulator: undefined } : createCoreConnector(config, clock);
+  const transportDeps = { config, clock, sealer, logger };
+  const { core: connector, simulator } = core ? { core, simulator: undefined } : createCoreConnector(transportDeps);
   const defaultCore = guardCoreConnector(connector, config, metrics, logger);
   const institutionStore = new SqlInstitutionStore(database, sealer);
   const institutions = new InstitutionRegistry(
     institutionStore,
-    institutionCoreFactory({ config, metrics, logger, defaultCore }),
+    institutionCoreFactory({ ...transportDeps, metrics, defaultCore }),
     clock,
     {
       cacheSeconds: config.institutionCacheSeconds,
@@ -58,7 +64,16 @@ export function buildCores(
       coreUrl: config.coreUrl,
       hasApiKey: config.coreApiKey !== undefined && config.coreApiKey !== '',
       coreTimeoutMs: config.coreTimeoutMs,
+      coreKind: config.coreKind,
+      fineract: config.coreKind === 'fineract' ? config.fineract : undefined,
+      hasCredentials: config.coreKind === 'fineract' && config.fineractCredentials !== undefined,
       onChange: () => institutions.forgetAll(),
     }),
+    coreChecker: new CoreChecker(
+      institutionStore,
+      { create: (record) => institutionTransport(record, transportDeps) },
+      clock,
+      checkAccountRecord,
+    ),
   };
 }

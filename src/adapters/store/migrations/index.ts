@@ -341,4 +341,20 @@ export const MIGRATIONS: readonly Migration[] = [
       `drop index if exists associations_customer_key`,
     ],
   },
+  {
+    version: 15,
+    name: 'core kinds: institutions whose core is Apache Fineract',
+    statements: [
+      // Every existing institution speaks the reference core protocol (the column default).
+      `alter table institutions add column core_kind text not null default 'coregate' check (core_kind in ('coregate', 'fineract'))`,
+      // Fineract's settings; unset columns read as the documented defaults (docs/cores/fineract.md).
+      `alter table institutions add column fineract_tenant text`,
+      `alter table institutions add column fineract_ssn_document_type text`,
+      `alter table institutions add column fineract_customer_key text check (fineract_customer_key in ('id', 'external-id'))`,
+      `alter table institutions add column fineract_session_ttl_seconds integer`,
+      // The core's service user (`username:password`), sealed like the core API key.
+      `alter table institutions add column core_credentials_sealed text`,
+      `alter table institutions add column core_credentials_key_id text`,
+    ],
+  },
 ];

@@ -1,0 +1,202 @@
+/**
+ * `coregate core check` (docs/connecting-your-core.md#coregate-core-check): what a bank runs
+ * against its core before going live, through the CoreConnector port alone, so it checks the
+ * reference protocol over HTTP, the in-process simulator and the Fineract connector alike.
+ *
+ * The checks, in order:
+ * - `readiness`: the core answers its readiness call (`/readyz` makes the same call);
+ * - `session`: with a customer key, a session starts for it (never demographics: a command line
+ *   ends up in shell histories and process lists);
+ * - `accounts`: that session's accounts, every record an account record of
+ *   docs/core-protocol.md, field by field;
+ * - `forged_session_rejected`: a delegate reference ID the core never issued (that session's
+ *   with one character changed, or random without a session) is refused as a rejected session;
+ * - `end_session`: that session ends, where the connector offers the call.
+ *
+ * A detail says what was expected and, on a failure, what came instead: counts, field names and
+ * error messages, never a value read from the core or a delegate reference ID.
+ */
+import { randomBytes } from 'node:crypto';
+import { CoreError, SessionRejected, type CoreConnector, type CoreSession } from '../ports/core-connector.js';
+import { notFound, type FieldProblem } from '../domain/errors.js';
+import type { Clock } from '../ports/clock.js';
+import type { InstitutionCoreFactory } from '../ports/institution-core-factory.js';
+import type { InstitutionStore } from '../ports/institution-store.js';
+
+/** The checks' names, in the order they run. */
+type CoreCheckName = 'readiness' | 'session' | 'accounts' | 'forged_session_rejected' | 'end_session';
+
+interface CoreCheckResult {
+  readonly name: CoreCheckName;
+  readonly ok: boolean;
+  readonly detail: string;
+}
+
+/** `ok` only when every check that ran passed. */
+export interface CoreCheckReport {
+  readonly ok: boolean;
+  readonly checks: readonly CoreCheckResult[];
+}
+
+/** The problems of one account record (empty when it is one); `path` prefixes each problem's path. */
+export type AccountRecordCheck = (record: unknown, path: string) => readonly FieldProblem[];
+
+export interface CoreCheckOptions {
+  /** Starts a session for this customer and checks its accounts; without it only readiness and a forged ID are checked. */
+  readonly customerKey?: string | undefined;
+  /** The institution the calls are made for (logs and metrics). */
+  readonly institution: string;
+  readonly now: () => Date;
+  readonly checkRecord: AccountRecordCheck;
+}
+
+const SHOWN_PROBLEMS = 5;
+
+/** What an error says, for a detail: a core error's message names what went wrong, never a value. */
+function described(error: unknown): string {
+  if (error instanceof CoreError) return `"${error.message}"`;
+  return `an unexpected error: "${error instanceof Error ? error.message : String(error)}"`;
+}
+
+/**
+ * The same length and alphabet, one character changed: a core that checks integrity refuses it.
+ * The character is in the middle of the last `.`-separated part (a sealed token's ciphertext), not
+ * at its end, where base64 ignores the low bits and a change could leave the bytes as they were.
+ */
+function tampered(delegateReferenceId: string): string {
+  const lastPart = delegateReferenceId.lastIndexOf('.') + 1;
+  const partLength = delegateReferenceId.length - lastPart;
+  const at = partLength >= 4 ? lastPart + Math.floor(partLength / 2) : Math.floor(delegateReferenceId.length / 2);
+  const replacement = delegateReferenceId[at] === 'A' ? 'B' : 'A';
+  return `${delegateReferenceId.slice(0, at)}${replacement}${delegateReferenceId.slice(at + 1)}`;
+}
+
+/** Runs the checks against `core`; never throws for what the core does. */
+export async function checkCore(core: CoreConnector, options: CoreCheckOptions): Promise<CoreCheckReport> {
+  const checks: CoreCheckResult[] = [];
+  const context = () => ({
+    requestId: `core-check-${randomBytes(8).toString('hex')}`,
+    institution: options.institution,
+  });
+  const pass = (name: CoreCheckName, detail: string) => checks.push({ name, ok: true, detail });
+  const fail = (name: CoreCheckName, detail: string) => checks.push({ name, ok: false, detail });
+
+  try {
+    if (core.ping) {
+      await core.ping(context());
+      pass('readiness', 'the core answered its readiness call');
+    } else {
+      pass('readiness', 'this connector has no readiness call: the core is taken as reachable');
+    }
+  } catch (error) {
+    fail('readiness', `expected the core to answer its readiness call; got ${described(error)}`);
+  }
+
+  let session: CoreSession | undefined;
+  if (options.customerKey !== undefined) {
+    try {
+      const started = await core.startSession({ kind: 'customerKey', customerKey: options.customerKey }, context());
+      const seconds = Math.round((started.expiresAt.getTime() - options.now().getTime()) / 1000);
+      if (started.customerKey !== options.customerKey) {
+        fail('session', 'expected the session to be for the customer key given; the core named another');
+      } else if (seconds <= 0) {
+        fail('session', 'expected the session to expire in the future; it has expired already');
+      } else {
+        session = started;
+        pass('session', `a session started for the customer key given, expiring in ${seconds} s`);
+      }
+    } catch (error) {
+      fail('session', `expected a session for the customer key given; got ${described(error)}`);
+    }
+  }
+
+  if (session) {
+    try {
+      const records: unknown[] = await core.listAccounts(session.delegateReferenceId, context());
+      const problems = records.flatMap((record, index) => options.checkRecord(record, `accounts[${index}]`));
+      if (problems.length === 0) {
+        pass('accounts', `${records.length} account(s), each record an account record with every field`);
+      } else {
+        const shown = problems.slice(0, SHOWN_PROBLEMS).map((problem) => `${problem.path}: ${problem.message}`);
+        if (problems.length > SHOWN_PROBLEMS) shown.push(`and ${problems.length - SHOWN_PROBLEMS} more`);
+        fail('accounts', `expected every record to be an account record (docs/core-protocol.md); ${shown.join('; ')}`);
+      }
+    } catch (error) {
+      fail('accounts', `expected the session's accounts; got ${described(error)}`);
+    }
+  }
+
+  const forgedFrom = session ? "the session's delegate reference ID with one character changed" : 'a random one';
+  try {
+    const forged = session
+      ? tampered(session.delegateReferenceId)
+      : `coregate-check-${randomBytes(24).toString('base64url')}`;
+    const answered = await core.listAccounts(forged, context());
+    fail(
+      'forged_session_rejected',
+      `expected a delegate reference ID the core never issued (${forgedFrom}) to be rejected; the core answered with ${answered.length} account(s)`,
+    );
+  } catch (error) {
+    if (error instanceof SessionRejected) {
+      pass('forged_session_rejected', `a delegate reference ID the core never issued (${forgedFrom}) was rejected`);
+    } else {
+      fail(
+        'forged_session_rejected',
+        `expected a delegate reference ID the core never issued (${forgedFrom}) to be rejected as an invalid session; got ${described(error)}`,
+      );
+    }
+  }
+
+  if (session && core.endSession) {
+    try {
+      await core.endSession(session.delegateReferenceId, context());
+      pass('end_session', 'the session was ended');
+    } catch (error) {
+      fail('end_session', `expected the session to end; got ${described(error)}`);
+    }
+  }
+
+  return { ok: checks.every((check) => check.ok), checks };
+}
+
+/** `core check --institution ID`: the institution's core, built afresh from its record and closed after. */
+export class CoreChecker {
+  constructor(
+    private readonly store: InstitutionStore,
+    /** Unguarded transports: a check sees what the core does, with no retry or breaker in between. */
+    private readonly transports: InstitutionCoreFactory,
+    private readonly clock: Clock,
+    private readonly checkRecord: AccountRecordCheck,
+  ) {}
+
+  /** A disabled institution is checked too: that is how a bank tries its core before serving it. */
+  async check(institution: string, customerKey: string | undefined): Promise<CoreCheckReport> {
+    const record = await this.store.find(institution);
+    if (!record) throw notFound(`no institution "${institution}"`);
+    let core: CoreConnector;
+    try {
+      core = this.transports.create(record);
+    } catch (error) {
+      return {
+        ok: false,
+        checks: [
+          {
+            name: 'readiness',
+            ok: false,
+            detail: `expected a connector for the core; it could not be built: ${(error as Error).message}`,
+          },
+        ],
+      };
+    }
+    try {
+      return await checkCore(core, {
+        customerKey,
+        institution,
+        now: () => this.clock.now(),
+        checkRecord: this.checkRecord,
+      });
+    } finally {
+      await core.close();
+    }
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * `InstitutionAdmin` (`app/institution-admin.ts`) with core kinds, on both storage engines: what
+ * each kind needs and refuses (every problem named by its CLI option), the Fineract defaults,
+ * switching an institution's kind, the view that shows `hasCredentials` and never the service
+ * user, and `default`, whose core comes from the configuration.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { InstitutionAdmin, type InstitutionInput } from '../../src/app/institution-admin.js';
+import { AesGcmSealer } from '../../src/adapters/crypto/aes-gcm-sealer.js';
+import { encryptionKey } from '../../src/adapters/crypto/encryption-keys.js';
+import { migrate } from '../../src/adapters/store/migrate.js';
+import { SqlInstitutionStore } from '../../src/adapters/store/sql-institution-store.js';
+import { ApiError } from '../../src/domain/errors.js';
+import { BACKENDS, type OpenBackend } from '../support/backends.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+const FINERACT: InstitutionInput = {
+  name: 'Bank F',
+  coreUrl: 'https://fineract.bank-f.example/fineract-provider',
+  coreKind: 'fineract',
+  fineractTenant: 'bank-f',
+  coreCredentials: 'coregate-ro:pa:ss',
+};
+
+/** The options a refusal names, in its order. */
+async function refusedPaths(action: Promise<unknown>): Promise<string[]> {
+  try {
+    await action;
+  } catch (error) {
+    assert.ok(error instanceof ApiError, String(error));
+    assert.equal(error.status, 400);
+    return (error.data['errors'] as Array<{ path: string }>).map((problem) => problem.path);
+  }
+  assert.fail('expected a refusal');
+}
+
+for (const backend of BACKENDS) {
+  describe(`institution admin: core kinds (${backend.name})`, { skip: backend.skip }, () => {
+    let opened: OpenBackend;
+    let admin: InstitutionAdmin;
+
+    before(async () => {
+      opened = await backend.open();
+      await migrate(opened.database);
+      const store = new SqlInstitutionStore(opened.database, new AesGcmSealer([encryptionKey(randomBytes(32))]));
+      admin = new InstitutionAdmin(store, new FakeClock(), {
+        coreUrl: 'https://fineract.default.example/fineract-provider',
+        hasApiKey: false,
+        coreTimeoutMs: 5000,
+        coreKind: 'fineract',
+        fineract: { tenant: 'default', ssnDocumentType: 'SSN', customerKey: 'id', sessionTtlSeconds: 900 },
+        hasCredentials: true,
+      });
+    });
+    after(() => opened?.close());
+
+    it('adds a Fineract institution with the defaults filled in, showing only that it has credentials', async () => {
+      const view = await admin.add('bank-f', FINERACT);
+      assert.equal(view.coreKind, 'fineract');
+      assert.deepEqual(view.fineract, {
+        tenant: 'bank-f',
+        ssnDocumentType: 'SSN',
+        customerKey: 'id',
+        sessionTtlSeconds: 900,
+      });
+      assert.equal(view.hasCredentials, true);
+      assert.equal(view.hasApiKey, false);
+      assert.doesNotMatch(JSON.stringify(view), /pa:ss|coregate-ro/);
+      assert.equal((await admin.show('bank-f')).coreSource, 'database');
+    });
+
+    it('refuses what a Fineract core needs and does not take, naming each option', async () => {
+      assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, fineractTenant: undefined })), [
+        'fineract-tenant',
+      ]);
+      assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, coreCredentials: undefined })), [
+        'core-credentials-file',
+      ]);
+      for (const credentials of ['no-colon', ':password-only', 'user-only:', 'line\nbreak:x']) {
+        assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, coreCredentials: credentials })), [
+          'core-credentials-file',
+        ]);
+      }
+      assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, fineractCustomerKey: 'accountNo' })), [
+        'fineract-customer-key',
+      ]);
+      for (const ttl of [59, 86_401, 1.5]) {
+        assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, fineractSessionTtlSeconds: ttl })), [
+          'fineract-session-ttl-seconds',
+        ]);
+      }
+      assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, coreKind: 'temenos' })), ['core-kind']);
+      assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, coreApiKey: 'key' })), [
+        'core-api-key-file',
+      ]);
+      assert.deepEqual(
+        await refusedPaths(
+          admin.add('bank-g', { name: 'G', coreUrl: 'http://g', fineractTenant: 't', coreCredentials: 'a:b' }),
+        ),
+        ['core-credentials-file', 'fineract-tenant'],
+        'Fineract options need --core-kind fineract',
+      );
+      await assert.rejects(admin.show('bank-g'), /no institution/);
+    });
+
+    it('switches an institution to Fineract only with a tenant and credentials, and back', async () => {
+      await admin.add('bank-s', { name: 'Bank S', coreUrl: 'https://core.bank-s.example' });
+      assert.equal((await admin.show('bank-s')).coreKind, 'coregate');
+      assert.deepEqual(await refusedPaths(admin.update('bank-s', { coreKind: 'fineract' })), [
+        'fineract-tenant',
+        'core-credentials-file',
+      ]);
+      const switched = await admin.update('bank-s', {
+        coreKind: 'fineract',
+        fineractTenant: 'bank-s',
+        coreCredentials: 'svc:pw',
+        fineractCustomerKey: 'external-id',
+      });
+      assert.deepEqual(switched.fineract, {
+        tenant: 'bank-s',
+        ssnDocumentType: 'SSN',
+        customerKey: 'external-id',
+        sessionTtlSeconds: 900,
+      });
+      const ttl = await admin.update('bank-s', { fineractSessionTtlSeconds: 120 });
+      assert.equal(ttl.fineract?.sessionTtlSeconds, 120);
+      assert.equal(ttl.fineract?.customerKey, 'external-id', 'other settings are kept');
+      const back = await admin.update('bank-s', { coreKind: 'coregate' });
+      assert.equal(back.coreKind, 'coregate');
+      assert.equal(back.fineract, undefined);
+      assert.deepEqual(await refusedPaths(admin.update('bank-s', { fineractTenant: 'x' })), ['fineract-tenant']);
+      // Back to Fineract: the kind starts from the defaults again and needs its tenant; the sealed
+      // service user is kept.
+      assert.deepEqual(await refusedPaths(admin.update('bank-s', { coreKind: 'fineract' })), ['fineract-tenant']);
+      const again = await admin.update('bank-s', { coreKind: 'fineract', fineractTenant: 'bank-s2' });
+      assert.deepEqual(again.fineract, {
+        tenant: 'bank-s2',
+        ssnDocumentType: 'SSN',
+        customerKey: 'id',
+        sessionTtlSeconds: 900,
+      });
+      assert.equal(again.hasCredentials, true);
+    });
+
+    it('shows default from the configuration and refuses its core options', async () => {
+      const shown = await admin.show('default');
+      assert.equal(shown.coreKind, 'fineract');
+      assert.equal(shown.hasCredentials, true);
+      assert.equal(shown.fineract?.tenant, 'default');
+      assert.equal(shown.coreSource, 'config');
+      assert.deepEqual(await refusedPaths(admin.update('default', { fineractTenant: 'x', coreKind: 'fineract' })), [
+        'core-kind',
+        'fineract-tenant',
+      ]);
+    });
+  });
+}
