@@ -47,6 +47,8 @@ const EXPORT_EVERY_MS = 2000;
 /** One export request to the collector gives up after this. */
 const EXPORT_TIMEOUT_MS = 10_000;
 const DROPPED_LOG_EVERY_MS = 60_000;
+/** What a shutdown waits at most for the last spans to be exported. */
+const SHUTDOWN_EXPORT_MS = 2000;
 /** The SDK's own counter of finished spans, with `error.type` when they were lost (OpenTelemetry semantic conventions). */
 const PROCESSED_SPANS = 'otel.sdk.processor.span.processed';
 
@@ -119,7 +121,10 @@ async function install(config: TracingConfig, options: TracingOptions): Promise<
     async shutdown() {
       disableTracing();
       try {
-        await provider.shutdown();
+        // Bounded: a collector that does not answer must not hold a shutdown (docs/behaviour.md#graceful-shutdown).
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_EXPORT_MS)));
+        await Promise.race([provider.shutdown(), late]).finally(() => clearTimeout(timer));
       } catch (error) {
         options.logger.warn({ err: error }, 'tracing: the last spans could not be exported');
       } finally {
