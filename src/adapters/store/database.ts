@@ -134,9 +134,9 @@ function operationName(text: string): string {
 /**
  * `run` inside a client span of the request that waits on it (docs/operations.md#observability): one
  * span per statement outside a transaction (`db <OPERATION>`), one per transaction (`db transaction`,
- * the statement group a request waits on). Work no request waits for (background tasks) makes none.
+ * the statement group a request waits on); `statement` is the SQL text, or `transaction`. Work no request waits for (background tasks) makes none.
  */
-export function inDatabaseSpan<T>(statement: string | 'transaction', run: () => Promise<T>): Promise<T> {
+export function inDatabaseSpan<T>(statement: string, run: () => Promise<T>): Promise<T> {
   const operation = statement === 'transaction' ? 'transaction' : operationName(statement);
   return inSpan(
     `db ${operation}`,

@@ -51,7 +51,7 @@ class RecordingCoreServer {
       this.requests.push(record);
       const end = res.end.bind(res) as (chunk?: unknown) => typeof res;
       res.end = ((chunk?: unknown) => {
-        if (chunk !== undefined && typeof chunk !== 'function') record.answer = String(chunk);
+        if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) record.answer = chunk.toString();
         return end(chunk);
       }) as typeof res.end;
       handle(req, res);
