@@ -124,11 +124,10 @@ export interface TracingConfig {
   readonly headers: Readonly<Record<string, string>>;
   readonly serviceName: string;
   readonly resourceAttributes: Readonly<Record<string, string>>;
-  readonly sampler: TracesSampler;
+  readonly sampler: Settings['OTEL_TRACES_SAMPLER'];
   /** The share of traces the `*traceidratio` samplers keep. */
   readonly samplerRatio: number;
 }
-export type TracesSampler = Settings['OTEL_TRACES_SAMPLER'];
 
 type Env = Readonly<Record<string, string | undefined>>;
 

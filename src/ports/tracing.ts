@@ -43,11 +43,6 @@ export function disableTracing(): void {
   enabled = false;
 }
 
-/** Whether spans are recorded in this process (an OTLP endpoint is configured). */
-export function tracingEnabled(): boolean {
-  return enabled;
-}
-
 /**
  * The W3C trace context headers (`traceparent`, and `tracestate` when there is one) of the
  * active span, for an outgoing request to carry: a core, a webhook receiver. Empty when
@@ -98,7 +93,7 @@ export function markFailed(span: Span, type: string): void {
 }
 
 /** A failure's kind for a span: a short code the error carries, else its class name. */
-export function errorType(error: unknown): string {
+function errorType(error: unknown): string {
   if (typeof error === 'object' && error !== null) {
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(code)) return code;
