@@ -12,7 +12,7 @@ import { parseCidr } from '../domain/ip-allow-list.js';
 import type { CoreCredentials, CoreKind, FineractSettings } from '../domain/institution.js';
 import { ConfigError } from './config-error.js';
 import { ConfigSchema, settingSchemas, type LogLevel, type Settings } from './schema.js';
-import { SETTING_FORMATS } from './setting-formats.js';
+import { ATTRIBUTE_KEY, HEADER_NAME, parseKeyValueList, SETTING_FORMATS } from './setting-formats.js';
 import { unknownSettings, type UnknownSetting } from './unknown-settings.js';
 
 export { ConfigError } from './config-error.js';
@@ -118,6 +118,22 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** Retries of core calls safe to repeat (accounts); 0 = none. */
   readonly coreRetries: number;
+  /** OpenTelemetry tracing (the standard `OTEL_*` variables); `undefined`: off, nothing of the SDK is loaded. */
+  readonly tracing: TracingConfig | undefined;
+}
+
+/** Where and how traces are exported (OTLP over HTTP), read from OpenTelemetry's standard variables. */
+export interface TracingConfig {
+  /** The full URL spans are posted to. */
+  readonly tracesUrl: string;
+  readonly protocol: 'http/protobuf' | 'http/json';
+  /** Headers for the collector (an API key, say): secrets, never logged. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly serviceName: string;
+  readonly resourceAttributes: Readonly<Record<string, string>>;
+  readonly sampler: Settings['OTEL_TRACES_SAMPLER'];
+  /** The share of traces the `*traceidratio` samplers keep. */
+  readonly samplerRatio: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -324,7 +340,33 @@ function toConfig(settings: Settings, cwd: string): Config {
     }),
     requestTimeoutMs: settings.COREGATE_REQUEST_TIMEOUT_MS,
     coreRetries: settings.COREGATE_CORE_RETRIES,
+    tracing: tracingConfig(settings),
   };
+}
+
+/**
+ * The OTLP traces URL as the OpenTelemetry specification builds it: the signal's own
+ * endpoint as written, else `v1/traces` below the general one.
+ */
+function tracingConfig(settings: Settings): TracingConfig | undefined {
+  const general = settings.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const tracesUrl =
+    settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (general === undefined ? undefined : `${general.replace(/\/+$/, '')}/v1/traces`);
+  if (tracesUrl === undefined) return undefined;
+  const pairs = (value: string | undefined, key: RegExp) => {
+    const parsed = value === undefined ? undefined : parseKeyValueList(value, key);
+    return Object.freeze(parsed?.ok ? parsed.pairs : {});
+  };
+  return Object.freeze({
+    tracesUrl,
+    protocol: settings.OTEL_EXPORTER_OTLP_PROTOCOL,
+    headers: pairs(settings.OTEL_EXPORTER_OTLP_HEADERS, HEADER_NAME),
+    serviceName: settings.OTEL_SERVICE_NAME,
+    resourceAttributes: pairs(settings.OTEL_RESOURCE_ATTRIBUTES, ATTRIBUTE_KEY),
+    sampler: settings.OTEL_TRACES_SAMPLER,
+    samplerRatio: settings.OTEL_TRACES_SAMPLER_ARG === undefined ? 1 : Number(settings.OTEL_TRACES_SAMPLER_ARG),
+  });
 }
 
 // ---------------------------------------------------------------------------

@@ -51,6 +51,56 @@ const proxyAddress: SettingFormat = {
   },
 };
 
+/**
+ * A comma-separated list of `key=value` pairs with percent-encoded values, the form of
+ * OpenTelemetry's `OTEL_EXPORTER_OTLP_HEADERS` and `OTEL_RESOURCE_ATTRIBUTES`; an error
+ * (a string) names the position of the bad pair, never its text (headers carry API keys).
+ */
+export function parseKeyValueList(
+  value: string,
+  key: RegExp,
+): { ok: true; pairs: Record<string, string> } | { ok: false; reason: string } {
+  const pairs: Record<string, string> = {};
+  const parts = value.split(',');
+  for (const [index, part] of parts.entries()) {
+    if (part.trim() === '') continue;
+    const equals = part.indexOf('=');
+    const name = equals < 0 ? '' : part.slice(0, equals).trim();
+    if (!key.test(name)) return { ok: false, reason: `entry ${index + 1} is not name=value with a valid name` };
+    try {
+      pairs[name] = decodeURIComponent(part.slice(equals + 1).trim());
+    } catch {
+      return { ok: false, reason: `entry ${index + 1} has a value that is not percent-encoded correctly` };
+    }
+  }
+  return { ok: true, pairs };
+}
+
+/** An HTTP header name (RFC 9110 §5.1: a token). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An OpenTelemetry attribute key: printable, no separator of the list itself. */
+export const ATTRIBUTE_KEY = /^[\x21-\x7e]+$/;
+
+function keyValueList(label: string, key: RegExp): SettingFormat {
+  return {
+    label,
+    problem(value) {
+      const parsed = parseKeyValueList(value, key);
+      return parsed.ok ? undefined : `must be name=value pairs separated by commas: ${parsed.reason}`;
+    },
+  };
+}
+
+const samplingRatio: SettingFormat = {
+  label: 'number from 0 to 1',
+  problem(value) {
+    const ratio = Number(value);
+    return value.trim() !== '' && Number.isFinite(ratio) && ratio >= 0 && ratio <= 1
+      ? undefined
+      : `must be a number from 0 to 1, got "${value}"`;
+  },
+};
+
 /** The formats by name, as the schema's `format` keyword names them. */
 export const SETTING_FORMATS: Readonly<Record<string, SettingFormat>> = Object.freeze({
   'postgres-url': urlFormat(['postgres:', 'postgresql:']),
@@ -58,6 +108,9 @@ export const SETTING_FORMATS: Readonly<Record<string, SettingFormat>> = Object.f
   'redis-url': urlFormat(['redis:', 'rediss:']),
   'base64-key': base64Key,
   'proxy-address': proxyAddress,
+  'otlp-headers': keyValueList('`name=value,…`', HEADER_NAME),
+  'otel-attributes': keyValueList('`key=value,…`', ATTRIBUTE_KEY),
+  'sampling-ratio': samplingRatio,
 });
 
 for (const [name, format] of Object.entries(SETTING_FORMATS)) {

@@ -95,6 +95,7 @@ const CONCERNS = [
   'rate limits',
   'webhooks',
   'mode and logs',
+  'tracing (OpenTelemetry)',
 ] as const;
 type Concern = (typeof CONCERNS)[number];
 
@@ -153,6 +154,14 @@ const SETTING_CONCERNS: Readonly<Record<SettingName, Concern>> = {
   COREGATE_WEBHOOK_RETENTION_DAYS: 'webhooks',
   NODE_ENV: 'mode and logs',
   LOG_LEVEL: 'mode and logs',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'tracing (OpenTelemetry)',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'tracing (OpenTelemetry)',
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'tracing (OpenTelemetry)',
+  OTEL_EXPORTER_OTLP_HEADERS: 'tracing (OpenTelemetry)',
+  OTEL_SERVICE_NAME: 'tracing (OpenTelemetry)',
+  OTEL_RESOURCE_ATTRIBUTES: 'tracing (OpenTelemetry)',
+  OTEL_TRACES_SAMPLER: 'tracing (OpenTelemetry)',
+  OTEL_TRACES_SAMPLER_ARG: 'tracing (OpenTelemetry)',
 };
 
 /** The operations guide's table of settings by concern (markdown, ends with a newline); the README's table has the details. */

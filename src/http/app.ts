@@ -40,6 +40,8 @@ import { gatewayCallerRateLimit, gatewayRateLimit, tokenEndpointRateLimits } fro
 import type { AuditTrail } from '../app/audit-trail.js';
 import { installAuditing } from './plugins/audit.js';
 import { installRequestLog } from './plugins/request-log.js';
+// Tracing (docs/operations.md#observability).
+import { installTracing } from './plugins/tracing.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -101,6 +103,8 @@ export interface AppDeps {
   readonly databaseTimeoutMs?: number;
   /** The package version, for `GET /` and the API document (`config/package-info.ts`). */
   readonly version?: string;
+  /** A server span per request (`plugins/tracing.ts`); only when the process exports traces. */
+  readonly tracing?: boolean;
 }
 
 /** Gateway bodies above this size are refused with 413 (docs/behaviour.md#body-limit). */
@@ -162,6 +166,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('clientCertificate', undefined);
   app.decorateRequest('auditRecorded', false);
   app.decorateRequest('databaseDeadline', undefined);
+  // First of every hook, so that the rest of each phase runs in the request's span.
+  if (deps.tracing === true) installTracing(app);
   const databaseTimeoutMs = deps.databaseTimeoutMs;
   // Hooks on the hot path take a callback rather than return a promise: one promise less per hook and request.
   app.addHook('onRequest', (request, reply, done) => {

@@ -41,5 +41,6 @@ export function appDepsFrom(services: Services): AppDeps {
     databaseTimeoutMs: config.database.timeoutMs,
     version: PACKAGE_INFO.version,
     ...(config.adminPort === undefined ? { ops: opsDeps(services) } : {}),
+    ...(services.tracing ? { tracing: true } : {}),
   };
 }

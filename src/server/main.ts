@@ -2,6 +2,7 @@
  * `coregate serve`: configuration → database → use cases → HTTP app → listen,
  * and an orderly shutdown on SIGTERM/SIGINT.
  */
+import { X509Certificate } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -75,7 +76,7 @@ async function closeStarted(started: Started): Promise<void> {
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, { traceIds: config.tracing !== undefined });
   // Read before anything opens: a missing or mismatched file is a ConfigError naming the variable.
   const tls = readTlsCredentials(config);
   // Behind a proxy passing client certificates, the CA is read only for them: checked here all the same.
@@ -105,6 +106,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // A Redis that cannot be reached is logged (by the store) and the server starts anyway: fail open.
     await services.rateLimiter.connect().catch(() => {});
     services.metrics.enableProcessMetrics();
+    // The first certificate of the chain is the one served: its end of validity, for the alert.
+    if (tls) services.metrics.tlsCertificateExpires(new Date(new X509Certificate(tls.cert).validTo));
     await app.listen({ port: config.port, host: config.host });
     started.opsServer = await startOpsServer(config, services, logger);
     const url = listeningUrl(app.server.address() as AddressInfo, tls !== undefined);

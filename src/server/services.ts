@@ -56,6 +56,8 @@ import { buildRateLimits } from './compose/rate-limits.js';
 import { buildReadiness } from './compose/readiness.js';
 import { buildRetentionPruner } from './compose/retention.js';
 import { buildTokens } from './compose/tokens.js';
+import { buildTracing } from './compose/tracing.js';
+import type { Tracing } from '../adapters/tracing/open-telemetry.js';
 import { buildWebhooks } from './compose/webhooks.js';
 import type { IssuerUrl } from './issuer-url.js';
 
@@ -126,6 +128,8 @@ export interface Services {
   readonly webhookDispatcher: WebhookDispatcher;
   /** Deletes settled webhook rows past their retention and expired refresh tokens; `serve` starts it. */
   readonly retentionPruner: RetentionPruner;
+  /** OpenTelemetry tracing, when an OTLP endpoint is configured and the services serve requests. */
+  readonly tracing: Tracing | undefined;
   close(): Promise<void>;
 }
 
@@ -142,6 +146,8 @@ export interface ServiceOptions {
    * command does not: it serves no tokens, and its own writes notify the servers.
    */
   readonly listenForChanges?: boolean;
+  /** Export traces when the configuration asks for them; true unless set (a CLI command does not). */
+  readonly tracing?: boolean;
 }
 
 /** Builds every use case on an open database, after applying pending migrations. */
@@ -158,6 +164,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const tokens = buildTokens(basics, { sealer, hasher, changeFeed });
   const security = buildClientSecurity(basics, { issuer: tokens.issuer });
   const metrics = new PrometheusMetrics(database.poolStats ? { poolStats: () => database.poolStats!() } : {});
+  const tracing = options.tracing === false ? undefined : await buildTracing(basics, { metrics });
   const cores = buildCores(basics, { sealer, metrics, core: options.core });
   const { institutions } = cores;
   const readiness = buildReadiness(basics, { keyring: tokens.keyring, institutions, metrics });
@@ -245,6 +252,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     webhookAdmin: webhooks.admin,
     webhookDispatcher: webhooks.dispatcher,
     retentionPruner,
+    tracing,
     async close() {
       if (closed) return;
       closed = true;
@@ -259,6 +267,8 @@ export async function createServices(config: Config, options: ServiceOptions): P
       await institutions.close();
       await changeFeed?.close();
       await database.close();
+      // Last: the spans of what closing did are exported too.
+      await tracing?.shutdown();
       options.onClose?.();
     },
   };
@@ -300,6 +310,7 @@ export async function openServices(
       database: opened.database,
       onClose: opened.release,
       listenForChanges: role === 'server',
+      tracing: role === 'server',
     });
   } catch (error) {
     await opened.database.close().catch(() => {});

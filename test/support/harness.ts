@@ -129,6 +129,8 @@ export async function createHarness(backend: Backend, options: HarnessOptions = 
       await services.replayGuard.close();
       await services.changeFeed?.close();
       await opened.close();
+      // The process's tracing ends with its harness: the next one installs its own.
+      await services.tracing?.shutdown();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

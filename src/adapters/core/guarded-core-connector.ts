@@ -56,6 +56,7 @@ import {
 } from 'cockatiel';
 import type { AccountRecord } from '../../domain/account.js';
 import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
+import { inSpan, markFailed, SpanKind } from '../../ports/tracing.js';
 import type { RegistrationSubject } from '../../domain/registration.js';
 import {
   CoreBusy,
@@ -307,27 +308,35 @@ export class GuardedCoreConnector implements CoreConnector {
     return settled.value;
   }
 
-  /** One call to the core, counted and timed; a core error settles as a value, retryable until `retryUntil`. */
-  private async attempt<T>(
-    operation: CoreCallOperation,
-    retryUntil: number,
-    call: () => Promise<T>,
-  ): Promise<Settled<T>> {
-    const started = performance.now();
-    try {
-      const value = await call();
-      this.options.metrics.coreCall(operation, 'ok', (performance.now() - started) / 1000, this.institution);
-      return { value };
-    } catch (error) {
-      this.options.metrics.coreCall(
-        operation,
-        outcomeOf(error),
-        (performance.now() - started) / 1000,
-        this.institution,
-      );
-      if (!(error instanceof CoreError)) throw error;
-      return { error, retryable: error instanceof CoreUnavailable && error.retrySafe && Date.now() < retryUntil };
-    }
+  /**
+   * One call to the core, counted, timed and traced (a client span per attempt, whose
+   * `traceparent` the transport sends); a core error settles as a value, retryable until `retryUntil`.
+   */
+  private attempt<T>(operation: CoreCallOperation, retryUntil: number, call: () => Promise<T>): Promise<Settled<T>> {
+    return inSpan(
+      `core ${operation}`,
+      {
+        kind: SpanKind.CLIENT,
+        childOnly: true,
+        attributes: { 'coregate.institution': this.institution, 'coregate.core.operation': operation },
+      },
+      async (span) => {
+        const started = performance.now();
+        try {
+          const value = await call();
+          this.options.metrics.coreCall(operation, 'ok', (performance.now() - started) / 1000, this.institution);
+          span.setAttribute('coregate.core.outcome', 'ok');
+          return { value };
+        } catch (error) {
+          const outcome = outcomeOf(error);
+          this.options.metrics.coreCall(operation, outcome, (performance.now() - started) / 1000, this.institution);
+          span.setAttribute('coregate.core.outcome', outcome);
+          if (!(error instanceof CoreError)) throw error;
+          markFailed(span, outcome);
+          return { error, retryable: error instanceof CoreUnavailable && error.retrySafe && Date.now() < retryUntil };
+        }
+      },
+    );
   }
 }
 

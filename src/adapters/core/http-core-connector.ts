@@ -34,6 +34,7 @@ import {
   type StartSessionBody,
 } from './protocol.js';
 import type { RegistrationSubject } from '../../domain/registration.js';
+import { traceHeaders } from '../../ports/tracing.js';
 
 export interface HttpCoreConnectorOptions {
   /** Base URL of the core (or of the bank's adapter), e.g. `https://core.bank.example/coregate`; the protocol paths go below it. */
@@ -255,6 +256,9 @@ export class HttpCoreConnector implements CoreConnector {
     const headers: Record<string, string> = { accept: 'application/json' };
     // Copied, not spread: every core call builds these, and a spread is a slow copy in V8.
     for (const name of Object.keys(extra)) headers[name] = extra[name]!;
+    // The W3C trace context of this call's span (none while tracing is off).
+    const trace = traceHeaders();
+    for (const name in trace) headers[name] = trace[name]!;
     if (HEADER_SAFE.test(context.requestId)) headers[PROTOCOL_HEADERS.requestId] = context.requestId;
     if (this.apiKey !== undefined) headers[PROTOCOL_HEADERS.apiKey] = this.apiKey;
     const deadline = new CallDeadline(this.timeoutMs);

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type PinoPretty from 'pino-pretty';
 import type { LogLevel } from '../../config/config.js';
 import { CENSOR, redactSensitive, SENSITIVE_FIELDS } from './redact.js';
+import { activeTraceIds } from '../../ports/tracing.js';
 
 const WARN = 40;
 /** Lines are handed to the file in batches of this many characters at least... */
@@ -119,7 +120,7 @@ function loadPinoPretty(): typeof PinoPretty {
 export function createLogger(
   level: LogLevel,
   destination?: DestinationStream,
-  options: { pretty?: boolean } = {},
+  options: { pretty?: boolean; traceIds?: boolean } = {},
 ): Logger {
   const pretty = options.pretty ?? (destination === undefined && prettyByDefault());
   // pino-pretty as a stream in this process (not a worker transport): redaction has run
@@ -142,6 +143,9 @@ export function createLogger(
       redact: { paths: [...SENSITIVE_FIELDS].map((field) => JSON.stringify([field])), censor: CENSOR },
       // The pid tells the processes of one service apart (COREGATE_WORKERS, several hosts' logs merged).
       base: { service: 'coregate', pid: process.pid },
+      // With tracing on, a line written inside a span names it (`trace_id`, `span_id`): a trace's
+      // log lines are found from the trace and the other way round. Without tracing, no mixin at all. (pino merges the line into what the mixin returns: a new object each time.)
+      ...(options.traceIds === true ? { mixin: () => activeTraceIds() ?? {} } : {}),
     },
     pretty
       ? loadPinoPretty()({

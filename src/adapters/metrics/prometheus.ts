@@ -4,7 +4,7 @@
  * docs/operations.md lists the same names; keep both in step.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { PoolStats } from '../store/database.js';
+import { databaseRefusals, type PoolStats } from '../store/database.js';
 import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
 import type {
   CircuitState,
@@ -113,8 +113,34 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
     registers: [this.registry],
   });
 
+  private readonly spansDropped = new Counter({
+    name: 'coregate_trace_spans_dropped_total',
+    help: "Trace spans lost instead of exported (tracing on): queue_full when the export queue was full, else the failed export's error (the collector unreachable or slow); requests are never held for them",
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly tlsExpiry = new Gauge({
+    name: 'coregate_tls_certificate_expiry_timestamp_seconds',
+    help: 'When the certificate served over native HTTPS (COREGATE_TLS_CERT_FILE) expires, in Unix seconds; absent without native HTTPS',
+    labelNames: ['listener'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: PrometheusMetricsOptions = {}) {
     for (const reason of OAUTH_ERROR_CODES) this.tokensDenied.inc({ reason }, 0);
+    this.spansDropped.inc({ reason: 'queue_full' }, 0);
+    const refusals = databaseRefusals;
+    let counted = 0;
+    new Counter({
+      name: 'coregate_db_unavailable_total',
+      help: 'Database waits refused with 503 (the database unreachable, the pool or the single embedded connection busy past the deadline, or a request out of its COREGATE_DB_TIMEOUT_MS)',
+      registers: [this.registry],
+      collect() {
+        const now = refusals();
+        this.inc(now - counted);
+        counted = now;
+      },
+    });
     this.showCircuit('closed', DEFAULT_INSTITUTION);
     const poolStats = options.poolStats;
     if (poolStats) {
@@ -155,6 +181,16 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
     if (this.processMetrics) return;
     this.processMetrics = true;
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Trace spans lost, `reason` `queue_full` or the failed export's error name. */
+  traceSpansDropped(count: number, reason: string): void {
+    this.spansDropped.inc({ reason }, count);
+  }
+
+  /** The native HTTPS certificate's end of validity. */
+  tlsCertificateExpires(notAfter: Date): void {
+    this.tlsExpiry.set({ listener: 'api' }, Math.floor(notAfter.getTime() / 1000));
   }
 
   httpRequest(method: string, route: string, status: number, seconds: number): void {

@@ -6,6 +6,7 @@
 import { unavailable, type ApiError } from '../../domain/errors.js';
 import type { ChangeFeed } from '../../ports/change-feed.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
+import { inSpan, SpanKind } from '../../ports/tracing.js';
 
 export interface Queryable {
   /**
@@ -82,8 +83,16 @@ export function isConnectionFailure(error: unknown): boolean {
 /** How long callers are asked to wait when the database cannot serve them. */
 const RETRY_AFTER_SECONDS = 5;
 
+let refusals = 0;
+
+/** Database waits refused so far in this process (each a 503), for the metrics. */
+export function databaseRefusals(): number {
+  return refusals;
+}
+
 /** The database cannot serve this request (down, hung, busy): 503 with Retry-After (docs/behaviour.md#upstream-failures). */
 export function databaseUnavailable(detail: string): ApiError {
+  refusals += 1;
   return unavailable('the service is temporarily unavailable', detail, RETRY_AFTER_SECONDS);
 }
 
@@ -115,4 +124,27 @@ export function withDeadline<T>(work: Promise<T>, ms: number, timeout: () => Err
   });
   work.catch(() => {});
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/** `SELECT`, `INSERT`, …: the statement's first word, all a span says of it (no values, no table layout). */
+function operationName(text: string): string {
+  return /^\s*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase() ?? 'QUERY';
+}
+
+/**
+ * `run` inside a client span of the request that waits on it (docs/operations.md#observability): one
+ * span per statement outside a transaction (`db <OPERATION>`), one per transaction (`db transaction`,
+ * the statement group a request waits on); `statement` is the SQL text, or `transaction`. Work no request waits for (background tasks) makes none.
+ */
+export function inDatabaseSpan<T>(statement: string, run: () => Promise<T>): Promise<T> {
+  const operation = statement === 'transaction' ? 'transaction' : operationName(statement);
+  return inSpan(
+    `db ${operation}`,
+    {
+      kind: SpanKind.CLIENT,
+      childOnly: true,
+      attributes: { 'db.system.name': 'postgresql', 'db.operation.name': operation },
+    },
+    run,
+  );
 }

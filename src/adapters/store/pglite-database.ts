@@ -2,7 +2,14 @@ import { PGlite } from '@electric-sql/pglite';
 import type { ChangeFeed } from '../../ports/change-feed.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { PgliteChangeFeed } from './pglite-change-feed.js';
-import { databaseUnavailable, waitWithin, withDeadline, type Database, type Queryable } from './database.js';
+import {
+  databaseUnavailable,
+  inDatabaseSpan,
+  waitWithin,
+  withDeadline,
+  type Database,
+  type Queryable,
+} from './database.js';
 
 /** A caller that waited its time for the single connection. */
 function busy(ms: number): Error {
@@ -52,7 +59,11 @@ export class PgliteDatabase implements Database {
     return this.db.dumpDataDir('none');
   }
 
-  async query<Row>(text: string, params: readonly unknown[] = [], deadline?: DatabaseDeadline): Promise<Row[]> {
+  query<Row>(text: string, params: readonly unknown[] = [], deadline?: DatabaseDeadline): Promise<Row[]> {
+    return inDatabaseSpan(text, () => this.runQuery<Row>(text, params, deadline));
+  }
+
+  private async runQuery<Row>(text: string, params: readonly unknown[], deadline?: DatabaseDeadline): Promise<Row[]> {
     const result = await waitWithin(deadline, this.timeoutMs, (ms) =>
       withDeadline(this.db.query<Row>(text, params as unknown[]), ms, () => busy(ms)),
     );
@@ -64,7 +75,11 @@ export class PgliteDatabase implements Database {
    * transaction has begun it runs to its end, which WebAssembly would not let a timer cut anyway.
    * A transaction whose turn comes after its caller gave up rolls back without doing anything.
    */
-  async transaction<T>(work: (tx: Queryable) => Promise<T>, deadline?: DatabaseDeadline): Promise<T> {
+  transaction<T>(work: (tx: Queryable) => Promise<T>, deadline?: DatabaseDeadline): Promise<T> {
+    return inDatabaseSpan('transaction', () => this.runTransaction(work, deadline));
+  }
+
+  private async runTransaction<T>(work: (tx: Queryable) => Promise<T>, deadline?: DatabaseDeadline): Promise<T> {
     let gaveUp = false;
     let begun!: () => void;
     const started = new Promise<void>((resolve) => (begun = resolve));

@@ -6,6 +6,7 @@ import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
 import {
   databaseUnavailable,
+  inDatabaseSpan,
   isConnectionFailure,
   waitWithin,
   withDeadline,
@@ -152,7 +153,11 @@ export class PostgresDatabase implements Database {
     this.pool.on('error', () => {});
   }
 
-  async query<Row>(text: string, params: readonly unknown[] = [], deadline?: DatabaseDeadline): Promise<Row[]> {
+  query<Row>(text: string, params: readonly unknown[] = [], deadline?: DatabaseDeadline): Promise<Row[]> {
+    return inDatabaseSpan(text, () => this.runQuery<Row>(text, params, deadline));
+  }
+
+  private async runQuery<Row>(text: string, params: readonly unknown[], deadline?: DatabaseDeadline): Promise<Row[]> {
     const name = this.statementNames.of(text);
     const config: pg.QueryConfig =
       name === undefined ? { text, values: params as unknown[] } : { name, text, values: params as unknown[] };
@@ -180,7 +185,11 @@ export class PostgresDatabase implements Database {
     }
   }
 
-  async transaction<T>(work: (tx: Queryable) => Promise<T>, deadline?: DatabaseDeadline): Promise<T> {
+  transaction<T>(work: (tx: Queryable) => Promise<T>, deadline?: DatabaseDeadline): Promise<T> {
+    return inDatabaseSpan('transaction', () => this.runTransaction(work, deadline));
+  }
+
+  private async runTransaction<T>(work: (tx: Queryable) => Promise<T>, deadline?: DatabaseDeadline): Promise<T> {
     const within = <R>(wait: (ms: number) => Promise<R>): Promise<R> => waitWithin(deadline, this.timeoutMs, wait);
     let client: pg.PoolClient;
     try {

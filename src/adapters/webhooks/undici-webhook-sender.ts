@@ -8,6 +8,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent } from 'undici';
+import { inSpan, markFailed, SpanKind, traceHeaders } from '../../ports/tracing.js';
 import { WebhookSendFailed, type ReceiverAnswer, type WebhookSender } from '../../ports/webhook-sender.js';
 import { checksAddresses, isPublicAddress, NON_PUBLIC, urlProblem, type TargetPolicy } from './target-policy.js';
 
@@ -63,8 +64,33 @@ export class UndiciWebhookSender implements WebhookSender {
     });
   }
 
-  async send(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<ReceiverAnswer> {
+  /**
+   * One delivery attempt, in a client span of its own (a trace per attempt: no request waits
+   * on it) whose `traceparent` the receiver gets. The span names the receiver's host, never
+   * its path or query (a URL may hold the receiver's own secret).
+   */
+  send(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<ReceiverAnswer> {
     const target = new URL(url);
+    return inSpan(
+      'webhook deliver',
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'http.request.method': 'POST',
+          'server.address': target.hostname,
+          ...(headers['webhook-id'] === undefined ? {} : { 'coregate.webhook.id': headers['webhook-id'] }),
+        },
+      },
+      async (span) => {
+        const answer = await this.attempt(target, headers, body);
+        span.setAttribute('http.response.status_code', answer.status);
+        if (answer.status >= 400) markFailed(span, String(answer.status));
+        return answer;
+      },
+    );
+  }
+
+  private async attempt(target: URL, headers: Readonly<Record<string, string>>, body: string): Promise<ReceiverAnswer> {
     // The policy at send time too: the endpoint may have been added under another one. An
     // address literal never goes through the lookup hook, so this is where it is checked.
     const refusal = urlProblem(target, this.policy);
@@ -78,7 +104,7 @@ export class UndiciWebhookSender implements WebhookSender {
         origin: target.origin,
         path: `${target.pathname}${target.search}`,
         method: 'POST',
-        headers: { ...headers, 'user-agent': 'coregate-webhooks' },
+        headers: { ...headers, ...traceHeaders(), 'user-agent': 'coregate-webhooks' },
         body,
         signal: deadline,
       });

@@ -18,6 +18,7 @@ import { exchange, type Answer } from '../answer-exchange.js';
 import { CallDeadline } from '../call-deadline.js';
 import { HEADER_SAFE_PATTERN } from '../protocol.js';
 import { transportFailure } from '../transport-failure.js';
+import { traceHeaders } from '../../../ports/tracing.js';
 
 export interface FineractHttpOptions {
   /** Fineract's context root, e.g. `https://fineract.bank.example/fineract-provider`. */
@@ -62,6 +63,8 @@ function fineractHeaders(
     authorization: identity.authorization,
     'fineract-platform-tenantid': identity.tenant,
     accept: 'application/json',
+    // W3C Trace Context of the core call's span (docs/operations.md, "Observability"); none when tracing is off.
+    ...traceHeaders(),
   };
   if (withBody) headers['content-type'] = 'application/json';
   if (HEADER_SAFE.test(context.requestId)) headers['x-request-id'] = context.requestId;
