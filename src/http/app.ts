@@ -176,7 +176,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installRequestLog(app);
   installErrorHandling(app);
   installConnectionDraining(app);
-  requireSingleAuthorization(app);
+  requireSingleAuthorization(app, deps.clientCertificates?.header);
   if (deps.metrics) installRequestMetrics(app, deps.metrics);
   if (deps.audit) installAuditing(app, deps.audit);
   await app.register(swagger, {
