@@ -108,10 +108,17 @@ export class ClientAuthenticator {
     const clientId = verifier.claimedClient(assertion);
     if (clientId === undefined) throw invalidClient('client assertion unreadable, or its iss and sub differ');
     const client = await this.clients.findById(clientId, deadline);
-    if (!client) throw invalidClient('unknown client_id in the client assertion');
+    // No client, or one without keys: a signature is checked all the same (against a decoy key),
+    // so that the answer's time does not tell which client ids exist.
+    if (!client) {
+      await verifier.verifyAgainstDecoy(assertion);
+      throw invalidClient('unknown client_id in the client assertion');
+    }
     const known = { id: client.id, platform: client.platform, institution: client.institution };
-    if (client.authMethod !== 'private_key_jwt' || !client.jwks)
+    if (client.authMethod !== 'private_key_jwt' || !client.jwks) {
+      await verifier.verifyAgainstDecoy(assertion);
       throw invalidClient(`client ${client.id} does not authenticate with private_key_jwt`, { knownClient: known });
+    }
     const now = this.clock.now();
     let verified;
     try {

@@ -2,9 +2,11 @@
  * `private_key_jwt` client assertions (RFC 7523 §3, RFC 7521 §4.2) verified with jose
  * against the client's registered JWKS.
  */
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import {
   createLocalJWKSet,
   decodeJwt,
+  decodeProtectedHeader,
   errors as joseErrors,
   jwtVerify,
   type JSONWebKeySet,
@@ -41,9 +43,34 @@ function withEd25519Aliases(jwks: ClientJwks): JSONWebKeySet {
   } as unknown as JSONWebKeySet;
 }
 
+/** One public key per algorithm, made at start, that no assertion was ever signed with. */
+function decoyKeys(): Record<(typeof CLIENT_ASSERTION_ALGORITHMS)[number], KeyObject> {
+  const ed25519 = generateKeyPairSync('ed25519').publicKey;
+  return {
+    EdDSA: ed25519,
+    Ed25519: ed25519,
+    ES256: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey,
+    PS256: generateKeyPairSync('rsa-pss', { modulusLength: 2048 }).publicKey,
+  };
+}
+
 export class JoseClientAssertionVerifier implements ClientAssertionVerifier {
   /** The key set of each client record: the records are cached, so is this. */
   private readonly keySets = new WeakMap<ClientJwks, JWTVerifyGetKey>();
+  private readonly decoys = decoyKeys();
+
+  async verifyAgainstDecoy(assertion: string): Promise<void> {
+    let alg: unknown;
+    try {
+      ({ alg } = decodeProtectedHeader(assertion));
+    } catch {
+      // Unreadable: a real client's check ends here too.
+      return;
+    }
+    const key = this.decoys[alg as keyof typeof this.decoys] as KeyObject | undefined;
+    if (key === undefined) return;
+    await jwtVerify(assertion, key, { algorithms: [alg as string] }).catch(() => {});
+  }
 
   claimedClient(assertion: string): string | undefined {
     try {

@@ -55,6 +55,14 @@ export function installAuditing(app: FastifyInstance, trail: AuditTrail): void {
       trail.refused({ type: entry.type, reason: entry.reason, sourceIp: request.ip });
       return payload;
     }
+    // A refused client authentication of a client that exists is not waited for: an unknown
+    // client's refusal (counted above) never waits for a row, and the answer's time must not
+    // tell the two apart (docs/operations.md, "Threat model"). The row is still written
+    // (drained at shutdown).
+    if (entry.type === 'token.denied' && entry.reason === 'invalid_client') {
+      void trail.record(entry);
+      return payload;
+    }
     // Never throws and never holds the answer longer than the trail's patience, nor than the
     // request's database deadline has left (none once the database failed the request).
     await trail.record(entry, request.databaseDeadline);
