@@ -7,6 +7,7 @@ import type { Clock } from '../ports/clock.js';
 import type { CredentialHasher } from '../ports/credential-hasher.js';
 import type { DatabaseDeadline } from '../ports/database-deadline.js';
 import type { ReplayGuard } from '../ports/replay-guard.js';
+import { firstUseOrUnavailable } from './single-use-check.js';
 
 export interface ClientCredentials {
   readonly clientId: string;
@@ -130,7 +131,8 @@ export class ClientAuthenticator {
     }
     // Single use is checked last: a refused assertion does not use up its jti.
     if (
-      !(await replays.firstUse(
+      !(await firstUseOrUnavailable(
+        replays,
         proofReplayKey('client_assertion', client.id, verified.jti),
         new Date(verified.exp * 1000),
         now,
