@@ -40,7 +40,7 @@ function withEd25519Aliases(jwks: ClientJwks): JSONWebKeySet {
       const { alg: _alg, ...rest } = key;
       return rest;
     }),
-  } as unknown as JSONWebKeySet;
+  };
 }
 
 /** One public key per algorithm, made at start, that no assertion was ever signed with. */

@@ -64,7 +64,7 @@ function isAlive(pid: number): boolean {
 
 /**
  * The live holder of the data directory, if any (a lock left by a dead process is ignored).
- * A lock file of another user is refused ({@link NotOwnedByThisUser}), never believed.
+ * A lock file of another user is refused (`owned-path.ts`), never believed.
  */
 export function currentHolder(dataDir: string): LockHolder | undefined {
   let text: string;
@@ -130,7 +130,7 @@ function removeStaleLock(dataDir: string, draft: string): void {
 
 /**
  * Takes the data directory or throws {@link DataDirBusy}; a data directory of another
- * user is refused before anything is written into it ({@link NotOwnedByThisUser}).
+ * user is refused before anything is written into it (`owned-path.ts`).
  */
 export function acquireDataDirLock(dataDir: string, holder: Omit<LockHolder, 'pid'>): DataDirLock {
   if (!requireOwnDirectory(dataDir)) {

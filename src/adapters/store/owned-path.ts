@@ -7,7 +7,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 
-export class NotOwnedByThisUser extends Error {
+class NotOwnedByThisUser extends Error {
   constructor(
     readonly path: string,
     readonly ownerUid: number,

@@ -28,7 +28,7 @@ export function refuseDuplicateJsonKeys(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
-    parse(request, text, (error, parsed) => {
+    void parse(request, text, (error, parsed) => {
       if (error) return done(error);
       const duplicate = firstDuplicateKey(text);
       if (duplicate === undefined) return done(null, parsed);
