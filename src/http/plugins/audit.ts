@@ -1,7 +1,8 @@
 /**
  * The audit log at the HTTP edge (docs/behaviour.md#audit-log). Every request to an audited route
  * (`config.audit`) writes one row when its answer is ready — in `onSend`, before a
- * byte goes out, so that an answered request has its row committed — and every
+ * byte goes out, so that an answered request has its row committed (except a refused
+ * client authentication, whose row must not tell by its wait that the client exists) — and every
  * refusal of the bearer check writes an `access.denied` row, on any route.
  * Refusals of callers not identified (no token, an invalid token, an unknown client)
  * are audited in aggregate instead: one row per source address, event type and reason
