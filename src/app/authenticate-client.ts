@@ -7,6 +7,7 @@ import type { Clock } from '../ports/clock.js';
 import type { CredentialHasher } from '../ports/credential-hasher.js';
 import type { DatabaseDeadline } from '../ports/database-deadline.js';
 import type { ReplayGuard } from '../ports/replay-guard.js';
+import { firstUseOrUnavailable } from './single-use-check.js';
 
 export interface ClientCredentials {
   readonly clientId: string;
@@ -108,10 +109,17 @@ export class ClientAuthenticator {
     const clientId = verifier.claimedClient(assertion);
     if (clientId === undefined) throw invalidClient('client assertion unreadable, or its iss and sub differ');
     const client = await this.clients.findById(clientId, deadline);
-    if (!client) throw invalidClient('unknown client_id in the client assertion');
+    // No client, or one without keys: a signature is checked all the same (against a decoy key),
+    // so that the answer's time does not tell which client ids exist.
+    if (!client) {
+      await verifier.verifyAgainstDecoy(assertion);
+      throw invalidClient('unknown client_id in the client assertion');
+    }
     const known = { id: client.id, platform: client.platform, institution: client.institution };
-    if (client.authMethod !== 'private_key_jwt' || !client.jwks)
+    if (client.authMethod !== 'private_key_jwt' || !client.jwks) {
+      await verifier.verifyAgainstDecoy(assertion);
       throw invalidClient(`client ${client.id} does not authenticate with private_key_jwt`, { knownClient: known });
+    }
     const now = this.clock.now();
     let verified;
     try {
@@ -123,7 +131,8 @@ export class ClientAuthenticator {
     }
     // Single use is checked last: a refused assertion does not use up its jti.
     if (
-      !(await replays.firstUse(
+      !(await firstUseOrUnavailable(
+        replays,
         proofReplayKey('client_assertion', client.id, verified.jti),
         new Date(verified.exp * 1000),
         now,

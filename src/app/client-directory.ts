@@ -24,6 +24,8 @@ export interface ClientAccess {
   readonly institution: string;
   readonly enabled: boolean;
   readonly allowedIps: IpAllowList;
+  /** Only DPoP- or certificate-bound tokens are accepted: an unbound one issued before the rule was set is refused. */
+  readonly requireBoundTokens: boolean;
 }
 
 /** A record and its access rules, derived once per read (the allow-list parsed once). */
@@ -88,6 +90,7 @@ export class ClientDirectory implements Pick<ClientStore, 'findById'> {
           institution: record.institution,
           enabled: record.enabled,
           allowedIps: new IpAllowList(record.allowedIps),
+          requireBoundTokens: record.requireBoundTokens,
         },
       }
     );

@@ -123,6 +123,8 @@ export class CoreSessionKeeper {
       if (session.customerKey !== association.customerKey) {
         throw new CoreProtocolError('the core answered for another customer key', false);
       }
+      if (session.expiresAt.getTime() <= this.clock.now().getTime())
+        throw new CoreProtocolError('the core answered a session that has already expired', false);
     } catch (error) {
       if (error instanceof CustomerNotRecognised) {
         // The platform's webhook receivers learn it with the mark, in its transaction.

@@ -12,6 +12,7 @@ import {
 import type { DatabaseDeadline } from '../ports/database-deadline.js';
 import type { ReplayGuard } from '../ports/replay-guard.js';
 import { proofReplayKey } from './authenticate-client.js';
+import { firstUseOrUnavailable } from './single-use-check.js';
 
 /** A proof is remembered as long as its `iat` could still be accepted, and a little more. */
 const REMEMBER_SECONDS = 2 * 60 + 5;
@@ -32,7 +33,13 @@ export class DpopProofs {
     const verified = await this.verifier.verify(proof, expected);
     const until = new Date((verified.iat + REMEMBER_SECONDS) * 1000);
     if (
-      !(await this.replays.firstUse(proofReplayKey('dpop', verified.jkt, verified.jti), until, expected.now, deadline))
+      !(await firstUseOrUnavailable(
+        this.replays,
+        proofReplayKey('dpop', verified.jkt, verified.jti),
+        until,
+        expected.now,
+        deadline,
+      ))
     )
       throw new InvalidProof('jti replayed');
     return verified;

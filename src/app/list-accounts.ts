@@ -2,13 +2,19 @@
  * `GET /core/accounts?customerId=` (docs/behaviour.md#accounts,
  * docs/behaviour.md#rejected-sessions): the customer's accounts through the stored
  * association, renewing the core session when it is due, and once more if the core rejects
- * an unexpired one.
+ * an unexpired one. Every record must be the session's customer's: a core answering
+ * another customer's accounts is a core protocol error (502), whatever the connector.
  */
 import type { AccountRecord } from '../domain/account.js';
 import type { AssociationKey } from '../domain/association.js';
 import { customerNotRegistered } from '../domain/errors.js';
 import type { AssociationStore } from '../ports/association-store.js';
-import { SessionRejected, type CoreCallContext, type InstitutionCores } from '../ports/core-connector.js';
+import {
+  CoreProtocolError,
+  SessionRejected,
+  type CoreCallContext,
+  type InstitutionCores,
+} from '../ports/core-connector.js';
 import { fromCoreFailure } from './core-failures.js';
 import type { CoreSessionKeeper } from './core-session-keeper.js';
 import { atInstitution } from './core-call-context.js';
@@ -30,7 +36,10 @@ export class AccountReader {
     for (let attempt = 0; ; attempt += 1) {
       try {
         const core = await this.cores.coreFor(key.institution, context.deadline);
-        return await core.listAccounts(association.delegateReferenceId, context);
+        return onlyCustomers(
+          association.customerKey,
+          await core.listAccounts(association.delegateReferenceId, context),
+        );
       } catch (error) {
         if (error instanceof SessionRejected && attempt === 0) {
           association = await this.keeper.renew(association, context);
@@ -40,4 +49,19 @@ export class AccountReader {
       }
     }
   }
+}
+
+/**
+ * The records, when every one carries the session's `customerKey`; otherwise the core
+ * broke the association's promise (docs/behaviour.md#accounts), and no record is passed
+ * on. The log line counts them; it never names a key.
+ */
+function onlyCustomers(customerKey: string, records: AccountRecord[]): AccountRecord[] {
+  let foreign = 0;
+  for (const record of records) if (record.customerKey !== customerKey) foreign += 1;
+  if (foreign === 0) return records;
+  throw new CoreProtocolError(
+    `the core answered ${foreign} of ${records.length} account records for another customer key`,
+    true,
+  );
 }

@@ -7,7 +7,12 @@ import { customerIdTaken, customerNotRecognised } from '../domain/errors.js';
 import type { Registration } from '../domain/registration.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
-import { CustomerNotRecognised, type CoreCallContext, type InstitutionCores } from '../ports/core-connector.js';
+import {
+  CoreProtocolError,
+  CustomerNotRecognised,
+  type CoreCallContext,
+  type InstitutionCores,
+} from '../ports/core-connector.js';
 import { fromCoreFailure } from './core-failures.js';
 import { lifecycleEvent } from '../domain/lifecycle-event.js';
 import { atInstitution } from './core-call-context.js';
@@ -42,6 +47,9 @@ export class AssociationRegistrar {
     try {
       const core = await this.cores.coreFor(owner.institution, context.deadline);
       session = await core.startSession(registration.subject, context);
+      // A session over before it is stored would be renewed on every call: the core broke the protocol.
+      if (session.expiresAt.getTime() <= this.clock.now().getTime())
+        throw new CoreProtocolError('the core answered a session that has already expired', false);
     } catch (error) {
       if (error instanceof CustomerNotRecognised) {
         // "Authentication to the third-party system failed" (docs/behaviour.md#registration-outcomes): a 401 about

@@ -19,6 +19,7 @@ import type { TokenSigner, TokenVerifier } from '../ports/token-signer.js';
 import { requireBearer } from './plugins/bearer-auth.js';
 import { installErrorHandling } from './plugins/error-handler.js';
 import { installConnectionDraining } from './plugins/connection-draining.js';
+import { refuseDuplicateJsonKeys } from './plugins/json-body.js';
 import { requireSingleAuthorization } from './plugins/single-authorization.js';
 import { clientErrorHandling, serverTimeouts } from './plugins/client-errors.js';
 import { accountsRoute } from './routes/core/accounts.js';
@@ -182,7 +183,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installRequestLog(app);
   installErrorHandling(app);
   installConnectionDraining(app);
-  requireSingleAuthorization(app);
+  requireSingleAuthorization(app, deps.clientCertificates?.header);
+  refuseDuplicateJsonKeys(app);
   if (deps.metrics) installRequestMetrics(app, deps.metrics);
   if (deps.audit) installAuditing(app, deps.audit);
   await app.register(swagger, {

@@ -27,6 +27,12 @@ export interface ClientAssertionVerifier {
     jwks: ClientJwks,
     expected: { readonly clientId: string; readonly audiences: readonly string[]; readonly now: Date },
   ): Promise<VerifiedAssertion>;
+  /**
+   * Costs what {@link verify} costs — a signature check, against a fixed key of the
+   * assertion's algorithm — and proves nothing: for an assertion naming no such client, so
+   * that the answer takes as long as for a client that exists.
+   */
+  verifyAgainstDecoy(assertion: string): Promise<void>;
 }
 
 export interface VerifiedDpopProof {

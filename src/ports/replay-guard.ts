@@ -13,3 +13,17 @@ export interface ReplayGuard {
   firstUse(key: string, until: Date, now: Date, deadline?: DatabaseDeadline): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/**
+ * The single-use check cannot be made now (its store is failing): the proof is neither
+ * accepted nor refused as a replay. Callers answer 503 with `Retry-After`.
+ */
+export class ReplayCheckUnavailable extends Error {
+  constructor(
+    readonly reason: string,
+    /** When to try again. */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`the single-use check of proofs cannot be made: ${reason}`);
+  }
+}

@@ -123,15 +123,19 @@ describe('CachingAssociationStore (pglite)', () => {
     const key = { institution: 'default', platform: 'p', customerId: 'overtaken' };
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let looked!: () => void;
+    const lookedUp = new Promise<void>((resolve) => (looked = resolve));
     const gated = Object.create(sql) as SqlAssociationStore;
     gated.find = async (k) => {
       const found = await sql.find(k);
+      looked();
       await gate;
       return found;
     };
     const store = new CachingAssociationStore(gated, clock, 5);
     const pending = store.find(key);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The look-up has read the database (nothing there yet) before the registration commits.
+    await lookedUp;
     await store.register(key, session('o-1'), clock.now());
     release();
     assert.equal(await pending, undefined, 'what the look-up saw');

@@ -23,17 +23,24 @@ function isUnavailable(error: unknown): boolean {
   return error instanceof ApiError && error.code === 'unavailable' && error.headers['retry-after'] === '5';
 }
 
-/** Holds `table` locked in a transaction until `release()`: every statement on it waits. */
-function holdLock(database: Database, table: string): { release: () => void; done: Promise<void> } {
+/**
+ * Holds `table` locked in a transaction until `release()`: every statement on it waits.
+ * `locked` resolves once the lock is taken.
+ */
+function holdLock(
+  database: Database,
+  table: string,
+): { release: () => void; locked: Promise<void>; done: Promise<void> } {
   let release!: () => void;
   let locked!: () => void;
   const held = new Promise<void>((resolve) => (locked = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
   const done = database.transaction(async (tx) => {
     await tx.query(`lock table ${table} in access exclusive mode`);
     locked();
-    await new Promise<void>((resolve) => (release = resolve));
+    await released;
   });
-  return { release: () => release(), done: held.then(() => done) };
+  return { release, locked: held, done: held.then(() => done) };
 }
 
 async function rows(database: Database, table: string): Promise<string[]> {
@@ -57,7 +64,7 @@ for (const backend of BACKENDS) {
     it('bounds a wait by what the deadline leaves, and a later one of the request fails at once', async () => {
       const hold = holdLock(database, 'deadline_probe');
       // The lock is taken before the request starts.
-      await sleep(50);
+      await hold.locked;
       const deadline = new DatabaseDeadline(BUDGET_MS);
       let started = performance.now();
       await assert.rejects(database.query('select k from deadline_probe', [], deadline), isUnavailable);
@@ -65,14 +72,15 @@ for (const backend of BACKENDS) {
       assert.ok(first >= BUDGET_MS - 20 && first < BUDGET_MS + SLACK_MS, `first wait ${Math.round(first)} ms`);
       started = performance.now();
       await assert.rejects(database.query('select 1', [], deadline), isUnavailable);
-      assert.ok(performance.now() - started < 50, 'no second wait');
+      // A second wait would last until the lock is released: nothing close to the budget.
+      assert.ok(performance.now() - started < BUDGET_MS, 'no second wait');
       hold.release();
       await hold.done;
     });
 
     it('writes nothing for a transaction whose caller gave up', async () => {
       const hold = holdLock(database, 'deadline_probe');
-      await sleep(50);
+      await hold.locked;
       const started = performance.now();
       await assert.rejects(
         database.transaction(
@@ -116,8 +124,14 @@ describe(
 
     it('leaves the row unwritten after the one pooled connection frees up', async () => {
       let release!: () => void;
-      const holding = database.transaction(() => new Promise<void>((resolve) => (release = resolve)));
-      await sleep(50);
+      let took!: () => void;
+      const taken = new Promise<void>((resolve) => (took = resolve));
+      const holding = database.transaction(() => {
+        took();
+        return new Promise<void>((resolve) => (release = resolve));
+      });
+      // The one pooled connection is held before the statement asks for it.
+      await taken;
       await assert.rejects(
         database.query("insert into deadline_probe (k) values ('abandoned')", [], new DatabaseDeadline(BUDGET_MS)),
         isUnavailable,

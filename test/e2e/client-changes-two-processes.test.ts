@@ -3,7 +3,8 @@
  * `coregate serve` on one PostgreSQL database, and `coregate clients disable|enable` run as a
  * CLI process of its own (it opens the database itself). Both servers refuse the client at
  * their token endpoint and its token at their gateway within a second of the command's exit —
- * with COREGATE_CLIENT_CACHE_SECONDS at its maximum of 60.
+ * with COREGATE_CLIENT_CACHE_SECONDS at its maximum of 60. `clients update --require-bound-tokens`
+ * likewise stops the client's unbound tokens everywhere within a second.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -108,6 +109,23 @@ describe(
       const result = await runCli(['clients', 'enable', client.client_id], env);
       assert.equal(result.code, 0, result.stderr);
       await everyServer(false, performance.now());
+    });
+
+    it('`clients update --require-bound-tokens` in a CLI process: its unbound token refused at both gateways within 1 s', async () => {
+      for (const server of servers) assert.notEqual(await gatewayStatus(server), 401, 'admitted before');
+      const result = await runCli(['clients', 'update', client.client_id, '--require-bound-tokens'], env);
+      assert.equal(result.code, 0, result.stderr);
+      const since = performance.now();
+      for (;;) {
+        const statuses = await Promise.all(servers.map((server) => gatewayStatus(server)));
+        if (statuses.every((status) => status === 401)) break;
+        const elapsed = performance.now() - since;
+        assert.ok(
+          elapsed < CHANGE_ARRIVES_MS,
+          `not refused everywhere within ${CHANGE_ARRIVES_MS} ms: ${statuses.join(', ')}`,
+        );
+        await sleep(25);
+      }
     });
   },
 );

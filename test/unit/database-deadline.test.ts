@@ -128,7 +128,8 @@ describe('AuditTrail within a request deadline', () => {
     });
     const started = performance.now();
     await trail.record(ENTRY, deadline);
-    assert.ok(performance.now() - started < 100, 'answered without waiting for the row');
+    // Waiting for the row would take the trail's patience (2000 ms).
+    assert.ok(performance.now() - started < 1000, 'answered without waiting for the row');
     assert.equal(log.writes.length, 1, 'the row is still written');
     log.writes[0]!.fail(new Error('database down'));
     await trail.drain();

@@ -26,12 +26,15 @@ export function deriveKey(key: EncryptionKey, purpose: string): Buffer {
 /**
  * The installation's keys from configuration: the configured key first (it seals),
  * then the data dir's generated key and the previous keys (they still open old
- * values and verify old digests).
+ * values and verify old digests). Production takes its keys from configuration
+ * alone: no key file is read or written (a key generated on the server's disk is
+ * not a bank's key); an embedded installation moved to production names its old
+ * generated key in COREGATE_PREVIOUS_ENCRYPTION_KEYS.
  */
 export function encryptionKeys(config: Config): [EncryptionKey, ...EncryptionKey[]] {
   const keys: EncryptionKey[] = [];
   if (config.encryptionKey) keys.push(encryptionKey(config.encryptionKey));
-  if (config.databaseUrl === undefined) {
+  if (config.databaseUrl === undefined && !config.production) {
     const generated = encryptionKey(loadOrCreateKeyFile(config.dataDir));
     if (!keys.some((key) => key.id === generated.id)) keys.push(generated);
   }

@@ -2,9 +2,11 @@
  * `private_key_jwt` client assertions (RFC 7523 §3, RFC 7521 §4.2) verified with jose
  * against the client's registered JWKS.
  */
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import {
   createLocalJWKSet,
   decodeJwt,
+  decodeProtectedHeader,
   errors as joseErrors,
   jwtVerify,
   type JSONWebKeySet,
@@ -19,10 +21,56 @@ export const CLIENT_ASSERTION_ALGORITHMS = ['EdDSA', 'Ed25519', 'ES256', 'PS256'
 const MAX_LIFETIME_SECONDS = 300;
 /** Clock differences between the client and coregate. */
 const CLOCK_TOLERANCE_SECONDS = 30;
+/**
+ * `typ` values of a client assertion: none, the generic `JWT`, or the explicit type of
+ * draft-ietf-oauth-rfc7523bis. Any other type (`dpop+jwt`, `at+jwt`) is a JWT made for
+ * something else and is never taken as a client's proof of its key.
+ */
+const ASSERTION_TYPES = new Set([undefined, 'jwt', 'client-authentication+jwt']);
+
+/**
+ * Keys as jose matches them: an Ed25519 key registered with `alg: "EdDSA"` also verifies an
+ * assertion whose header says `Ed25519` (RFC 9864 names the same algorithm so), and the reverse.
+ * The curve names the algorithm; `alg` is left out for those keys.
+ */
+function withEd25519Aliases(jwks: ClientJwks): JSONWebKeySet {
+  return {
+    keys: jwks.keys.map((key) => {
+      if (key['crv'] !== 'Ed25519' || (key['alg'] !== 'EdDSA' && key['alg'] !== 'Ed25519')) return key;
+      const { alg: _alg, ...rest } = key;
+      return rest;
+    }),
+  };
+}
+
+/** One public key per algorithm, made at start, that no assertion was ever signed with. */
+function decoyKeys(): Record<(typeof CLIENT_ASSERTION_ALGORITHMS)[number], KeyObject> {
+  const ed25519 = generateKeyPairSync('ed25519').publicKey;
+  return {
+    EdDSA: ed25519,
+    Ed25519: ed25519,
+    ES256: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey,
+    PS256: generateKeyPairSync('rsa-pss', { modulusLength: 2048 }).publicKey,
+  };
+}
 
 export class JoseClientAssertionVerifier implements ClientAssertionVerifier {
   /** The key set of each client record: the records are cached, so is this. */
   private readonly keySets = new WeakMap<ClientJwks, JWTVerifyGetKey>();
+  private readonly decoys = decoyKeys();
+
+  async verifyAgainstDecoy(assertion: string): Promise<void> {
+    let alg: unknown;
+    try {
+      ({ alg } = decodeProtectedHeader(assertion));
+    } catch {
+      // Unreadable: a real client's check ends here too.
+      return;
+    }
+    const key = this.decoys[alg as keyof typeof this.decoys] as KeyObject | undefined;
+    if (key === undefined) return;
+    await jwtVerify(assertion, key, { algorithms: [alg as string] }).catch(() => {});
+  }
 
   claimedClient(assertion: string): string | undefined {
     try {
@@ -39,8 +87,9 @@ export class JoseClientAssertionVerifier implements ClientAssertionVerifier {
     expected: { clientId: string; audiences: readonly string[]; now: Date },
   ): Promise<VerifiedAssertion> {
     let payload;
+    let protectedHeader;
     try {
-      ({ payload } = await jwtVerify(assertion, this.keySet(jwks), {
+      ({ payload, protectedHeader } = await jwtVerify(assertion, this.keySet(jwks), {
         algorithms: [...CLIENT_ASSERTION_ALGORITHMS],
         issuer: expected.clientId,
         subject: expected.clientId,
@@ -53,17 +102,26 @@ export class JoseClientAssertionVerifier implements ClientAssertionVerifier {
       if (error instanceof joseErrors.JOSEError) throw new InvalidProof(error.code);
       throw new InvalidProof(error instanceof Error ? error.message : 'unreadable assertion');
     }
+    const typ = protectedHeader.typ?.toLowerCase();
+    if (!ASSERTION_TYPES.has(typ === undefined ? undefined : typ.replace(/^application\//, '')))
+      throw new InvalidProof(`typ ${protectedHeader.typ} is not a client assertion's`);
+    // One audience, exactly one of ours: a list may name other servers, which could then replay
+    // it here (the audience injection draft-ietf-oauth-rfc7523bis closes). See docs/client-security.md.
+    if (typeof payload.aud !== 'string') throw new InvalidProof('aud is not a single string');
+    const nowSeconds = Math.floor(expected.now.getTime() / 1000);
+    if (payload.iat !== undefined && payload.iat > nowSeconds + CLOCK_TOLERANCE_SECONDS)
+      throw new InvalidProof('iat in the future');
     const { jti, exp } = payload as { jti: unknown; exp: number };
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256)
       throw new InvalidProof('jti missing or not a short string');
-    if (exp > Math.floor(expected.now.getTime() / 1000) + MAX_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS)
+    if (exp > nowSeconds + MAX_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS)
       throw new InvalidProof('exp more than 5 minutes ahead');
     return { jti, exp };
   }
 
   private keySet(jwks: ClientJwks): JWTVerifyGetKey {
     let keySet = this.keySets.get(jwks);
-    if (!keySet) this.keySets.set(jwks, (keySet = createLocalJWKSet(jwks as unknown as JSONWebKeySet)));
+    if (!keySet) this.keySets.set(jwks, (keySet = createLocalJWKSet(withEd25519Aliases(jwks))));
     return keySet;
   }
 }

@@ -26,10 +26,16 @@ const DPOP_ALGORITHMS = ['EdDSA', 'Ed25519', 'ES256', 'PS256'] as const;
 const DPOP_IAT_WINDOW_SECONDS = 60;
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 
-/** `htu` without query and fragment (RFC 9449 §4.3 point 9), or `undefined` when it is no URL. */
+/**
+ * `htu` without query and fragment (RFC 9449 §4.3 point 9), or `undefined` when it is no URL
+ * or carries user information (`https://user@host/…`): a request URL never does, so such an
+ * `htu` names no request of ours.
+ */
 function withoutQuery(url: string): string | undefined {
   try {
     const parsed = new URL(url);
+    if (parsed.username !== '' || parsed.password !== '' || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url))
+      return undefined;
     return `${parsed.origin}${parsed.pathname}`;
   } catch {
     return undefined;

@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../../config/config.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
+import { atMostEvery } from '../logging/throttled-log.js';
 import { BreakerRateLimiter } from './breaker-rate-limiter.js';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
 import { registerRateLimitStoreMetrics } from './rate-limit-metrics.js';
@@ -71,19 +72,10 @@ export function createRateLimiter(
 
 /** Logs a failing limiter call at most every 10 s (an outage would otherwise log every request). */
 export function limiterErrorLog(logger: Logger, clock: Clock): (error: unknown) => void {
-  let lastMs = Number.NEGATIVE_INFINITY;
-  let suppressed = 0;
-  return (error) => {
-    const now = clock.now().getTime();
-    if (now - lastMs < 10_000) {
-      suppressed += 1;
-      return;
-    }
-    lastMs = now;
+  return atMostEvery(clock, 10_000, (error, suppressedSinceLast) =>
     logger.error(
-      { err: { message: error instanceof Error ? error.message : String(error) }, suppressedSinceLast: suppressed },
+      { err: { message: error instanceof Error ? error.message : String(error) }, suppressedSinceLast },
       'rate limiter failed: request admitted without a rate limit',
-    );
-    suppressed = 0;
-  };
+    ),
+  );
 }

@@ -12,8 +12,9 @@
  * they judged stale and both go on to take the data dir.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
+import { readOwnFile, requireOwnDirectory } from './owned-path.js';
 
 export interface LockHolder {
   readonly pid: number;
@@ -61,11 +62,21 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** The live holder of the data directory, if any (a lock left by a dead process is ignored). */
+/**
+ * The live holder of the data directory, if any (a lock left by a dead process is ignored).
+ * A lock file of another user is refused (`owned-path.ts`), never believed.
+ */
 export function currentHolder(dataDir: string): LockHolder | undefined {
+  let text: string;
+  try {
+    text = readOwnFile(lockFilePath(dataDir));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
   let holder: LockHolder;
   try {
-    holder = JSON.parse(readFileSync(lockFilePath(dataDir), 'utf8')) as LockHolder;
+    holder = JSON.parse(text) as LockHolder;
   } catch {
     return undefined;
   }
@@ -99,7 +110,7 @@ function removeStaleLock(dataDir: string, draft: string): void {
     // left behind only if that process died in between.
     let taker: number | undefined;
     try {
-      taker = (JSON.parse(readFileSync(takeover, 'utf8')) as LockHolder).pid;
+      taker = (JSON.parse(readOwnFile(takeover)) as LockHolder).pid;
     } catch {
       return;
     }
@@ -117,9 +128,16 @@ function removeStaleLock(dataDir: string, draft: string): void {
   }
 }
 
-/** Takes the data directory or throws {@link DataDirBusy}. */
+/**
+ * Takes the data directory or throws {@link DataDirBusy}; a data directory of another
+ * user is refused before anything is written into it (`owned-path.ts`).
+ */
 export function acquireDataDirLock(dataDir: string, holder: Omit<LockHolder, 'pid'>): DataDirLock {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (!requireOwnDirectory(dataDir)) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // Made by another user between the look and the mkdir: refused all the same.
+    requireOwnDirectory(dataDir);
+  }
   // Its owner's alone, like PostgreSQL's: an existing dir made 0755 by hand is closed too
   // (the admin socket may live in it).
   chmodSync(dataDir, 0o700);

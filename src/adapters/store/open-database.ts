@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config/config.js';
 import { acquireDataDirLock, DataDirBusy, type DataDirLock, type LockHolder } from './data-dir-lock.js';
 import type { Database } from './database.js';
+import { requireOwner } from './owned-path.js';
 import { PostgresDatabase } from './postgres-database.js';
 
 export interface OpenedDatabase {
@@ -48,13 +49,16 @@ const OWNER_ONLY_UMASK = 0o077;
 /**
  * Closes `dir` and everything in it to other users (directories 0700, files 0600):
  * a data dir made by an older version, restored from a backup or copied by hand
- * keeps the modes it came with. Symbolic links are left alone. Returns how many
- * entries were changed.
+ * keeps the modes it came with. Symbolic links are left alone; an entry of another
+ * user is refused. Returns how many entries were changed.
  */
 function closeToOthers(dir: string): number {
   let changed = 0;
   const tighten = (path: string, mode: number) => {
-    if ((lstatSync(path).mode & 0o777) === mode) return;
+    const stats = lstatSync(path);
+    // Something another user put in the data dir before it was closed is not used.
+    requireOwner(path, stats);
+    if ((stats.mode & 0o777) === mode) return;
     chmodSync(path, mode);
     changed += 1;
   };

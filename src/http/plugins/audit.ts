@@ -1,7 +1,8 @@
 /**
  * The audit log at the HTTP edge (docs/behaviour.md#audit-log). Every request to an audited route
  * (`config.audit`) writes one row when its answer is ready — in `onSend`, before a
- * byte goes out, so that an answered request has its row committed — and every
+ * byte goes out, so that an answered request has its row committed (except a refused
+ * client authentication, whose row must not tell by its wait that the client exists) — and every
  * refusal of the bearer check writes an `access.denied` row, on any route.
  * Refusals of callers not identified (no token, an invalid token, an unknown client)
  * are audited in aggregate instead: one row per source address, event type and reason
@@ -53,6 +54,14 @@ export function installAuditing(app: FastifyInstance, trail: AuditTrail): void {
       entry.reason !== null
     ) {
       trail.refused({ type: entry.type, reason: entry.reason, sourceIp: request.ip });
+      return payload;
+    }
+    // A refused client authentication of a client that exists is not waited for: an unknown
+    // client's refusal (counted above) never waits for a row, and the answer's time must not
+    // tell the two apart (docs/operations.md, "Threat model"). The row is still written
+    // (drained at shutdown).
+    if (entry.type === 'token.denied' && entry.reason === 'invalid_client') {
+      void trail.record(entry);
       return payload;
     }
     // Never throws and never holds the answer longer than the trail's patience, nor than the

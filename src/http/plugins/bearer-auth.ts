@@ -131,6 +131,14 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     const client = await deps.clients.get(claims.client_id, deadline);
     if (!client) throw denied(request, invalidToken('client no longer exists'));
     if (!client.enabled) throw denied(request, clientDisabled(client.clientId), known(client));
+    // `clients update --require-bound-tokens` holds for the tokens issued before it too, in every process
+    // as soon as the change feed names the client (docs/behaviour.md#bound-tokens).
+    if (client.requireBoundTokens && claims.cnf?.jkt === undefined && boundCertificate === undefined)
+      throw denied(
+        request,
+        invalidToken(`client ${client.clientId} requires bound tokens: an unbound token was presented`, scheme),
+        known(client),
+      );
     // A token issued for another institution than the client's now (tokens from before institutions existed were `default`'s).
     if ((claims.institution ?? DEFAULT_INSTITUTION) !== client.institution) {
       throw denied(

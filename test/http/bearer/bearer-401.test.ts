@@ -1,7 +1,8 @@
 /**
  * The bearer check of gateway routes → 401 (RFC 6750, docs/behaviour.md#bearer-check): no token →
  * `WWW-Authenticate: Bearer`; a bad, forged, expired or foreign token, or one of
- * a disabled or deleted client → `Bearer error="invalid_token"`.
+ * a disabled or deleted client, or an unbound one of a client that must use bound tokens →
+ * `Bearer error="invalid_token"`.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -185,6 +186,16 @@ for (const backend of BACKENDS) {
       assertInvalidToken(await getProtected(h, { token }), 'disabled here');
       await h.services.clientRegistry.setEnabled(client.id, true);
       assertAdmitted(await getProtected(h, { token }), 're-enabled here');
+    });
+
+    it('stops a client’s unbound tokens once it must use bound tokens (clients update --require-bound-tokens)', async () => {
+      const client = await h.client();
+      const token = await h.token(client);
+      assertAdmitted(await getProtected(h, { token }), 'bearer tokens allowed');
+      await h.services.clientRegistry.update(client.id, { requireBoundTokens: true });
+      assertInvalidToken(await getProtected(h, { token }), 'an unbound token issued before the rule');
+      await h.services.clientRegistry.update(client.id, { requireBoundTokens: false });
+      assertAdmitted(await getProtected(h, { token }), 'the rule lifted');
     });
 
     it('stops a deleted client’s tokens once the client cache lapses', async () => {

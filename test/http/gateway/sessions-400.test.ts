@@ -264,6 +264,33 @@ for (const backend of BACKENDS) {
       }
     });
 
+    it('answers 400 naming the member given twice in one object, never echoing a value typed as a name', async () => {
+      const json = JSON.stringify(VALID);
+      const cases: Array<[string, string, string]> = [
+        [
+          'customerId twice',
+          json.replace('"customerId":', '"customerId":"first","customerId":'),
+          '/registration/customerId',
+        ],
+        ['registration twice', `${json.slice(0, -1)},"registration":{"customerId":"other"}}`, '/registration'],
+        [
+          'a name escaped the second time',
+          json.replace('"customerId":', '"customerId":"first","\u0063ustomerId":'),
+          '/registration/customerId',
+        ],
+        [
+          'a number typed as a name, twice',
+          json.replace('"demographics":{', '"demographics":{"123-45-6789":1,"123-45-6789":2,'),
+          '/demographics',
+        ],
+      ];
+      for (const [why, raw, path] of cases) {
+        const response = await refused(raw);
+        assertBadRequest(response, [path], why);
+        assert.equal(response.body.includes('123-45-6789'), false, response.body);
+      }
+    });
+
     it('answers 400 to an empty body', async () => {
       assertBadRequest(await refused(''), ['/'], 'empty JSON body');
       assertBadRequest(await refused(undefined, null), ['/'], 'no body, no content type');

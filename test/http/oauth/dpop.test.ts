@@ -148,6 +148,14 @@ for (const backend of BACKENDS) {
           'another host',
           await proof(key, { htm: 'GET', htu: 'http://elsewhere.example/core/accounts', accessToken: token }),
         ],
+        [
+          'htu with user information',
+          await proof(key, { htm: 'GET', htu: htu.replace('://', '://someone@'), accessToken: token }),
+        ],
+        [
+          'htu with user and password',
+          await proof(key, { htm: 'GET', htu: htu.replace('://', '://someone:secret@'), accessToken: token }),
+        ],
         ['no ath', await proof(key, { htm: 'GET', htu })],
         ['ath of another token', await proof(key, { htm: 'GET', htu, accessToken: `${token}x` })],
         [

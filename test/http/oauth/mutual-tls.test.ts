@@ -178,14 +178,20 @@ describe('mutual TLS: a proxy passing the client certificate in a header', () =>
     files?.remove();
   });
 
-  function tokenVia(clientId: string, remoteAddress: string, certificate?: string) {
+  function tokenVia(clientId: string, remoteAddress: string, certificate?: string | string[]) {
     return h.app.inject({
       method: 'POST',
       url: '/oauth2/token',
       remoteAddress,
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
-        ...(certificate ? { 'x-client-cert': encodeURIComponent(certificate) } : {}),
+        ...(certificate === undefined
+          ? {}
+          : {
+              'x-client-cert': Array.isArray(certificate)
+                ? certificate.map((pem) => encodeURIComponent(pem))
+                : encodeURIComponent(certificate),
+            }),
       },
       payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId }).toString(),
     });
@@ -230,6 +236,41 @@ describe('mutual TLS: a proxy passing the client certificate in a header', () =>
       );
     } finally {
       selfSigned.remove();
+    }
+  });
+
+  it('refuses more than one certificate header (a victim’s certificate written before the proxy’s): 400 at the token endpoint and the gateway', async () => {
+    const { client } = await h.services.clientRegistry.create({
+      name: 'victim',
+      authMethod: 'tls_client_auth',
+      tlsSubjectDn: 'CN=coregate',
+      requireBoundTokens: true,
+    });
+    const victim = readFileSync(files.clientCertFile, 'utf8');
+    const attacker = selfSignedCertificate('attacker');
+    try {
+      const refused = await tokenVia(client.id, '127.0.0.1', [victim, attacker.cert]);
+      assert.equal(refused.statusCode, 400, refused.body);
+      assert.equal(refused.json<{ error: string }>().error, 'invalid_request');
+      assert.match(refused.json<{ error_description: string }>().error_description, /more than one x-client-cert/i);
+
+      const issued = await tokenVia(client.id, '127.0.0.1', victim);
+      assert.equal(issued.statusCode, 200, issued.body);
+      const accessToken = issued.json<{ access_token: string }>().access_token;
+      const atGateway = await h.app.inject({
+        method: 'GET',
+        url: '/core/accounts?customerId=nobody',
+        remoteAddress: '127.0.0.1',
+        headers: {
+          authorization: `Bearer ${accessToken}`,
+          'x-client-cert': [encodeURIComponent(victim), encodeURIComponent(attacker.cert)],
+        },
+      });
+      assert.equal(atGateway.statusCode, 400, atGateway.body);
+      assert.equal(atGateway.json<{ name: string }>().name, 'BadRequest');
+      assert.match(atGateway.body, /x-client-cert/i);
+    } finally {
+      attacker.remove();
     }
   });
 });

@@ -2,7 +2,8 @@
  * `private_key_jwt` (RFC 7523) at the token and revocation endpoints, on both backends,
  * with third-party clients unchanged: oauth4webapi's `PrivateKeyJwt` (EdDSA, Ed25519, ES256,
  * PS256 keys) and openid-client 6. Refusals are `invalid_client`: a replayed, expired,
- * far-future, wrongly addressed or unsigned assertion, an unknown kid, HS256, `alg: none`.
+ * far-future, wrongly addressed or unsigned assertion, an unknown kid, HS256, `alg: none`, an
+ * `iat` in the future, an `aud` list, a JWT of another type (`dpop+jwt`).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -153,7 +154,29 @@ for (const backend of BACKENDS) {
       const old = await generateKeyPair('ES256', { extractable: true });
       const created = await keyClient('EdDSA', [{ ...(await exportJWK(old.publicKey)), kid: 'old-key' }]);
       assert.equal((await tokenWith(await assertion(created, { aud: `${url}/oauth2/token` }))).status, 200);
-      assert.equal((await tokenWith(await assertion(created, { aud: [url, 'https://other.example'] }))).status, 200);
+    });
+
+    it('accepts typ JWT and client-authentication+jwt (draft-ietf-oauth-rfc7523bis), and no typ', async () => {
+      const created = await keyClient('ES256');
+      for (const typ of ['JWT', 'client-authentication+jwt', 'application/client-authentication+jwt'])
+        assert.equal((await tokenWith(await assertion(created, {}, { typ }))).status, 200, typ);
+    });
+
+    it('Ed25519 and EdDSA name one algorithm: a key registered with either alg verifies a header with the other', async () => {
+      for (const [registered, signed] of [
+        ['EdDSA', 'Ed25519'],
+        ['Ed25519', 'EdDSA'],
+      ] as const) {
+        const { publicKey, privateKey } = await generateKeyPair('EdDSA', { extractable: true });
+        const kid = randomUUID();
+        const { client } = await h.services.clientRegistry.create({
+          name: `alg ${registered}`,
+          authMethod: 'private_key_jwt',
+          jwks: { keys: [{ ...(await exportJWK(publicKey)), kid, alg: registered }] },
+        });
+        const answer = await tokenWith(await assertion({ id: client.id, privateKey, kid, alg: signed }));
+        assert.equal(answer.status, 200, `registered ${registered}, signed ${signed}: ${JSON.stringify(answer.body)}`);
+      }
     });
 
     it('refuses with invalid_client: a replay, expired, too far ahead, wrong aud or iss, unknown kid, alg none, HS256, a signature by another key', async () => {
@@ -166,6 +189,11 @@ for (const backend of BACKENDS) {
         ['replayed', once],
         ['expired', await assertion(created, { iat: now - 600, exp: now - 120 })],
         ['exp more than 5 minutes ahead', await assertion(created, { exp: now + 3600 })],
+        ['iat a year in the future', await assertion(created, { iat: now + 365 * 86_400 })],
+        ['aud a list naming us and another server', await assertion(created, { aud: [url, 'https://other.example'] })],
+        ['aud a list of the issuer alone', await assertion(created, { aud: [url] })],
+        ['typ dpop+jwt (a DPoP proof is no assertion)', await assertion(created, {}, { typ: 'dpop+jwt' })],
+        ['typ at+jwt', await assertion(created, {}, { typ: 'at+jwt' })],
         ['aud another server', await assertion(created, { aud: 'https://elsewhere.example' })],
         ['aud the revocation endpoint', await assertion(created, { aud: `${url}/oauth2/revoke` })],
         ['iss another client', await assertion(created, { iss: 'cg_someoneElse00000000' })],

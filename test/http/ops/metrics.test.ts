@@ -307,13 +307,34 @@ describe('GET /metrics: waits on another process’s renewal lease (two apps, on
     assertSuccess(await postSession(a, { token: tokenA }, formA(customerId, BOB)));
     a.clock.advance(TTL_SECONDS + 1);
     b.clock.advance(TTL_SECONDS + 1);
-    simulator.setFaults({ latencyMs: 300 });
-    const first = getAccounts(a, { token: tokenA }, customerId);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const second = getAccounts(b, { token: tokenB }, customerId);
-    assertSuccess(await first);
-    assertSuccess(await second);
-    simulator.setFaults({});
+    // a's renewal is held at the core (it holds the lease by then) until b has found the lease taken:
+    // events, not a head start in milliseconds.
+    let reachedCore!: () => void;
+    const atCore = new Promise<void>((resolve) => (reachedCore = resolve));
+    let releaseCore!: () => void;
+    const released = new Promise<void>((resolve) => (releaseCore = resolve));
+    const applyFaults = simulator.applyFaults.bind(simulator);
+    simulator.applyFaults = async (signal) => {
+      reachedCore();
+      await released;
+      return applyFaults(signal);
+    };
+    // A latency makes the in-process connector go through applyFaults.
+    simulator.setFaults({ latencyMs: 1 });
+    try {
+      const first = getAccounts(a, { token: tokenA }, customerId);
+      await atCore;
+      const second = getAccounts(b, { token: tokenB }, customerId);
+      while (sample(await scrape(b), 'coregate_core_session_renewal_waits_total', { kind: 'cross_process' }) < 1)
+        await new Promise((resolve) => setImmediate(resolve));
+      releaseCore();
+      assertSuccess(await first);
+      assertSuccess(await second);
+    } finally {
+      releaseCore();
+      simulator.applyFaults = applyFaults;
+      simulator.setFaults({});
+    }
     const metricsA = await scrape(a);
     const metricsB = await scrape(b);
     assert.equal(sample(metricsA, 'coregate_core_session_renewals_total'), 1);

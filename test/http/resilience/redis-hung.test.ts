@@ -47,6 +47,7 @@ describe('Redis hung (SIGSTOP): budgets counted per process behind a breaker', {
     assert.equal((await accounts()).statusCode, 404);
 
     redis.pause();
+    const paused = performance.now();
     const timings: number[] = [];
     for (let i = 0; i < 40; i += 1) {
       const t0 = performance.now();
@@ -54,11 +55,12 @@ describe('Redis hung (SIGSTOP): budgets counted per process behind a breaker', {
       timings.push(performance.now() - t0);
     }
     const sorted = [...timings].sort((a, b) => a - b);
-    const median = sorted[20]!;
-    const slow = timings.filter((ms) => ms > 200).length;
-    console.log(`redis hung: 40 gateway requests, median ${median.toFixed(1)} ms, ${slow} over 200 ms`);
-    assert.ok(median < 50, `median ${median} ms`);
-    assert.ok(slow <= 3, `${slow} slow requests before the breaker opened`);
+    console.log(`redis hung: 40 gateway requests, median ${sorted[20]!.toFixed(1)} ms`);
+    // Counted, not timed: only the calls before the breaker opened (and one probe every 5 s, should
+    // this machine be slow enough to reach one) waited for Redis; each such call is a failure.
+    const failures = sample(await scrape(h), 'coregate_rate_limiter_failures_total');
+    const probes = Math.floor((performance.now() - paused) / 5000);
+    assert.ok(failures >= 3 && failures <= 3 + probes, `${failures} calls waited for Redis`);
 
     let refused = 0;
     let checked = 0;
