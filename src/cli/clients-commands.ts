@@ -165,6 +165,8 @@ export function clientsCommand(context: AdminContext): Command {
     )
     .action(async (options: CreateOptions) => {
       const name = required(options.name, 'name');
+      // The key file is read (and a private key refused) before any database is opened.
+      const security = await clientSecurityArgs(options);
       const admin = await context.admin();
       const { client, secret } = await admin.call('clients.create', {
         name,
@@ -173,7 +175,7 @@ export function clientsCommand(context: AdminContext): Command {
         ...(options.grant !== undefined ? { grants: options.grant } : {}),
         ...(options.allowIp !== undefined ? { allowedIps: options.allowIp } : {}),
         ...(options.institution !== undefined ? { institution: options.institution } : {}),
-        ...clientSecurityArgs(options),
+        ...security,
       });
       printSecret(
         io,
@@ -260,6 +262,7 @@ export function clientsCommand(context: AdminContext): Command {
       ),
     )
     .action(async (id: string, options: UpdateOptions) => {
+      const security = await clientSecurityArgs(options);
       const client = await (
         await context.admin()
       ).call('clients.update', {
@@ -269,7 +272,7 @@ export function clientsCommand(context: AdminContext): Command {
         ...(options.grant !== undefined ? { grants: options.grant } : {}),
         ...(options.allowIp !== undefined ? { allowedIps: options.allowIp } : {}),
         ...(options.clearAllowIps === true ? { clearAllowedIps: true } : {}),
-        ...clientSecurityArgs(options),
+        ...security,
       });
       print(client, options.json);
       io.err(`running servers apply the change ${AT_ONCE_EVERYWHERE}`);
