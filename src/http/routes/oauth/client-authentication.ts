@@ -10,7 +10,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { ClientRecord } from '../../../domain/client.js';
-import { invalidClient, tokenCallerNotWhitelisted, USE_CLIENT_SECRET_BASIC } from '../../../domain/errors.js';
+import { invalidClient, tokenCallerNotWhitelisted } from '../../../domain/errors.js';
 import { IpAllowList } from '../../../domain/ip-allow-list.js';
 import { parseBasicCredentials } from '../../basic-credentials.js';
 import { assertFormContentType } from '../../form-body.js';
@@ -100,12 +100,10 @@ export function authenticateClientByBody(authenticator: ClientAuthenticator, cer
         );
         return;
       }
-      throw invalidClient('no Authorization header and no client assertion', { description: USE_CLIENT_SECRET_BASIC });
+      throw invalidClient('no Authorization header, no client assertion and no client certificate');
     }
     if (types.length !== 1 || types[0] !== JWT_BEARER_ASSERTION_TYPE) {
-      throw invalidClient('client_assertion_type missing, repeated or not jwt-bearer', {
-        description: `client authentication failed: client_assertion_type must be ${JWT_BEARER_ASSERTION_TYPE}`,
-      });
+      throw invalidClient(`client_assertion_type missing, repeated or not ${JWT_BEARER_ASSERTION_TYPE}`);
     }
     if (assertions.length !== 1 || !assertions[0]) throw invalidClient('client_assertion missing or repeated');
     admit(request, await authenticator.authenticateWithAssertion(assertions[0], request.databaseDeadline));
