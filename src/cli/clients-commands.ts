@@ -239,7 +239,7 @@ export function clientsCommand(context: AdminContext): Command {
         .command('update')
         .summary('change a client in place (same ID and secret)')
         .description(
-          `Changes a client in place: same ID, same secret. --scope, --grant and --allow-ip replace the whole list. Running servers apply the change ${AT_ONCE_EVERYWHERE}.`,
+          `Changes a client in place: same ID, same secret. --scope, --grant and --allow-ip replace the whole list. The change applies ${AT_ONCE_EVERYWHERE}.`,
         )
         .usage(
           'ID [--name NAME] [--scope S]... [--grant G]... [--allow-ip CIDR]... [--clear-allow-ips] [--auth-method M] [--jwks-file FILE] [--tls-subject-dn DN] [--[no-]require-bound-tokens] [--json]',
@@ -275,7 +275,7 @@ export function clientsCommand(context: AdminContext): Command {
         ...security,
       });
       print(client, options.json);
-      io.err(`running servers apply the change ${AT_ONCE_EVERYWHERE}`);
+      io.err(`the change applies ${AT_ONCE_EVERYWHERE}`);
     });
 
   for (const [action, summary] of [
