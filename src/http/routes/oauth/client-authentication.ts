@@ -9,9 +9,9 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
+import { allowListOf } from '../../../app/client-directory.js';
 import type { ClientRecord } from '../../../domain/client.js';
 import { invalidClient, tokenCallerNotWhitelisted } from '../../../domain/errors.js';
-import { IpAllowList } from '../../../domain/ip-allow-list.js';
 import { parseBasicCredentials } from '../../basic-credentials.js';
 import { assertFormContentType } from '../../form-body.js';
 import { presentedCertificate, type ClientCertificateSource } from '../../client-certificate.js';
@@ -26,18 +26,6 @@ declare module 'fastify' {
     /** The client authenticated by {@link authenticateClient}, on the OAuth endpoints. */
     oauthClient: ClientRecord | null;
   }
-}
-
-/**
- * Each client record's parsed allow-list: records come from the authenticator's cache, so the
- * same object is seen request after request (a changed client is a new record, a new entry).
- */
-const allowLists = new WeakMap<ClientRecord, IpAllowList>();
-
-function allowListOf(client: ClientRecord): IpAllowList {
-  let list = allowLists.get(client);
-  if (!list) allowLists.set(client, (list = new IpAllowList(client.allowedIps)));
-  return list;
 }
 
 /** Admits `client` for this request unless the caller's address is outside its allow-list. */
