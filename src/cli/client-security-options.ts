@@ -83,7 +83,7 @@ async function readJwksFile(path: string): Promise<unknown> {
 async function publicKeyJwks(path: string, pem: string): Promise<unknown> {
   let jwk: JWK;
   try {
-    jwk = createPublicKey(pem).export({ format: 'jwk' }) as JWK;
+    jwk = createPublicKey(pem).export({ format: 'jwk' });
   } catch {
     throw new UsageError(`--jwks-file: ${path} holds a public key that cannot be read`);
   }

@@ -51,8 +51,8 @@ function signingKey(input: PrivateKeyInput): SigningKey {
   const key =
     typeof input === 'string'
       ? createPrivateKey(input)
-      : 'asymmetricKeyType' in input && typeof (input as KeyObject).export === 'function'
-        ? (input as KeyObject)
+      : 'asymmetricKeyType' in input && typeof input.export === 'function'
+        ? input
         : createPrivateKey({ key: input as Jwk, format: 'jwk' });
   if (key.type !== 'private') throw new TypeError('a private key is needed to sign');
   switch (key.asymmetricKeyType) {
