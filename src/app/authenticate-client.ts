@@ -57,7 +57,7 @@ export interface ClientAssertionCheck {
 }
 
 /** The key under which a proof's `jti` is remembered: fixed length, whatever the client sent. */
-export function proofReplayKey(kind: 'client_assertion' | 'dpop', scope: string, jti: string): string {
+function proofReplayKey(kind: 'client_assertion', scope: string, jti: string): string {
   return `${kind}:${createHash('sha256').update(`${scope}\u0000${jti}`).digest('base64url')}`;
 }
 

@@ -29,6 +29,19 @@ export interface ClientAccess {
 }
 
 /** A record and its access rules, derived once per read (the allow-list parsed once). */
+/**
+ * Each client record's parsed IP allow-list, parsed once per record: the bearer check reads it
+ * from the directory's entry, the token endpoint through this function with the record client
+ * authentication admitted (the same cached object; a changed client is a new record).
+ */
+const allowLists = new WeakMap<ClientRecord, IpAllowList>();
+
+export function allowListOf(record: ClientRecord): IpAllowList {
+  let list = allowLists.get(record);
+  if (!list) allowLists.set(record, (list = new IpAllowList(record.allowedIps)));
+  return list;
+}
+
 interface CachedClient {
   readonly record: ClientRecord;
   readonly access: ClientAccess;
@@ -89,7 +102,7 @@ export class ClientDirectory implements Pick<ClientStore, 'findById'> {
           platform: record.platform,
           institution: record.institution,
           enabled: record.enabled,
-          allowedIps: new IpAllowList(record.allowedIps),
+          allowedIps: allowListOf(record),
           requireBoundTokens: record.requireBoundTokens,
         },
       }

@@ -3,6 +3,7 @@
  * (`DpopProofVerifier`) whose `jti` has not been seen before within the proof's window, in
  * any process (the same single-use store as client assertions).
  */
+import { createHash } from 'node:crypto';
 import {
   InvalidProof,
   type DpopProofExpectation,
@@ -11,8 +12,16 @@ import {
 } from '../ports/client-proofs.js';
 import type { DatabaseDeadline } from '../ports/database-deadline.js';
 import type { ReplayGuard } from '../ports/replay-guard.js';
-import { proofReplayKey } from './authenticate-client.js';
 import { firstUseOrUnavailable } from './single-use-check.js';
+
+/**
+ * The key under which a DPoP proof's `jti` is remembered: per key (`jkt`, RFC 9449 §11.1), of
+ * fixed length whatever the client sent. The same form as a client assertion's key in
+ * `app/authenticate-client.ts`, under its own prefix, so the two never collide.
+ */
+function dpopReplayKey(jkt: string, jti: string): string {
+  return `dpop:${createHash('sha256').update(`${jkt}\u0000${jti}`).digest('base64url')}`;
+}
 
 /** A proof is remembered as long as its `iat` could still be accepted, and a little more. */
 const REMEMBER_SECONDS = 2 * 60 + 5;
@@ -35,7 +44,7 @@ export class DpopProofs {
     if (
       !(await firstUseOrUnavailable(
         this.replays,
-        proofReplayKey('dpop', verified.jkt, verified.jti),
+        dpopReplayKey(verified.jkt, verified.jti),
         until,
         expected.now,
         deadline,

@@ -179,7 +179,8 @@ export class WebhookDispatcher {
         delivery.body,
       );
       if (answer.status >= 200 && answer.status < 300) outcome = { kind: 'delivered', status: answer.status };
-      else if (answer.status === 410) outcome = { kind: 'gone', status: 410 };
+      else if (answer.status === 410)
+        outcome = { kind: 'gone', status: 410, error: 'the receiver answered 410 Gone: endpoint disabled' };
       else outcome = this.failure(delivery, answer.status, `the receiver answered ${answer.status}`);
     } catch (error) {
       const reason = error instanceof WebhookSendFailed ? error.reason : 'unexpected error';

@@ -25,6 +25,10 @@ import {
   type ClientSecurityOptions,
 } from './client-security-options.js';
 
+/** How soon running servers see a change to a client (docs/operations.md "How changes reach every process"). */
+const AT_ONCE_EVERYWHERE =
+  "at once in every running server (within COREGATE_CLIENT_CACHE_SECONDS, 30 s by default, while a server's change feed is down)";
+
 /** The public view of a client, in the CLI's snake_case JSON. */
 function clientJson(client: ClientView) {
   return {
@@ -161,6 +165,8 @@ export function clientsCommand(context: AdminContext): Command {
     )
     .action(async (options: CreateOptions) => {
       const name = required(options.name, 'name');
+      // The key file is read (and a private key refused) before any database is opened.
+      const security = await clientSecurityArgs(options);
       const admin = await context.admin();
       const { client, secret } = await admin.call('clients.create', {
         name,
@@ -169,7 +175,7 @@ export function clientsCommand(context: AdminContext): Command {
         ...(options.grant !== undefined ? { grants: options.grant } : {}),
         ...(options.allowIp !== undefined ? { allowedIps: options.allowIp } : {}),
         ...(options.institution !== undefined ? { institution: options.institution } : {}),
-        ...clientSecurityArgs(options),
+        ...security,
       });
       printSecret(
         io,
@@ -233,7 +239,7 @@ export function clientsCommand(context: AdminContext): Command {
         .command('update')
         .summary('change a client in place (same ID and secret)')
         .description(
-          'Changes a client in place: same ID, same secret. --scope, --grant and --allow-ip replace the whole list. Running servers apply the change at once (within 60 seconds at most).',
+          `Changes a client in place: same ID, same secret. --scope, --grant and --allow-ip replace the whole list. The change applies ${AT_ONCE_EVERYWHERE}.`,
         )
         .usage(
           'ID [--name NAME] [--scope S]... [--grant G]... [--allow-ip CIDR]... [--clear-allow-ips] [--auth-method M] [--jwks-file FILE] [--tls-subject-dn DN] [--[no-]require-bound-tokens] [--json]',
@@ -256,6 +262,7 @@ export function clientsCommand(context: AdminContext): Command {
       ),
     )
     .action(async (id: string, options: UpdateOptions) => {
+      const security = await clientSecurityArgs(options);
       const client = await (
         await context.admin()
       ).call('clients.update', {
@@ -265,19 +272,14 @@ export function clientsCommand(context: AdminContext): Command {
         ...(options.grant !== undefined ? { grants: options.grant } : {}),
         ...(options.allowIp !== undefined ? { allowedIps: options.allowIp } : {}),
         ...(options.clearAllowIps === true ? { clearAllowedIps: true } : {}),
-        ...clientSecurityArgs(options),
+        ...security,
       });
       print(client, options.json);
-      io.err(
-        'running servers apply the change at once (within COREGATE_CLIENT_CACHE_SECONDS, 30 s by default, while their change feed is down)',
-      );
+      io.err(`the change applies ${AT_ONCE_EVERYWHERE}`);
     });
 
   for (const [action, summary] of [
-    [
-      'disable',
-      'stop a client: no new tokens; tokens already issued stop working at once in every running server (within 60 seconds at most)',
-    ],
+    ['disable', `stop a client: no new tokens; tokens already issued stop working ${AT_ONCE_EVERYWHERE}`],
     ['enable', 'let a disabled client get tokens again'],
   ] as const) {
     withJson(
@@ -292,10 +294,7 @@ export function clientsCommand(context: AdminContext): Command {
       .action(async (id: string, options: { json?: boolean }) => {
         const client = await (await context.admin()).call('clients.set-enabled', { id, enabled: action === 'enable' });
         print(client, options.json);
-        if (action === 'disable')
-          io.err(
-            'tokens already issued to this client stop working at once in every running server (within 60 seconds at most)',
-          );
+        if (action === 'disable') io.err(`tokens already issued to this client stop working ${AT_ONCE_EVERYWHERE}`);
       });
   }
 
@@ -335,9 +334,7 @@ export function clientsCommand(context: AdminContext): Command {
     clients
       .command('delete')
       .summary('delete a client and its refresh tokens')
-      .description(
-        'Deletes a client and its refresh tokens; its access tokens stop working at once in every running server (within 60 seconds at most).',
-      )
+      .description(`Deletes a client and its refresh tokens; its access tokens stop working ${AT_ONCE_EVERYWHERE}.`)
       .usage('ID [--json]')
       .argument('<ID>', 'the client ID (cg_…)'),
   )
@@ -345,9 +342,7 @@ export function clientsCommand(context: AdminContext): Command {
     .action(async (id: string, options: { json?: boolean }) => {
       const result = await (await context.admin()).call('clients.delete', { id });
       printData(io, options.json, result, () => `deleted client ${result.client_id}`);
-      io.err(
-        "its refresh tokens are gone; its access tokens stop working at once (within COREGATE_CLIENT_CACHE_SECONDS, 30 s by default, while a server's change feed is down)",
-      );
+      io.err(`its refresh tokens are gone; its access tokens stop working ${AT_ONCE_EVERYWHERE}`);
     });
   return clients;
 }

@@ -22,7 +22,8 @@ Run coregate <command> --help for a command's flags and examples. Commands that
 print data accept --json. Settings come from the environment: DATABASE_URL,
 COREGATE_DATA_DIR, PORT, ... (coregate serve --help lists them all).`;
 
-function program(context: AdminContext): Command {
+/** The whole command tree (the documentation test reads every command and flag from it). */
+export function program(context: AdminContext): Command {
   const version = `${PACKAGE_INFO.name} ${PACKAGE_INFO.version}`;
   const root = new Command('coregate')
     .description('coregate — core banking gateway')

@@ -176,15 +176,16 @@ export class ApiError extends Error {
   }
 }
 
-/** The `error_description` when a request carries no HTTP Basic credentials at all. */
-export const USE_CLIENT_SECRET_BASIC =
-  'client authentication failed: send client_id and client_secret with HTTP Basic (client_secret_basic); credentials in the form body are not accepted';
-
 /**
- * One public message for every cause of a wrong credential, so a caller cannot probe which part
- * was wrong; only a cause the caller cannot probe with (no Basic header, its address) says more.
+ * The one `error_description` of every `invalid_client`, whatever the client and the cause (a
+ * wrong secret, an unknown client, a method the client was not registered with, an expired
+ * assertion, a missing certificate, an address outside the allow-list): a caller learns neither
+ * whether a client exists nor how it authenticates. It names the methods coregate accepts, so
+ * that a library sending the secret in the form body learns what to send instead. The precise
+ * cause is the error's `detail`: logged, never sent (docs/behaviour.md#token-errors).
  */
-const CLIENT_AUTHENTICATION_FAILED = 'client authentication failed';
+export const CLIENT_AUTHENTICATION_FAILED =
+  'client authentication failed: use the method the client was registered with (client_secret_basic, private_key_jwt, tls_client_auth, self_signed_tls_client_auth)';
 
 // --- One constructor per code ---
 
@@ -196,14 +197,9 @@ export function invalidRequest(
   return new ApiError('invalid_request', message, { data: { errors: options.problems ?? [] }, detail: options.detail });
 }
 
-export function invalidClient(
-  detail?: string,
-  options: { knownClient?: KnownClient; description?: string } = {},
-): ApiError {
-  return new ApiError('invalid_client', options.description ?? CLIENT_AUTHENTICATION_FAILED, {
-    detail,
-    knownClient: options.knownClient,
-  });
+/** `detail`: the precise cause, for the log line (never a secret or an assertion). */
+export function invalidClient(detail?: string, options: { knownClient?: KnownClient } = {}): ApiError {
+  return new ApiError('invalid_client', CLIENT_AUTHENTICATION_FAILED, { detail, knownClient: options.knownClient });
 }
 
 export function invalidGrant(description: string, detail?: string): ApiError {
@@ -245,6 +241,30 @@ export function invalidToken(detail: string, scheme: 'Bearer' | 'DPoP' = 'Bearer
   return new ApiError('invalid_token', 'invalid or expired access token', { detail, headers });
 }
 
+/**
+ * A sender-constrained token presented without what binds it: unlike any other invalid token, the
+ * holder is told why and how to present it (RFC 9449 §7.1, RFC 8705 §3), in the message and in
+ * the challenge's `error_description` (RFC 6750 §3). It tells nothing the holder of the token
+ * cannot read in its `cnf` claim.
+ */
+export function boundTokenWithoutProof(binding: 'dpop' | 'certificate', scheme: 'Bearer' | 'DPoP'): ApiError {
+  const [detail, description] =
+    binding === 'dpop'
+      ? [
+          'a DPoP-bound token sent as Bearer',
+          'the access token is DPoP-bound: send it as Authorization: DPoP <token> with a DPoP proof header (RFC 9449)',
+        ]
+      : [
+          'a certificate-bound token without that certificate',
+          'the access token is bound to a client certificate: send it over mutual TLS with the certificate it was issued to (RFC 8705)',
+        ];
+  const challenge = binding === 'dpop' ? 'DPoP' : scheme;
+  return new ApiError('invalid_token', description, {
+    detail,
+    headers: { 'www-authenticate': `${challenge} error="invalid_token", error_description="${description}"` },
+  });
+}
+
 /** The token of a disabled client: answered as {@link invalidToken}, audited as `client_disabled`. */
 export function clientDisabled(clientId: string): ApiError {
   return new ApiError('client_disabled', 'invalid or expired access token', {
@@ -267,11 +287,12 @@ export function ipNotWhitelisted(ip: string): ApiError {
   });
 }
 
-/** The token endpoint's form of {@link ipNotWhitelisted}: an `invalid_client` naming the address. */
+/** The token endpoint's form of {@link ipNotWhitelisted}: an `invalid_client` like any other; the detail names the address. */
 export function tokenCallerNotWhitelisted(ip: string, client: KnownClient): ApiError {
   return new ApiError(
     'ip_not_whitelisted',
-    `client authentication failed: the address ${ip} is not in this client's IP allow-list`,
+    // The same text as every other refusal of client authentication: the address is in the log and the audit row.
+    CLIENT_AUTHENTICATION_FAILED,
     {
       detail: `caller ${ip} outside the allow-list of ${client.id}`,
       knownClient: client,

@@ -4,7 +4,7 @@
  * that does not decode cleanly is a failed client authentication.
  */
 import type { ClientCredentials } from '../app/authenticate-client.js';
-import { invalidClient, USE_CLIENT_SECRET_BASIC } from '../domain/errors.js';
+import { invalidClient } from '../domain/errors.js';
 
 const BASIC = /^Basic[ \t]+([A-Za-z0-9+/]+={0,2})[ \t]*$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -21,11 +21,10 @@ function formDecode(value: string): string {
 export function parseBasicCredentials(header: string | undefined): ClientCredentials {
   // No Basic header at all is what a client configured for client_secret_post sends (openid-client's
   // and simple-oauth2's default): the answer says how to authenticate instead. It reveals nothing about any client.
-  if (header === undefined) throw invalidClient('no Authorization header', { description: USE_CLIENT_SECRET_BASIC });
+  if (header === undefined) throw invalidClient('no Authorization header');
   const match = BASIC.exec(header);
   if (!match) {
-    const description = /^Basic\b/i.test(header) ? undefined : USE_CLIENT_SECRET_BASIC;
-    throw invalidClient('Authorization is not Basic with base64 credentials', description ? { description } : {});
+    throw invalidClient('Authorization is not Basic with base64 credentials');
   }
   const encoded = match[1]!;
   const bytes = Buffer.from(encoded, 'base64');

@@ -51,7 +51,7 @@ export type AttemptOutcome =
   | { readonly kind: 'retry'; readonly status: number | null; readonly error: string; readonly nextAttemptAt: Date }
   | { readonly kind: 'failed'; readonly status: number | null; readonly error: string }
   /** 410 Gone: the delivery fails and the endpoint is disabled. */
-  | { readonly kind: 'gone'; readonly status: 410 };
+  | { readonly kind: 'gone'; readonly status: 410; readonly error: string };
 
 export interface DeliveryView {
   readonly id: string;

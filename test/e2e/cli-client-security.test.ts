@@ -1,19 +1,23 @@
 /**
  * `clients create|update … --auth-method private_key_jwt --jwks-file FILE`: no secret is made
  * or printed, `--json` carries `token_endpoint_auth_method`, a JWKS holding a private key is
- * refused (only public keys are stored), and a plain `clients create` prints what it always did.
+ * refused (only public keys are stored), a PEM public key is registered as a JWK Set (kid its
+ * RFC 7638 thumbprint) and a PEM private key refused with the command that extracts the public
+ * one, and a plain `clients create` prints what it always did.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createPublicKey } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { exportJWK, generateKeyPair } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { selfSignedCertificate } from '../support/tls.js';
 import { killAll, runCli, runJson, tempDataDir } from './support/process.js';
 
 after(killAll);
 
-describe('coregate clients … --auth-method (embedded database)', { timeout: 120_000 }, () => {
+describe('coregate clients … --auth-method (embedded database)', { timeout: 300_000 }, () => {
   let data: { dir: string; remove: () => void };
   let env: Record<string, string>;
   let publicFile: string;
@@ -134,5 +138,45 @@ describe('coregate clients … --auth-method (embedded database)', { timeout: 12
     } finally {
       certificate.remove();
     }
+  });
+
+  it('takes a PEM public key (Ed25519, P-256, RSA) made with openssl, its kid the RFC 7638 thumbprint', async () => {
+    for (const [name, keygen] of [
+      ['ed25519', ['-algorithm', 'ed25519']],
+      ['p256', ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256']],
+      ['rsa', ['-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048']],
+    ] as const) {
+      const keyFile = join(data.dir, `${name}-key.pem`);
+      const publicPem = join(data.dir, `${name}-public.pem`);
+      execFileSync('openssl', ['genpkey', ...keygen, '-out', keyFile]);
+      execFileSync('openssl', ['pkey', '-in', keyFile, '-pubout', '-out', publicPem]);
+      const created = await runJson<Record<string, unknown>>(
+        ['clients', 'create', '--name', name, '--auth-method', 'private_key_jwt', '--jwks-file', publicPem, '--json'],
+        env,
+      );
+      const jwk = createPublicKey(readFileSync(publicPem)).export({ format: 'jwk' }) as JWK;
+      assert.deepEqual(created['jwks_kids'], [await calculateJwkThumbprint(jwk)], name);
+      const shown = await runJson<Record<string, unknown>>(
+        ['clients', 'show', String(created['client_id']), '--json'],
+        env,
+      );
+      assert.equal(shown['token_endpoint_auth_method'], 'private_key_jwt');
+    }
+  });
+
+  it('refuses a PEM private key, saying so and how to extract the public key; nothing is created', async () => {
+    const keyFile = join(data.dir, 'client-key.pem');
+    execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', keyFile]);
+    const before = await runJson<unknown[]>(['clients', 'list', '--json'], env);
+    const refused = await runCli(
+      ['clients', 'create', '--name', 'pem-private', '--auth-method', 'private_key_jwt', '--jwks-file', keyFile],
+      env,
+    );
+    assert.equal(refused.code, 2);
+    assert.equal(
+      refused.stderr.trim().split('\n').at(-1),
+      `coregate: --jwks-file: ${keyFile} is a private key, which must stay with the client: register its public key, extracted with: openssl pkey -in ${keyFile} -pubout -out public.pem`,
+    );
+    assert.equal((await runJson<unknown[]>(['clients', 'list', '--json'], env)).length, before.length);
   });
 });

@@ -180,6 +180,20 @@ describe('coregate CLI: help and usage mistakes', () => {
     }
   });
 
+  it('serve names its flags, and a stray word (npm start --port N: npm took the flag) says to put flags after --', async () => {
+    for (const [argv, line] of [
+      [['serve', '--port', 'abc'], 'coregate: --port must be a whole number from 0 to 65535, got "abc"'],
+      [['serve', '--port', '70000'], 'coregate: --port must be a whole number from 0 to 65535, got "70000"'],
+      [
+        ['serve', '9000'],
+        `coregate: serve takes no arguments, got "9000"; with npm start, put coregate's flags after --: npm start -- --port 9000`,
+      ],
+    ] as const) {
+      const result = await run(...argv);
+      assert.deepEqual(result, { code: 2, stdout: '', stderr: `${line}\n` }, argv.join(' '));
+    }
+  });
+
   it('serve --help lists the settings from the configuration schema', async () => {
     const help = await run('serve', '--help');
     assert.equal(help.code, 0);

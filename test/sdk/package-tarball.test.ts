@@ -1,5 +1,5 @@
 /**
- * `@coregate/client` as a published package: `npm pack` of packages/client (its prepare
+ * `@coregate/client` as a published package: `npm pack` of packages/client (its prepack
  * script compiles it) gives a tarball that installs into an empty project without the
  * network (it has no runtime dependencies), imports with plain Node, and type-checks for a
  * TypeScript consumer through its `exports` and `types`.
@@ -7,54 +7,35 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { CLIENT_PACKAGE_DIR, npmEnv, packClient } from '../support/packed-client.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const PACKAGE_DIR = join(ROOT, 'packages', 'client');
-
-/** Without the test runner's npm variables (`npm_config_*`…), which the nested npm would take for its own. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
-}
-
-interface PackResult {
-  readonly filename: string;
-  readonly files: ReadonlyArray<{ readonly path: string }>;
-}
 
 describe('@coregate/client packed and installed', { timeout: 180_000 }, () => {
   it('npm pack gives a tarball with the build, types, README and license, which installs offline and imports', async (t) => {
     const work = mkdtempSync(join(tmpdir(), 'cg-client-pack-'));
     t.after(() => rmSync(work, { recursive: true, force: true }));
-    const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readFileSync(join(CLIENT_PACKAGE_DIR, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     assert.equal(manifest['private'], undefined, 'publishable');
     assert.equal(manifest['license'], 'Apache-2.0');
     assert.equal(manifest['dependencies'], undefined, 'no runtime dependencies');
+    // dist/ is in the tarball: nothing runs when it is installed (npm warns about install-time scripts).
+    const scripts = (manifest['scripts'] ?? {}) as Record<string, string>;
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare'])
+      assert.equal(scripts[script], undefined, `no ${script} script`);
 
-    // Packed from a copy of the package's sources (no dist/), so that its prepare script is seen to
-    // build it, and so that other test files importing packages/client/dist never read a file
-    // being rewritten. The copy borrows this repository's node_modules for the compiler and types.
-    const source = join(work, 'client');
-    cpSync(PACKAGE_DIR, source, { recursive: true, filter: (path) => !/\/(dist|node_modules)$/.test(path) });
-    symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'));
-    const env = {
-      ...cleanEnv(),
-      PATH: `${join(ROOT, 'node_modules', '.bin')}${delimiter}${process.env['PATH'] ?? ''}`,
-    };
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], {
-      cwd: source,
-      env,
-      maxBuffer: 8 * 1024 * 1024,
-    });
-    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as PackResult[];
-    assert.ok(packed);
-    const files = packed.files.map((file) => file.path);
+    const packed = await packClient(work);
+    const files = packed.files;
     for (const expected of [
       'package.json',
       'README.md',
@@ -76,10 +57,11 @@ describe('@coregate/client packed and installed', { timeout: 180_000 }, () => {
       join(consumer, 'package.json'),
       JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }),
     );
-    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed.filename)], {
+    const installed = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', packed.tarball], {
       cwd: consumer,
-      env: cleanEnv(),
+      env: npmEnv(),
     });
+    assert.doesNotMatch(`${installed.stdout}${installed.stderr}`, /install-scripts|install scripts/);
 
     // Plain Node, from outside this repository: what a platform's code does.
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -102,7 +84,7 @@ console.log(JSON.stringify({ client: typeof client.listAccounts, error: typeof C
     );
     const imported = await run(process.execPath, ['main.mjs'], {
       cwd: consumer,
-      env: { ...cleanEnv(), BODY: body, TS: timestamp, SIG: signature, SECRET: secret },
+      env: { ...npmEnv(), BODY: body, TS: timestamp, SIG: signature, SECRET: secret },
     });
     assert.deepEqual(JSON.parse(imported.stdout), {
       client: 'function',

@@ -19,7 +19,7 @@ export type {
   BulkRegistrationResult,
   RegisterCustomersOptions,
 } from './bulk-registration.js';
-export type { PrivateKeyInput } from './proofs.js';
+export type { Jwk, PrivateKeyInput } from './proofs.js';
 export {
   ACCOUNT_RECORD_FIELDS,
   CUSTOMER_REFERENCE_FIELDS,

@@ -12,12 +12,35 @@ import {
   randomUUID,
   sign,
   constants,
-  type JsonWebKey,
   type KeyObject,
 } from 'node:crypto';
 
+/**
+ * A JSON Web Key (RFC 7517 §4, RFC 7518 §6) as a plain object. The package's own type, so that its
+ * declarations do not depend on how a given `@types/node` names its JWK type (`crypto.JsonWebKey`
+ * in some versions, `webcrypto.JsonWebKey` in others). A type alias, not an interface, so that it
+ * is assignable to either.
+ */
+export type Jwk = {
+  readonly kty: string;
+  readonly crv?: string;
+  readonly x?: string;
+  readonly y?: string;
+  readonly n?: string;
+  readonly e?: string;
+  readonly d?: string;
+  readonly p?: string;
+  readonly q?: string;
+  readonly dp?: string;
+  readonly dq?: string;
+  readonly qi?: string;
+  readonly kid?: string;
+  readonly alg?: string;
+  readonly use?: string;
+};
+
 /** A private key as a `KeyObject`, a PEM string or a private JWK. */
-export type PrivateKeyInput = KeyObject | string | JsonWebKey;
+export type PrivateKeyInput = KeyObject | string | Jwk;
 
 interface SigningKey {
   readonly key: KeyObject;
@@ -28,9 +51,9 @@ function signingKey(input: PrivateKeyInput): SigningKey {
   const key =
     typeof input === 'string'
       ? createPrivateKey(input)
-      : 'asymmetricKeyType' in input && typeof (input as KeyObject).export === 'function'
-        ? (input as KeyObject)
-        : createPrivateKey({ key: input as JsonWebKey, format: 'jwk' });
+      : 'asymmetricKeyType' in input && typeof input.export === 'function'
+        ? input
+        : createPrivateKey({ key: input as Jwk, format: 'jwk' });
   if (key.type !== 'private') throw new TypeError('a private key is needed to sign');
   switch (key.asymmetricKeyType) {
     case 'ed25519':
@@ -85,7 +108,7 @@ export class ClientAssertionSigner {
 /** DPoP: one key for the client's life (made here unless given), a proof per request. */
 export class DpopSigner {
   readonly #signer: SigningKey;
-  readonly #jwk: JsonWebKey;
+  readonly #jwk: Record<string, string | undefined>;
   /** The latest `DPoP-Nonce` each server origin asked for (RFC 9449 §8, §9). */
   readonly #nonces = new Map<string, string>();
 

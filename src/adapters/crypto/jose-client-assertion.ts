@@ -99,8 +99,7 @@ export class JoseClientAssertionVerifier implements ClientAssertionVerifier {
         requiredClaims: ['iss', 'sub', 'aud', 'exp', 'jti'],
       }));
     } catch (error) {
-      if (error instanceof joseErrors.JOSEError) throw new InvalidProof(error.code);
-      throw new InvalidProof(error instanceof Error ? error.message : 'unreadable assertion');
+      throw new InvalidProof(refusalReason(error, assertion));
     }
     const typ = protectedHeader.typ?.toLowerCase();
     if (!ASSERTION_TYPES.has(typ === undefined ? undefined : typ.replace(/^application\//, '')))
@@ -123,5 +122,38 @@ export class JoseClientAssertionVerifier implements ClientAssertionVerifier {
     let keySet = this.keySets.get(jwks);
     if (!keySet) this.keySets.set(jwks, (keySet = createLocalJWKSet(withEd25519Aliases(jwks))));
     return keySet;
+  }
+}
+
+/**
+ * Why jose refused an assertion, in words for the log line: which claim failed (`aud`, `iss`,
+ * `exp`, …), which key was not found. Only the claim's name and jose's fixed text, never a
+ * claim's value or the assertion.
+ */
+function refusalReason(error: unknown, assertion: string): string {
+  if (error instanceof joseErrors.JWTExpired) return 'claim exp failed: the assertion has expired';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) return `claim ${error.claim} failed: ${error.message}`;
+  if (error instanceof joseErrors.JWKSNoMatchingKey) {
+    const { kid, alg } = safeHeader(assertion);
+    return `no key of the client's JWKS matches the assertion (kid ${kid}, alg ${alg})`;
+  }
+  if (error instanceof joseErrors.JWKSMultipleMatchingKeys)
+    return "several keys of the client's JWKS match the assertion: it must name one by kid";
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'the signature does not verify';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed)
+    return `alg ${safeHeader(assertion).alg} is not accepted (${CLIENT_ASSERTION_ALGORITHMS.join(', ')})`;
+  if (error instanceof joseErrors.JOSEError) return `${error.code}: ${error.message}`;
+  return 'unreadable assertion';
+}
+
+/** The header's `kid` and `alg` as printable names (at most 64 characters each), or `none`. */
+function safeHeader(assertion: string): { kid: string; alg: string } {
+  const printable = (value: unknown) =>
+    typeof value === 'string' && /^[\x21-\x7e]{1,64}$/.test(value) ? JSON.stringify(value) : 'none';
+  try {
+    const { kid, alg } = decodeProtectedHeader(assertion);
+    return { kid: printable(kid), alg: printable(alg) };
+  } catch {
+    return { kid: 'none', alg: 'none' };
   }
 }

@@ -14,6 +14,7 @@ import {
   insufficientScope,
   invalidDpopProof,
   invalidToken,
+  boundTokenWithoutProof,
   ipNotWhitelisted,
   missingToken,
   type ApiError,
@@ -126,7 +127,7 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
       boundCertificate !== undefined &&
       presentedCertificate(request, deps.certificates, deps.clock.now())?.thumbprint !== boundCertificate
     ) {
-      throw denied(request, invalidToken('a certificate-bound token without that certificate', scheme));
+      throw denied(request, boundTokenWithoutProof('certificate', scheme));
     }
     const client = await deps.clients.get(claims.client_id, deadline);
     if (!client) throw denied(request, invalidToken('client no longer exists'));
@@ -180,7 +181,7 @@ async function requireDpopProof(
   jkt: string | undefined,
   scheme: Scheme,
 ): Promise<void> {
-  if (scheme === 'Bearer') throw denied(request, invalidToken('a DPoP-bound token sent as Bearer', 'DPoP'));
+  if (scheme === 'Bearer') throw denied(request, boundTokenWithoutProof('dpop', scheme));
   if (jkt === undefined) throw denied(request, invalidToken('a bearer token sent with the DPoP scheme', 'DPoP'));
   const proof = request.headers['dpop'];
   if (typeof proof !== 'string')

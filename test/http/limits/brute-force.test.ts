@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { basic, type Harness } from '../../support/harness.js';
+import { CLIENT_AUTHENTICATION_FAILED } from '../../../src/domain/errors.js';
 import { assertOAuth429, LIMIT_STORES, onlyLimits } from './limit-stores.js';
 
 const LIMITS = onlyLimits({
@@ -38,7 +39,7 @@ function token(
 
 function assertInvalidClient(response: { statusCode: number; json(): unknown }): void {
   assert.equal(response.statusCode, 400);
-  assert.deepEqual(response.json(), { error: 'invalid_client', error_description: 'client authentication failed' });
+  assert.deepEqual(response.json(), { error: 'invalid_client', error_description: CLIENT_AUTHENTICATION_FAILED });
 }
 
 for (const store of LIMIT_STORES) {

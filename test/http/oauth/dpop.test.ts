@@ -136,7 +136,12 @@ for (const backend of BACKENDS) {
 
       const asBearer = await call(`Bearer ${token}`);
       assert.equal(asBearer.status, 401, 'as Bearer');
-      assert.match(String(asBearer.headers.get('www-authenticate')), /^DPoP error="invalid_token"/);
+      assert.match(
+        String(asBearer.headers.get('www-authenticate')),
+        /^DPoP error="invalid_token", error_description="the access token is DPoP-bound: send it as Authorization: DPoP <token>/,
+      );
+      // The holder is told why and how to present it (RFC 9449 §7.1).
+      assert.match(((await asBearer.json()) as { message: string }).message, /DPoP-bound.*DPoP proof/);
 
       const other = await proofKey();
       const broken: Array<[string, string | undefined]> = [

@@ -87,12 +87,14 @@ describe('mutual TLS: coregate terminating TLS', () => {
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   }
 
-  async function gateway(accessToken: string, dispatcher: Agent): Promise<number> {
+  /** The gateway's status; `messages` collects each 401's envelope message. */
+  async function gateway(accessToken: string, dispatcher: Agent, messages: string[] = []): Promise<number> {
     const response = await undiciFetch(`${url}/core/accounts?customerId=nobody`, {
       headers: { authorization: `Bearer ${accessToken}` },
       dispatcher,
     });
-    await response.arrayBuffer();
+    const body = (await response.json()) as { message?: string };
+    if (response.status === 401) messages.push(String(body.message));
     return response.status;
   }
 
@@ -153,7 +155,10 @@ describe('mutual TLS: coregate terminating TLS', () => {
       thumbprint(readFileSync(files.clientCertFile, 'utf8')),
     );
     assert.notEqual(await gateway(accessToken, agent(caIssued())), 401, 'the same certificate');
-    assert.equal(await gateway(accessToken, agent()), 401, 'no certificate');
+    const told: string[] = [];
+    assert.equal(await gateway(accessToken, agent(), told), 401, 'no certificate');
+    // The holder is told the token is bound and how to present it (RFC 8705 §3).
+    assert.match(told[0] ?? '', /bound to a client certificate: send it over mutual TLS/);
     assert.equal(await gateway(accessToken, agent(ownCertificate())), 401, 'another certificate');
   });
 });

@@ -57,7 +57,7 @@ describe(`webhook operations (${QUICKEST_BACKEND.name})`, { skip: QUICKEST_BACKE
       deliveries.map((d) => [d.status, d.lastStatus, d.reason]),
       [
         ['delivered', 204, null],
-        ['failed', 410, null],
+        ['failed', 410, 'the receiver answered 410 Gone: endpoint disabled'],
       ],
     );
     receiver.received.length = 0;

@@ -9,9 +9,9 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
+import { allowListOf } from '../../../app/client-directory.js';
 import type { ClientRecord } from '../../../domain/client.js';
-import { invalidClient, tokenCallerNotWhitelisted, USE_CLIENT_SECRET_BASIC } from '../../../domain/errors.js';
-import { IpAllowList } from '../../../domain/ip-allow-list.js';
+import { invalidClient, tokenCallerNotWhitelisted } from '../../../domain/errors.js';
 import { parseBasicCredentials } from '../../basic-credentials.js';
 import { assertFormContentType } from '../../form-body.js';
 import { presentedCertificate, type ClientCertificateSource } from '../../client-certificate.js';
@@ -26,18 +26,6 @@ declare module 'fastify' {
     /** The client authenticated by {@link authenticateClient}, on the OAuth endpoints. */
     oauthClient: ClientRecord | null;
   }
-}
-
-/**
- * Each client record's parsed allow-list: records come from the authenticator's cache, so the
- * same object is seen request after request (a changed client is a new record, a new entry).
- */
-const allowLists = new WeakMap<ClientRecord, IpAllowList>();
-
-function allowListOf(client: ClientRecord): IpAllowList {
-  let list = allowLists.get(client);
-  if (!list) allowLists.set(client, (list = new IpAllowList(client.allowedIps)));
-  return list;
 }
 
 /** Admits `client` for this request unless the caller's address is outside its allow-list. */
@@ -100,12 +88,10 @@ export function authenticateClientByBody(authenticator: ClientAuthenticator, cer
         );
         return;
       }
-      throw invalidClient('no Authorization header and no client assertion', { description: USE_CLIENT_SECRET_BASIC });
+      throw invalidClient('no Authorization header, no client assertion and no client certificate');
     }
     if (types.length !== 1 || types[0] !== JWT_BEARER_ASSERTION_TYPE) {
-      throw invalidClient('client_assertion_type missing, repeated or not jwt-bearer', {
-        description: `client authentication failed: client_assertion_type must be ${JWT_BEARER_ASSERTION_TYPE}`,
-      });
+      throw invalidClient(`client_assertion_type missing, repeated or not ${JWT_BEARER_ASSERTION_TYPE}`);
     }
     if (assertions.length !== 1 || !assertions[0]) throw invalidClient('client_assertion missing or repeated');
     admit(request, await authenticator.authenticateWithAssertion(assertions[0], request.databaseDeadline));
