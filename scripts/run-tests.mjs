@@ -3,6 +3,11 @@
 // PostgreSQL server the PostgreSQL tests use: under CI an unreachable server fails
 // the run; elsewhere those tests are skipped with the reason. Each test file makes
 // its own fresh database (named with this run's id); the run drops them at the end.
+//
+// `--fast` (`npm run test:fast`, the inner loop): only the unit, contract and HTTP tests,
+// on the embedded engine only (`COREGATE_TEST_ENGINE=pglite`: PostgreSQL is neither
+// checked nor used). No real-process, tarball, clone-install or browser tests: those
+// live under test/e2e and test/sdk. Other arguments are substrings of test paths.
 import { spawn } from 'node:child_process';
 import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +16,9 @@ import pg from 'pg';
 
 const root = new URL('..', import.meta.url).pathname;
 const testRoot = join(root, 'dist', 'test');
-const filter = process.argv.slice(2);
+const fast = process.argv.includes('--fast');
+const filter = process.argv.slice(2).filter((argument) => argument !== '--fast');
+const FAST_TIERS = ['unit', 'contract', 'http'].map((tier) => `${join(testRoot, tier)}/`);
 
 function collect(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -22,6 +29,7 @@ function collect(dir) {
 }
 
 const files = collect(testRoot)
+  .filter((file) => !fast || FAST_TIERS.some((tier) => file.startsWith(tier)))
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
   .sort();
 if (files.length === 0) {
@@ -33,6 +41,7 @@ const adminUrl = process.env.COREGATE_TEST_PG_URL ?? 'postgres://postgres@127.0.
 const runId = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 const env = { ...process.env, COREGATE_TEST_PG_URL: adminUrl, COREGATE_TEST_RUN_ID: runId };
 delete env.DATABASE_URL;
+if (fast) env.COREGATE_TEST_ENGINE = 'pglite';
 
 async function adminClient() {
   const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
@@ -40,17 +49,20 @@ async function adminClient() {
   return client;
 }
 
-try {
-  const client = await adminClient();
-  await client.end();
-} catch (error) {
-  const reason = `PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} is unreachable: ${error.message}`;
-  if (process.env.CI === 'true') {
-    console.error(`FAIL: ${reason} (CI requires the PostgreSQL tests)`);
-    process.exit(1);
+// The fast tier neither checks nor uses PostgreSQL (test/support/postgres.ts skips its suites).
+if (env.COREGATE_TEST_ENGINE !== 'pglite') {
+  try {
+    const client = await adminClient();
+    await client.end();
+  } catch (error) {
+    const reason = `PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} is unreachable: ${error.message}`;
+    if (process.env.CI === 'true') {
+      console.error(`FAIL: ${reason} (CI requires the PostgreSQL tests)`);
+      process.exit(1);
+    }
+    console.error(`warning: ${reason}; PostgreSQL tests will be skipped`);
+    env.COREGATE_TEST_PG_SKIP = reason;
   }
-  console.error(`warning: ${reason}; PostgreSQL tests will be skipped`);
-  env.COREGATE_TEST_PG_SKIP = reason;
 }
 
 // One migrated embedded cluster for the whole run, made once: every test process loads a
@@ -82,7 +94,7 @@ const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-concu
 });
 const code = await new Promise((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
 
-if (!env.COREGATE_TEST_PG_SKIP) {
+if (!env.COREGATE_TEST_PG_SKIP && env.COREGATE_TEST_ENGINE !== 'pglite') {
   try {
     const client = await adminClient();
     const { rows } = await client.query('select datname from pg_database where datname like $1', [
