@@ -16,9 +16,11 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PAGES = [
   'README.md',
   'packages/client/README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
+  ...['docs', 'docs/benchmarks'].flatMap((dir) =>
+    readdirSync(join(ROOT, dir))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `${dir}/${name}`),
+  ),
 ];
 
 function sourceFiles(dir: string): string[] {

@@ -98,8 +98,8 @@ const DML = /^\s*(select|insert|update|delete|with)\b/i;
 /**
  * Names for coregate's statements, so that each pooled connection parses and plans a
  * statement once and then only binds and executes it: an unnamed statement is parsed,
- * analysed and planned by PostgreSQL on every execution (~0.2–0.3 ms of its CPU for the
- * registration statement, more than executing it). The name is a digest of the text, so
+ * analysed and planned by PostgreSQL on every execution (for the registration statement,
+ * more of its CPU than executing it). The name is a digest of the text, so
  * one text has one name on every connection and a changed text (a new release) a new one.
  * Statement texts are fixed in the code, but a few are built per call (filters of
  * `audit list`): only the first {@link MAX_PREPARED_TEXTS} distinct texts are named, which
