@@ -266,7 +266,8 @@ export class PostgresDatabase implements Database {
     });
   }
 
+  /** Ends the pool; a second call does nothing (the services and their opener may both close it). */
   async close(): Promise<void> {
-    await this.pool.end();
+    if (!this.pool.ending) await this.pool.end();
   }
 }
