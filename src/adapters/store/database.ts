@@ -3,7 +3,7 @@
  * through `pg`, or embedded PGlite). Stores write plain PostgreSQL with `$n`
  * parameters and run unchanged on both.
  */
-import { unavailable, type ApiError } from '../../domain/errors.js';
+import { DatabaseUnavailable } from '../../ports/database-unavailable.js';
 import type { ChangeFeed } from '../../ports/change-feed.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 
@@ -82,13 +82,13 @@ export function isConnectionFailure(error: unknown): boolean {
 /** How long callers are asked to wait when the database cannot serve them. */
 const RETRY_AFTER_SECONDS = 5;
 
-/** The database cannot serve this request (down, hung, busy): 503 with Retry-After (docs/behaviour.md#upstream-failures). */
-export function databaseUnavailable(detail: string): ApiError {
-  return unavailable('the service is temporarily unavailable', detail, RETRY_AFTER_SECONDS);
+/** The database cannot serve this request (down, hung, busy); the HTTP layer answers 503 with Retry-After. */
+export function databaseUnavailable(detail: string): DatabaseUnavailable {
+  return new DatabaseUnavailable(detail, RETRY_AFTER_SECONDS);
 }
 
 /** What a request that has used up its time for the database gets instead of another wait. */
-function deadlineSpent(): ApiError {
+function deadlineSpent(): DatabaseUnavailable {
   return databaseUnavailable('the request used up its time for the database (COREGATE_DB_TIMEOUT_MS)');
 }
 

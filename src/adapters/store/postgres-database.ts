@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { ApiError } from '../../domain/errors.js';
+import { DatabaseUnavailable } from '../../ports/database-unavailable.js';
 import type { ChangeFeed } from '../../ports/change-feed.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
@@ -14,9 +14,9 @@ import {
   type Queryable,
 } from './database.js';
 
-/** An unreachable database is a 503 with Retry-After (docs/behaviour.md#upstream-failures), not a 500. */
+/** An unreachable database is unavailable (503 with Retry-After, docs/behaviour.md#upstream-failures), not a 500. */
 function unavailableIfUnreachable(error: unknown): unknown {
-  if (error instanceof ApiError || !isConnectionFailure(error)) return error;
+  if (error instanceof DatabaseUnavailable || !isConnectionFailure(error)) return error;
   return databaseUnavailable(`database unreachable: ${(error as Error).message}`);
 }
 

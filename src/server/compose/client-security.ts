@@ -41,7 +41,7 @@ export function buildClientSecurity(
   { config, clock, database, logger }: Basics,
   { issuer }: { readonly issuer: IssuerUrl },
 ): ClientSecurity {
-  const replayGuard = createReplayGuard(config, database, logger);
+  const replayGuard = createReplayGuard(config, database, logger, clock);
   const dpopProofs = new DpopProofs(new JoseDpopProofVerifier(clock), replayGuard);
   const clientCertificates = mutualTls(config);
   return {
