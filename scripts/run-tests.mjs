@@ -4,12 +4,17 @@
 // the run; elsewhere those tests are skipped with the reason. Each test file makes
 // its own fresh database (named with this run's id); the run drops them at the end.
 //
+// `--coverage` (`npm test`): every test process, and every server and command they start,
+// writes V8's coverage (NODE_V8_COVERAGE); c8 reports it against the sources (.c8rc.json:
+// what counts, and the floor of line coverage) and the run fails below the floor. The run
+// ends with one plain line: tests passed and failed, and the line coverage against its floor.
+//
 // `--fast` (`npm run test:fast`, the inner loop): only the unit, contract and HTTP tests,
 // on the embedded engine only (`COREGATE_TEST_ENGINE=pglite`: PostgreSQL is neither
 // checked nor used). No real-process, tarball, clone-install or browser tests: those
 // live under test/e2e and test/sdk. Other arguments are substrings of test paths.
-import { spawn } from 'node:child_process';
-import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -17,7 +22,8 @@ import pg from 'pg';
 const root = new URL('..', import.meta.url).pathname;
 const testRoot = join(root, 'dist', 'test');
 const fast = process.argv.includes('--fast');
-const filter = process.argv.slice(2).filter((argument) => argument !== '--fast');
+const coverage = process.argv.includes('--coverage');
+const filter = process.argv.slice(2).filter((argument) => argument !== '--fast' && argument !== '--coverage');
 const FAST_TIERS = ['unit', 'contract', 'http'].map((tier) => `${join(testRoot, tier)}/`);
 
 function collect(dir) {
@@ -87,12 +93,23 @@ const templateDir = join(tmpdir(), `coregate-test-${runId}-cluster`);
 // process that short tests never repay (the suite is CPU-bound on 2 cores). The test runner
 // passes its own flags on to every test file's process; servers the end-to-end tests spawn
 // run as deployed.
-const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-concurrency=2', ...files], {
+// The runner's own report (spec on a terminal, TAP otherwise, as without these flags) and
+// the totals, for the run's last line.
+const totalsFile = join(tmpdir(), `coregate-test-${runId}.totals.json`);
+const coverageDir = coverage ? mkdtempSync(join(tmpdir(), `coregate-test-${runId}-coverage-`)) : undefined;
+if (coverageDir) env.NODE_V8_COVERAGE = coverageDir;
+const reporters = [
+  `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${join(root, 'scripts', 'test-totals-reporter.mjs')}`,
+  `--test-reporter-destination=${totalsFile}`,
+];
+const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-concurrency=2', ...reporters, ...files], {
   stdio: 'inherit',
   env,
   cwd: root,
 });
-const code = await new Promise((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
+let code = await new Promise((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
 
 if (!env.COREGATE_TEST_PG_SKIP && env.COREGATE_TEST_ENGINE !== 'pglite') {
   try {
@@ -108,4 +125,42 @@ if (!env.COREGATE_TEST_PG_SKIP && env.COREGATE_TEST_ENGINE !== 'pglite') {
 }
 rmSync(templateFile, { force: true });
 rmSync(templateDir, { recursive: true, force: true });
+
+let coverageLine = '';
+if (coverageDir) {
+  const floor = JSON.parse(readFileSync(join(root, '.c8rc.json'), 'utf8')).lines;
+  const reportsDir = join(root, 'coverage');
+  const report = spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules', 'c8', 'bin', 'c8.js'),
+      'report',
+      `--temp-directory=${coverageDir}`,
+      `--reports-dir=${reportsDir}`,
+      '--check-coverage=false',
+    ],
+    { stdio: 'inherit', cwd: root },
+  );
+  rmSync(coverageDir, { recursive: true, force: true });
+  let lines;
+  try {
+    lines = JSON.parse(readFileSync(join(reportsDir, 'coverage-summary.json'), 'utf8')).total.lines.pct;
+  } catch (error) {
+    console.error(`coverage: no summary (c8 exited ${report.status}): ${error.message}`);
+  }
+  const below = lines === undefined || lines < floor;
+  if (below) code ||= 1;
+  coverageLine = `; line coverage ${lines ?? '?'} % (floor ${floor} %${below ? ': BELOW THE FLOOR' : ''})`;
+}
+let totals = {};
+try {
+  totals = JSON.parse(readFileSync(totalsFile, 'utf8'));
+} catch {
+  // The runner ended before its summary: the exit status says so.
+}
+rmSync(totalsFile, { force: true });
+const count = (name) => totals[name] ?? '?';
+console.log(
+  `${count('pass')} passed, ${count('fail')} failed, ${count('skipped')} skipped, ${count('cancelled')} cancelled${coverageLine}`,
+);
 process.exit(code);
