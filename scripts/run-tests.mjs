@@ -130,6 +130,7 @@ let coverageLine = '';
 if (coverageDir) {
   const floor = JSON.parse(readFileSync(join(root, '.c8rc.json'), 'utf8')).lines;
   const reportsDir = join(root, 'coverage');
+  // c8's own command (its options from .c8rc.json), run by path: knip is told it is used (knip.json).
   const report = spawnSync(
     process.execPath,
     [
