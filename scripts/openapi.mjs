@@ -3,10 +3,11 @@
 // application's route schemas (dist/src/http/openapi-document.js; the script builds first).
 // `--check` writes nothing and exits 1 if the committed file differs.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { PACKAGE_INFO } from '../dist/src/config/package-info.js';
 import { formatOpenApiDocument, openApiDocument } from '../dist/src/http/openapi-document.js';
 
 const target = new URL('../docs/openapi.json', import.meta.url);
-const generated = formatOpenApiDocument(await openApiDocument());
+const generated = formatOpenApiDocument(await openApiDocument(PACKAGE_INFO.version));
 
 if (process.argv.includes('--check')) {
   let committed = '';

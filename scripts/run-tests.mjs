@@ -3,15 +3,28 @@
 // PostgreSQL server the PostgreSQL tests use: under CI an unreachable server fails
 // the run; elsewhere those tests are skipped with the reason. Each test file makes
 // its own fresh database (named with this run's id); the run drops them at the end.
-import { spawn } from 'node:child_process';
-import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+//
+// `--coverage` (`npm test`): every test process, and every server and command they start,
+// writes V8's coverage (NODE_V8_COVERAGE); c8 reports it against the sources (.c8rc.json:
+// what counts, and the floor of line coverage) and the run fails below the floor. The run
+// ends with one plain line: tests passed and failed, and the line coverage against its floor.
+//
+// `--fast` (`npm run test:fast`, the inner loop): only the unit, contract and HTTP tests,
+// on the embedded engine only (`COREGATE_TEST_ENGINE=pglite`: PostgreSQL is neither
+// checked nor used). No real-process, tarball, clone-install or browser tests: those
+// live under test/e2e and test/sdk. Other arguments are substrings of test paths.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 
 const root = new URL('..', import.meta.url).pathname;
 const testRoot = join(root, 'dist', 'test');
-const filter = process.argv.slice(2);
+const fast = process.argv.includes('--fast');
+const coverage = process.argv.includes('--coverage');
+const filter = process.argv.slice(2).filter((argument) => argument !== '--fast' && argument !== '--coverage');
+const FAST_TIERS = ['unit', 'contract', 'http'].map((tier) => `${join(testRoot, tier)}/`);
 
 function collect(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -22,6 +35,7 @@ function collect(dir) {
 }
 
 const files = collect(testRoot)
+  .filter((file) => !fast || FAST_TIERS.some((tier) => file.startsWith(tier)))
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
   .sort();
 if (files.length === 0) {
@@ -33,6 +47,7 @@ const adminUrl = process.env.COREGATE_TEST_PG_URL ?? 'postgres://postgres@127.0.
 const runId = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 const env = { ...process.env, COREGATE_TEST_PG_URL: adminUrl, COREGATE_TEST_RUN_ID: runId };
 delete env.DATABASE_URL;
+if (fast) env.COREGATE_TEST_ENGINE = 'pglite';
 
 async function adminClient() {
   const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
@@ -40,17 +55,20 @@ async function adminClient() {
   return client;
 }
 
-try {
-  const client = await adminClient();
-  await client.end();
-} catch (error) {
-  const reason = `PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} is unreachable: ${error.message}`;
-  if (process.env.CI === 'true') {
-    console.error(`FAIL: ${reason} (CI requires the PostgreSQL tests)`);
-    process.exit(1);
+// The fast tier neither checks nor uses PostgreSQL (test/support/postgres.ts skips its suites).
+if (env.COREGATE_TEST_ENGINE !== 'pglite') {
+  try {
+    const client = await adminClient();
+    await client.end();
+  } catch (error) {
+    const reason = `PostgreSQL at ${adminUrl.replace(/\/\/[^@]*@/, '//')} is unreachable: ${error.message}`;
+    if (process.env.CI === 'true') {
+      console.error(`FAIL: ${reason} (CI requires the PostgreSQL tests)`);
+      process.exit(1);
+    }
+    console.error(`warning: ${reason}; PostgreSQL tests will be skipped`);
+    env.COREGATE_TEST_PG_SKIP = reason;
   }
-  console.error(`warning: ${reason}; PostgreSQL tests will be skipped`);
-  env.COREGATE_TEST_PG_SKIP = reason;
 }
 
 // One migrated embedded cluster for the whole run, made once: every test process loads a
@@ -75,14 +93,25 @@ const templateDir = join(tmpdir(), `coregate-test-${runId}-cluster`);
 // process that short tests never repay (the suite is CPU-bound on 2 cores). The test runner
 // passes its own flags on to every test file's process; servers the end-to-end tests spawn
 // run as deployed.
-const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-concurrency=2', ...files], {
+// The runner's own report (spec on a terminal, TAP otherwise, as without these flags) and
+// the totals, for the run's last line.
+const totalsFile = join(tmpdir(), `coregate-test-${runId}.totals.json`);
+const coverageDir = coverage ? mkdtempSync(join(tmpdir(), `coregate-test-${runId}-coverage-`)) : undefined;
+if (coverageDir) env.NODE_V8_COVERAGE = coverageDir;
+const reporters = [
+  `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${join(root, 'scripts', 'test-totals-reporter.mjs')}`,
+  `--test-reporter-destination=${totalsFile}`,
+];
+const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-concurrency=2', ...reporters, ...files], {
   stdio: 'inherit',
   env,
   cwd: root,
 });
-const code = await new Promise((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
+let code = await new Promise((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
 
-if (!env.COREGATE_TEST_PG_SKIP) {
+if (!env.COREGATE_TEST_PG_SKIP && env.COREGATE_TEST_ENGINE !== 'pglite') {
   try {
     const client = await adminClient();
     const { rows } = await client.query('select datname from pg_database where datname like $1', [
@@ -96,4 +125,43 @@ if (!env.COREGATE_TEST_PG_SKIP) {
 }
 rmSync(templateFile, { force: true });
 rmSync(templateDir, { recursive: true, force: true });
+
+let coverageLine = '';
+if (coverageDir) {
+  const floor = JSON.parse(readFileSync(join(root, '.c8rc.json'), 'utf8')).lines;
+  const reportsDir = join(root, 'coverage');
+  // c8's own command (its options from .c8rc.json), run by path: knip is told it is used (knip.json).
+  const report = spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules', 'c8', 'bin', 'c8.js'),
+      'report',
+      `--temp-directory=${coverageDir}`,
+      `--reports-dir=${reportsDir}`,
+      '--check-coverage=false',
+    ],
+    { stdio: 'inherit', cwd: root },
+  );
+  rmSync(coverageDir, { recursive: true, force: true });
+  let lines;
+  try {
+    lines = JSON.parse(readFileSync(join(reportsDir, 'coverage-summary.json'), 'utf8')).total.lines.pct;
+  } catch (error) {
+    console.error(`coverage: no summary (c8 exited ${report.status}): ${error.message}`);
+  }
+  const below = lines === undefined || lines < floor;
+  if (below) code ||= 1;
+  coverageLine = `; line coverage ${lines ?? '?'} % (floor ${floor} %${below ? ': BELOW THE FLOOR' : ''})`;
+}
+let totals = {};
+try {
+  totals = JSON.parse(readFileSync(totalsFile, 'utf8'));
+} catch {
+  // The runner ended before its summary: the exit status says so.
+}
+rmSync(totalsFile, { force: true });
+const count = (name) => totals[name] ?? '?';
+console.log(
+  `${count('pass')} passed, ${count('fail')} failed, ${count('skipped')} skipped, ${count('cancelled')} cancelled${coverageLine}`,
+);
 process.exit(code);

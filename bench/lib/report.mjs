@@ -358,11 +358,11 @@ export function writeMarkdown(file, report, method, { dbPoolMax }) {
     '',
     '## Targets',
     '',
-    'Ratios are taken within the same run; the targets are those of issue 12 ("Done when"), registration\'s since set against its floor, and each ratio in the results table carries its target and mark too. These are benchmark figures, not timed tests: a MISS fails neither the run nor `npm test`; a wrong answer or a failed request fails the run.',
+    "Ratios are taken within the same run; each ratio in the results table carries its target and mark too (registration's against its floor). These are benchmark figures, not timed tests: a MISS fails neither the run nor `npm test`; a wrong answer or a failed request fails the run.",
     '',
     markdownTable(TARGET_COLUMNS, report.targets, ctx),
     '',
-    method.obstacles,
+    method.investigations,
     '',
   ];
   if (storms.length) {

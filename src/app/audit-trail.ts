@@ -112,8 +112,8 @@ export class AuditTrail {
 }
 
 /**
- * The entry with its time. Copied field by field: `{ ...entry, occurredAt }` showed as 1.5% of
- * a token request's CPU in the profile, yet measured 6.7% (154 -> 144 µs, rounds taken in turn).
+ * The entry with its time. Copied field by field: `{ ...entry, occurredAt }` costs V8 a slow copy
+ * of the spread on every request, more than its profile share shows (docs/benchmarks.md).
  * An aggregated row's `count` and `sourceIp` are kept only if the entry has them (a rare path).
  */
 function stamped(entry: AuditEntry, occurredAt: Date): AuditEvent {

@@ -41,8 +41,8 @@ export class AssociationRegistrar {
     const context = atInstitution(callContext, owner.institution);
     const key = { institution: owner.institution, platform: owner.platform, customerId: registration.customerId };
     // Form B's conflict, like Form A's, is found by the statement that stores the association:
-    // a read before the core call would cost every registration a database round trip (about a
-    // quarter of its CPU, docs/benchmarks.md), to spare the core one session on the rare refused call.
+    // a read before the core call would cost every registration a database round trip (a large
+    // share of its CPU, docs/benchmarks.md), to spare the core one session on the rare refused call.
     let session;
     try {
       const core = await this.cores.coreFor(owner.institution, context.deadline);

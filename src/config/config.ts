@@ -11,7 +11,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parseCidr } from '../domain/ip-allow-list.js';
 import type { CoreCredentials, CoreKind, FineractSettings } from '../domain/institution.js';
 import { ConfigError } from './config-error.js';
-import { ConfigSchema, settingSchemas, type LogLevel, type Settings } from './schema.js';
+import { ConfigSchema, settingSchemas, type SettingName, type Settings } from './schema.js';
 import { ATTRIBUTE_KEY, HEADER_NAME, parseKeyValueList, SETTING_FORMATS } from './setting-formats.js';
 import { unknownSettings, type UnknownSetting } from './unknown-settings.js';
 
@@ -19,65 +19,64 @@ export { ConfigError } from './config-error.js';
 export { DEFAULTS, type LogLevel } from './schema.js';
 export { unknownSettingWarning, type UnknownSetting } from './unknown-settings.js';
 
-export interface Config {
-  readonly port: number;
-  readonly host: string;
-  /** PostgreSQL connection string; `undefined` selects the embedded database. */
-  readonly databaseUrl: string | undefined;
+/**
+ * Settings the rest of coregate reads exactly as validated: the {@link Config} key of each,
+ * and its variable in the schema (schema.ts), which holds its type, default and description.
+ * A new setting of this kind is its schema entry and one line here; one that must be decoded
+ * (a path made absolute, a key decoded, a group) goes in {@link DecodedConfig} and `toConfig`.
+ */
+const PLAIN_SETTINGS = {
+  port: 'PORT',
+  host: 'HOST',
+  databaseUrl: 'DATABASE_URL',
+  coreUrl: 'CORE_URL',
+  sessionSkewSeconds: 'COREGATE_SESSION_SKEW_SECONDS',
+  accessTokenTtlSeconds: 'COREGATE_ACCESS_TOKEN_TTL_SECONDS',
+  refreshTokenTtlSeconds: 'COREGATE_REFRESH_TOKEN_TTL_SECONDS',
+  logLevel: 'LOG_LEVEL',
+  clientCacheSeconds: 'COREGATE_CLIENT_CACHE_SECONDS',
+  associationCacheSeconds: 'COREGATE_ASSOCIATION_CACHE_SECONDS',
+  institutionCacheSeconds: 'COREGATE_INSTITUTION_CACHE_SECONDS',
+  databasePoolMax: 'COREGATE_DB_POOL_MAX',
+  coreApiKey: 'COREGATE_CORE_API_KEY',
+  coreTimeoutMs: 'COREGATE_CORE_TIMEOUT_MS',
+  simulatorSessionTtlSeconds: 'COREGATE_SIM_SESSION_TTL_SECONDS',
+  adminPort: 'COREGATE_ADMIN_PORT',
+  coreBreakerFailures: 'COREGATE_CORE_BREAKER_FAILURES',
+  coreBreakerCooldownSeconds: 'COREGATE_CORE_BREAKER_COOLDOWN_SECONDS',
+  workers: 'COREGATE_WORKERS',
+  redisUrl: 'COREGATE_REDIS_URL',
+  redisKeyPrefix: 'COREGATE_REDIS_KEY_PREFIX',
+  webhookAllowPrivate: 'COREGATE_WEBHOOK_ALLOW_PRIVATE',
+  webhookRetentionDays: 'COREGATE_WEBHOOK_RETENTION_DAYS',
+  requestTimeoutMs: 'COREGATE_REQUEST_TIMEOUT_MS',
+  coreRetries: 'COREGATE_CORE_RETRIES',
+  coreKind: 'COREGATE_CORE_KIND',
+} as const satisfies Record<string, SettingName>;
+
+type PlainConfig = { readonly [K in keyof typeof PLAIN_SETTINGS]: Settings[(typeof PLAIN_SETTINGS)[K]] };
+
+/** The settings coregate reads decoded from what was validated, or gathered in a group. */
+interface DecodedConfig {
   /** Absolute path of the embedded database and generated development keys. */
   readonly dataDir: string;
-  /** Base URL of the core banking system; `undefined` runs the built-in simulator. */
-  readonly coreUrl: string | undefined;
   /** 32-byte key for sealing secrets at rest; `undefined` means "generate one in the data dir". */
   readonly encryptionKey: Buffer | undefined;
   /** Older encryption keys, for opening what they sealed after a rotation. */
   readonly previousEncryptionKeys: readonly Buffer[];
-  readonly sessionSkewSeconds: number;
-  readonly accessTokenTtlSeconds: number;
-  readonly refreshTokenTtlSeconds: number;
   /** Public issuer URL (`iss`) without a trailing slash; `undefined` means "http://HOST:PORT of the listening socket". */
   readonly issuer: string | undefined;
   /** The `aud` of access tokens (RFC 9068); `undefined` means "`{issuer}/core`". */
   readonly tokenAudience: string | undefined;
-  readonly logLevel: LogLevel;
-  /** How long a process may keep using a client's cached status (enabled flag, IP allow-list). */
-  readonly clientCacheSeconds: number;
-  /**
-   * How long a process may reuse a customer association it read (0: never). Changes
-   * made by other processes (a revocation, say) take effect within this time.
-   */
-  readonly associationCacheSeconds: number;
-  /** How long a process may use its cached institutions before reading them again (CLI changes arrive within this time). */
-  readonly institutionCacheSeconds: number;
-  readonly databasePoolMax: number;
   /**
    * Whose `X-Forwarded-For` is believed: `false` nobody; `true` the immediate peer
    * (coregate is reachable only through its proxy); or the proxies' addresses/CIDRs.
    */
   readonly trustProxy: boolean | readonly string[];
-  /** Institution API key sent to the core as `X-Api-Key`. */
-  readonly coreApiKey: string | undefined;
-  /** Timeout of every call to the core. */
-  readonly coreTimeoutMs: number;
-  /** The protocol of the default institution's core (COREGATE_CORE_KIND). */
-  readonly coreKind: CoreKind;
   /** The default institution's Fineract settings (COREGATE_FINERACT_…), used when `coreKind` is `fineract`. */
   readonly fineract: FineractSettings;
   /** The Fineract service user; set (both parts) whenever `coreKind` is `fineract`. Never logged. */
   readonly fineractCredentials: CoreCredentials | undefined;
-  /** Session lifetime of the built-in simulator (when `CORE_URL` is unset). */
-  readonly simulatorSessionTtlSeconds: number;
-  /** Port serving `/healthz`, `/readyz` and `/metrics` (only there); `undefined` serves them on `port`. */
-  readonly adminPort: number | undefined;
-  /**
-   * Core calls within the breaker's 10 s window before it may open; it opens when more
-   * than half of them failed (a core failing every call: after this many). 0 turns the breaker off.
-   */
-  readonly coreBreakerFailures: number;
-  /** How long an open circuit refuses core calls before one probe call goes through. */
-  readonly coreBreakerCooldownSeconds: number;
-  /** Server processes (node:cluster workers) sharing the port; 1 runs no cluster. PostgreSQL only. */
-  readonly workers: number;
   /** `NODE_ENV=production`: no demo client, an encryption key required, warnings for embedded pieces. */
   readonly production: boolean;
   /** Absolute paths of the PEM certificate (chain) and private key for native HTTPS; both or neither. */
@@ -87,15 +86,8 @@ export interface Config {
   readonly tlsClientCaFile: string | undefined;
   /** Header (lower case) in which a trusted proxy passes the client certificate; `undefined`: none. */
   readonly tlsClientCertHeader: string | undefined;
-  /** Shared rate-limit store; `undefined` counts in each process's memory. */
-  readonly redisUrl: string | undefined;
-  readonly redisKeyPrefix: string;
   /** Waits before each webhook retry, in seconds; past the last the delivery fails (docs/behaviour.md#webhook-delivery). */
   readonly webhookRetryScheduleSeconds: readonly number[];
-  /** Production mode may send webhooks to loopback/private/link-local addresses. */
-  readonly webhookAllowPrivate: boolean;
-  /** Settled webhook events and deliveries older than this many days are pruned in the background. */
-  readonly webhookRetentionDays: number;
   /** Rate limits; 0 turns a limit off. */
   readonly rateLimits: {
     readonly gatewayPerClientPerMinute: number;
@@ -114,10 +106,6 @@ export interface Config {
     /** TCP keep-alive initial delay in seconds; 0 = off. */
     readonly keepAliveSeconds: number;
   };
-  /** A request, headers and body, must arrive within this; else 408. */
-  readonly requestTimeoutMs: number;
-  /** Retries of core calls safe to repeat (accounts); 0 = none. */
-  readonly coreRetries: number;
   /** OpenTelemetry tracing (the standard `OTEL_*` variables); `undefined`: off, nothing of the SDK is loaded. */
   readonly tracing: TracingConfig | undefined;
 }
@@ -135,6 +123,9 @@ export interface TracingConfig {
   /** The share of traces the `*traceidratio` samplers keep. */
   readonly samplerRatio: number;
 }
+
+/** The validated, frozen configuration: the plain settings by their key, and the decoded ones. */
+export type Config = PlainConfig & DecodedConfig;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -265,12 +256,12 @@ function proxies(trust: boolean | readonly string[]): boolean | readonly string[
 }
 
 function toConfig(settings: Settings, cwd: string): Config {
+  const plain = Object.fromEntries(
+    Object.entries(PLAIN_SETTINGS).map(([key, name]) => [key, settings[name]]),
+  ) as PlainConfig;
   return {
-    port: settings.PORT,
-    host: settings.HOST,
-    databaseUrl: settings.DATABASE_URL,
+    ...plain,
     dataDir: absolute(settings.COREGATE_DATA_DIR, cwd),
-    coreUrl: settings.CORE_URL,
     encryptionKey:
       settings.COREGATE_ENCRYPTION_KEY === undefined
         ? undefined
@@ -278,20 +269,9 @@ function toConfig(settings: Settings, cwd: string): Config {
     previousEncryptionKeys: Object.freeze(
       (settings.COREGATE_PREVIOUS_ENCRYPTION_KEYS ?? []).map((key) => Buffer.from(key, 'base64')),
     ),
-    sessionSkewSeconds: settings.COREGATE_SESSION_SKEW_SECONDS,
-    accessTokenTtlSeconds: settings.COREGATE_ACCESS_TOKEN_TTL_SECONDS,
-    refreshTokenTtlSeconds: settings.COREGATE_REFRESH_TOKEN_TTL_SECONDS,
     issuer: settings.COREGATE_ISSUER?.replace(/\/+$/, ''),
     tokenAudience: settings.COREGATE_TOKEN_AUDIENCE?.replace(/\/+$/, ''),
-    logLevel: settings.LOG_LEVEL,
-    clientCacheSeconds: settings.COREGATE_CLIENT_CACHE_SECONDS,
-    associationCacheSeconds: settings.COREGATE_ASSOCIATION_CACHE_SECONDS,
-    institutionCacheSeconds: settings.COREGATE_INSTITUTION_CACHE_SECONDS,
-    databasePoolMax: settings.COREGATE_DB_POOL_MAX,
     trustProxy: proxies(settings.COREGATE_TRUST_PROXY),
-    coreApiKey: settings.COREGATE_CORE_API_KEY,
-    coreTimeoutMs: settings.COREGATE_CORE_TIMEOUT_MS,
-    coreKind: settings.COREGATE_CORE_KIND,
     fineract: Object.freeze({
       tenant: settings.COREGATE_FINERACT_TENANT,
       ssnDocumentType: settings.COREGATE_FINERACT_SSN_DOCUMENT_TYPE,
@@ -305,11 +285,6 @@ function toConfig(settings: Settings, cwd: string): Config {
             username: settings.COREGATE_FINERACT_USERNAME,
             password: settings.COREGATE_FINERACT_PASSWORD,
           }),
-    simulatorSessionTtlSeconds: settings.COREGATE_SIM_SESSION_TTL_SECONDS,
-    adminPort: settings.COREGATE_ADMIN_PORT,
-    coreBreakerFailures: settings.COREGATE_CORE_BREAKER_FAILURES,
-    coreBreakerCooldownSeconds: settings.COREGATE_CORE_BREAKER_COOLDOWN_SECONDS,
-    workers: settings.COREGATE_WORKERS,
     production: settings.NODE_ENV?.toLowerCase() === 'production',
     tlsCertFile:
       settings.COREGATE_TLS_CERT_FILE === undefined ? undefined : absolute(settings.COREGATE_TLS_CERT_FILE, cwd),
@@ -320,11 +295,7 @@ function toConfig(settings: Settings, cwd: string): Config {
         ? undefined
         : absolute(settings.COREGATE_TLS_CLIENT_CA_FILE, cwd),
     tlsClientCertHeader: settings.COREGATE_TLS_CLIENT_CERT_HEADER?.toLowerCase(),
-    redisUrl: settings.COREGATE_REDIS_URL,
-    redisKeyPrefix: settings.COREGATE_REDIS_KEY_PREFIX,
     webhookRetryScheduleSeconds: Object.freeze([...settings.COREGATE_WEBHOOK_RETRY_SCHEDULE_SECONDS]),
-    webhookAllowPrivate: settings.COREGATE_WEBHOOK_ALLOW_PRIVATE,
-    webhookRetentionDays: settings.COREGATE_WEBHOOK_RETENTION_DAYS,
     rateLimits: Object.freeze({
       gatewayPerClientPerMinute: settings.COREGATE_RATE_LIMIT_GATEWAY_PER_MINUTE,
       tokenPerClientPerMinute: settings.COREGATE_RATE_LIMIT_TOKEN_PER_MINUTE,
@@ -338,8 +309,6 @@ function toConfig(settings: Settings, cwd: string): Config {
       idleInTransactionTimeoutMs: settings.COREGATE_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       keepAliveSeconds: settings.COREGATE_DB_KEEPALIVE_SECONDS,
     }),
-    requestTimeoutMs: settings.COREGATE_REQUEST_TIMEOUT_MS,
-    coreRetries: settings.COREGATE_CORE_RETRIES,
     tracing: tracingConfig(settings),
   };
 }

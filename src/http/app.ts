@@ -61,29 +61,29 @@ export interface AppDeps {
   readonly authenticator: ClientAuthenticator;
   readonly tokenIssuer: TokenIssuer;
   readonly revoker: TokenRevoker;
-  /** What the metadata announces of client authentication and bound tokens; `client_secret_basic` only without it. */
-  readonly clientSecurity?: ClientSecurityMetadata;
+  /** What the metadata announces of client authentication and bound tokens. */
+  readonly clientSecurity: ClientSecurityMetadata;
   readonly keyring: TokenSigner & TokenVerifier;
   readonly clientDirectory: ClientDirectory;
   /** Mutual TLS (RFC 8705): where client certificates come from; without it none is read. */
   readonly clientCertificates?: ClientCertificateSource;
-  /** DPoP (RFC 9449): proofs at the token endpoint and the gateway; without it the `DPoP` header and scheme are ignored. */
-  readonly dpopProofs?: DpopProofs;
+  /** DPoP (RFC 9449): proofs at the token endpoint and the gateway. */
+  readonly dpopProofs: DpopProofs;
   /** Access tokens revoked by their client (RFC 7009): refused at the gateway. */
-  readonly revokedAccessTokens?: { isRevoked(jti: string): boolean };
+  readonly revokedAccessTokens: { isRevoked(jti: string): boolean };
   /** Whether an institution is enabled: a disabled one's clients get 503 on `/core/*` (docs/behaviour.md#disabled-institutions). */
-  readonly institutions?: { isEnabled(id: string, deadline?: DatabaseDeadline): Promise<boolean> };
+  readonly institutions: { isEnabled(id: string, deadline?: DatabaseDeadline): Promise<boolean> };
   /** Believe `X-Forwarded-For` (and later `X-Forwarded-Proto`) from a proxy in front. */
   /** `true`: the immediate peer is the proxy; a list: the proxies' addresses/CIDRs. */
   readonly trustProxy: boolean | readonly string[];
-  /** The `/core/*` gateway; without it only the authorization server is served. */
-  readonly gateway?: {
+  /** The `/core/*` gateway. */
+  readonly gateway: {
     /** `POST`, `GET` and `DELETE /core/sessions`. */
     readonly sessions: Omit<SessionsRouteDeps, 'clock'>;
     readonly accountReader: AccountReader;
   };
   /** Records request and token metrics (`plugins/request-metrics.ts`). */
-  readonly metrics?: MetricsRecorder;
+  readonly metrics: MetricsRecorder;
   /** Serves `/healthz`, `/readyz` and `/metrics` here; left out when they go to `COREGATE_ADMIN_PORT` (`admin-app.ts`). */
   readonly ops?: OpsDeps;
   // Operations: HTTPS and rate limits (README "HTTPS", "Rate limits").
@@ -91,19 +91,19 @@ export interface AppDeps {
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer; readonly clientCa?: Buffer };
   /** Refuse token endpoint requests that did not arrive over HTTPS (`plugins/https-only.ts`). */
   readonly httpsOnly?: boolean;
-  /** Rate limits of the gateway and the token endpoints; none without it. */
-  readonly throttle?: RequestThrottle;
-  /** Writes the audit log (`plugins/audit.ts`); the server always passes it. */
-  readonly audit?: AuditTrail;
-  /** A request, headers and body, must arrive within this (COREGATE_REQUEST_TIMEOUT_MS); else 408. 30000 unless set. */
-  readonly requestTimeoutMs?: number;
+  /** Rate limits of the gateway and the token endpoints. */
+  readonly throttle: RequestThrottle;
+  /** Writes the audit log (`plugins/audit.ts`). */
+  readonly audit: AuditTrail;
+  /** A request, headers and body, must arrive within this (COREGATE_REQUEST_TIMEOUT_MS); else 408. */
+  readonly requestTimeoutMs: number;
   /**
    * All of a request's waits for the database together (COREGATE_DB_TIMEOUT_MS): each request
-   * gets one {@link DatabaseDeadline} of this. Without it each wait has the database's own timeout.
+   * gets one {@link DatabaseDeadline} of this.
    */
-  readonly databaseTimeoutMs?: number;
+  readonly databaseTimeoutMs: number;
   /** The package version, for `GET /` and the API document (`config/package-info.ts`). */
-  readonly version?: string;
+  readonly version: string;
   /** A server span per request (`plugins/tracing.ts`); only when the process exports traces. */
   readonly tracing?: boolean;
 }
@@ -114,7 +114,7 @@ const BODY_LIMIT = 64 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const requestTimeout = deps.requestTimeoutMs ?? 30_000;
+  const requestTimeout = deps.requestTimeoutMs;
   const timeouts = serverTimeouts(requestTimeout);
   const clientErrors = clientErrorHandling(deps.logger);
   const app = Fastify({
@@ -173,7 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Hooks on the hot path take a callback rather than return a promise: one promise less per hook and request.
   app.addHook('onRequest', (request, reply, done) => {
     // Before any hook that may read the database (client authentication, the bearer check).
-    if (databaseTimeoutMs !== undefined) request.databaseDeadline = new DatabaseDeadline(databaseTimeoutMs);
+    request.databaseDeadline = new DatabaseDeadline(databaseTimeoutMs);
     reply.header('x-request-id', request.id);
     // Here rather than as a second listener of Node's 'request' event, which made every
     // request's event go through a copied array of listeners.
@@ -185,12 +185,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installConnectionDraining(app);
   requireSingleAuthorization(app, deps.clientCertificates?.header);
   refuseDuplicateJsonKeys(app);
-  if (deps.metrics) installRequestMetrics(app, deps.metrics);
-  if (deps.audit) installAuditing(app, deps.audit);
+  installRequestMetrics(app, deps.metrics);
+  installAuditing(app, deps.audit);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'coregate', version: deps.version ?? '0.1.0', description: API_DESCRIPTION },
+      info: { title: 'coregate', version: deps.version, description: API_DESCRIPTION },
       tags: [
         {
           name: 'oauth',
@@ -224,7 +224,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (oauth) => {
     // HTTPS first, then the rate limits, then the routes' own client authentication.
     if (deps.httpsOnly) oauth.addHook('onRequest', requireHttps());
-    if (deps.throttle) tokenEndpointRateLimits(oauth, deps.throttle);
+    tokenEndpointRateLimits(oauth, deps.throttle);
     const certificates = deps.clientCertificates
       ? { certificates: { source: deps.clientCertificates, clock: deps.clock } }
       : {};
@@ -232,34 +232,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       authenticator: deps.authenticator,
       issuer: deps.tokenIssuer,
       ...certificates,
-      ...(deps.dpopProofs
-        ? {
-            dpop: {
-              proofs: deps.dpopProofs,
-              clock: deps.clock,
-              tokenEndpointUrl: () => `${deps.issuer()}/oauth2/token`,
-            },
-          }
-        : {}),
+      dpop: {
+        proofs: deps.dpopProofs,
+        clock: deps.clock,
+        tokenEndpointUrl: () => `${deps.issuer()}/oauth2/token`,
+      },
     });
     await oauth.register(revokeRoute, { authenticator: deps.authenticator, revoker: deps.revoker, ...certificates });
   });
   await app.register(wellKnownRoutes, {
     signer: deps.keyring,
     issuer: deps.issuer,
-    ...(deps.clientSecurity ? { clientSecurity: deps.clientSecurity } : {}),
+    clientSecurity: deps.clientSecurity,
   });
-  await app.register(indexRoute, { version: deps.version ?? '0.1.0' });
+  await app.register(indexRoute, { version: deps.version });
   const gateway = deps.gateway;
-  if (gateway) {
-    await app.register(async (core) => {
-      if (deps.throttle) gatewayCallerRateLimit(core, deps.throttle);
-      core.addHook('onRequest', bearerGuard(deps, DEFAULT_SCOPE));
-      if (deps.throttle) core.addHook('onRequest', gatewayRateLimit(deps.throttle));
-      await core.register(sessionsRoutes, { ...gateway.sessions, clock: deps.clock });
-      await core.register(accountsRoute, { accountReader: gateway.accountReader });
-    });
-  }
+  await app.register(async (core) => {
+    gatewayCallerRateLimit(core, deps.throttle);
+    core.addHook('onRequest', bearerGuard(deps, DEFAULT_SCOPE));
+    core.addHook('onRequest', gatewayRateLimit(deps.throttle));
+    await core.register(sessionsRoutes, { ...gateway.sessions, clock: deps.clock });
+    await core.register(accountsRoute, { accountReader: gateway.accountReader });
+  });
   if (deps.ops) await app.register(opsRoutes, deps.ops);
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   // The API reference page: Swagger UI's files come from the installed package, never a CDN.
@@ -324,9 +318,9 @@ export function bearerGuard(
       verifier: deps.keyring,
       clients: deps.clientDirectory,
       clock: deps.clock,
-      ...(deps.institutions ? { institutions: deps.institutions } : {}),
-      ...(deps.revokedAccessTokens ? { revokedTokens: deps.revokedAccessTokens } : {}),
-      ...(deps.dpopProofs ? { dpop: { proofs: deps.dpopProofs, issuer: deps.issuer } } : {}),
+      institutions: deps.institutions,
+      revokedTokens: deps.revokedAccessTokens,
+      dpop: { proofs: deps.dpopProofs, issuer: deps.issuer },
       ...(deps.clientCertificates ? { certificates: deps.clientCertificates } : {}),
     },
     scope,

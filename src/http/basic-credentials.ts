@@ -13,7 +13,7 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /** `application/x-www-form-urlencoded` decoding of one value: "+" is a space, then percent-decoding. */
 function formDecode(value: string): string {
-  // Generated ids and secrets have neither: returned as they are (decoding was ~1% of a token request).
+  // Generated ids and secrets have neither: returned as they are (decoding them showed in a token request's profile).
   if (!value.includes('%') && !value.includes('+')) return value;
   return decodeURIComponent(value.replaceAll('+', ' '));
 }

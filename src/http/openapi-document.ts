@@ -23,8 +23,8 @@ function notServing<T extends object>(name: string): T {
   });
 }
 
-/** The OpenAPI 3.1 document, as `GET /openapi.json` serves it. */
-export async function openApiDocument(): Promise<Record<string, unknown>> {
+/** The OpenAPI 3.1 document, as `GET /openapi.json` serves it; `version` is the package's (`config/package-info.ts`). */
+export async function openApiDocument(version: string): Promise<Record<string, unknown>> {
   const deps: AppDeps = {
     logger: pino({ level: 'silent' }),
     clock: { now: () => new Date() },
@@ -43,7 +43,16 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
       },
       accountReader: notServing('accountReader'),
     },
-    metrics: notServing<NonNullable<AppDeps['metrics']>>('metrics'),
+    metrics: notServing('metrics'),
+    clientSecurity: notServing('clientSecurity'),
+    dpopProofs: notServing('dpopProofs'),
+    revokedAccessTokens: notServing('revokedAccessTokens'),
+    institutions: notServing('institutions'),
+    throttle: notServing('throttle'),
+    audit: notServing('audit'),
+    requestTimeoutMs: 30_000,
+    databaseTimeoutMs: 5_000,
+    version,
     ops: { readiness: notServing('readiness'), metrics: notServing('metricsExposition') },
   };
   const app = await buildApp(deps);

@@ -5,7 +5,9 @@
  * itself. Each one is a use-case call; formatting is the CLI's.
  */
 import type { Client } from '../domain/client.js';
+import { fromDatabaseFailure } from '../app/database-failures.js';
 import { ApiError } from '../domain/errors.js';
+import { DatabaseUnavailable } from '../ports/database-unavailable.js';
 import { DEFAULT_INSTITUTION } from '../domain/institution.js';
 import type { PublicJwks } from '../ports/token-signer.js';
 import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
@@ -342,7 +344,8 @@ export async function executeAdminOperation<N extends AdminOperationName>(
 ): Promise<AdminOperations[N]['result']> {
   try {
     return await (handlers[name] as (args: AdminOperations[N]['args']) => Promise<AdminOperations[N]['result']>)(args);
-  } catch (error) {
+  } catch (caught) {
+    const error = caught instanceof DatabaseUnavailable ? fromDatabaseFailure(caught) : caught;
     if (error instanceof ApiError) {
       const problems = (error.data['errors'] as { path: string; message: string }[] | undefined) ?? [];
       throw new AdminOperationFailed(error.message, problems);

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { Database } from '../../src/adapters/store/database.js';
 import { PostgresDatabase } from '../../src/adapters/store/postgres-database.js';
-import { ApiError } from '../../src/domain/errors.js';
+import { DatabaseUnavailable } from '../../src/ports/database-unavailable.js';
 import { DatabaseDeadline } from '../../src/ports/database-deadline.js';
 import { BACKENDS, type OpenBackend } from '../support/backends.js';
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
@@ -20,7 +20,7 @@ const BUDGET_MS = 300;
 const SLACK_MS = 400;
 
 function isUnavailable(error: unknown): boolean {
-  return error instanceof ApiError && error.code === 'unavailable' && error.headers['retry-after'] === '5';
+  return error instanceof DatabaseUnavailable && error.retryAfterSeconds === 5;
 }
 
 /**

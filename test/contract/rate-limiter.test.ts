@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +18,7 @@ import { RequestThrottle } from '../../src/app/request-throttle.js';
 import type { RateLimiter } from '../../src/ports/rate-limiter.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { deleteRedisPrefix, REDIS_URL, redisSkip, uniqueRedisPrefix } from '../support/redis.js';
+import { freePort } from '../support/free-port.js';
 
 interface Store {
   readonly name: string;
@@ -45,13 +45,6 @@ const STORES: readonly Store[] = [
 const key = () => `k:${randomUUID()}`;
 
 /** A port nothing listens on (yet). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function installed(command: string): boolean {
   try {

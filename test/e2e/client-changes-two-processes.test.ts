@@ -92,8 +92,10 @@ describe(
       }
     }
 
-    it('both servers admit the client and cache it', async () => {
-      // Twice each: the second answer comes from the caches.
+    it('both servers admit the client, twice each', async () => {
+      // Twice each, so that what the servers cache is in their caches before the changes below
+      // must drop it. That they answer from the cache is checked where reads can be counted:
+      // test/http/changes/one-process.test.ts.
       await everyServer(false, performance.now());
       await everyServer(false, performance.now());
     });

@@ -8,22 +8,14 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer as createNetServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createFreshDatabase, postgresSkip } from '../support/postgres.js';
 import { TestReceiver } from '../http/webhooks/receiver.js';
 import { killAll, requestToken, runJson, startServer, tempDataDir, type CreatedClient } from './support/process.js';
+import { freePort } from '../support/free-port.js';
 
 after(killAll);
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface DeliveryRow {
   readonly status: string;

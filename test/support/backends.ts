@@ -7,7 +7,7 @@ import type { Database } from '../../src/adapters/store/database.js';
 import { migrate } from '../../src/adapters/store/migrate.js';
 import { PgliteDatabase } from '../../src/adapters/store/pglite-database.js';
 import { PostgresDatabase } from '../../src/adapters/store/postgres-database.js';
-import { createFreshDatabase, postgresSkip } from './postgres.js';
+import { createFreshDatabase, onlyEngine, postgresSkip } from './postgres.js';
 
 export interface OpenBackend {
   readonly database: Database;
@@ -78,7 +78,8 @@ const postgresBackend: Backend = {
   },
 };
 
-export const BACKENDS: readonly Backend[] = [pgliteBackend, postgresBackend];
+/** Both engines; in the fast tier (`COREGATE_TEST_ENGINE=pglite`) the embedded one only. */
+export const BACKENDS: readonly Backend[] = onlyEngine ? [pgliteBackend] : [pgliteBackend, postgresBackend];
 
 /**
  * One backend for suites that do not test the database: PostgreSQL (a fresh

@@ -3,17 +3,9 @@
  * clock reads the real time: for client libraries that sign with the time of day (client
  * assertions, DPoP proofs) and check the issuer they discovered.
  */
-import { createServer } from 'node:net';
 import type { Backend } from './backends.js';
 import { createHarness, type Harness, type HarnessOptions } from './harness.js';
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from './free-port.js';
 
 export async function listeningHarness(
   backend: Backend,

@@ -8,9 +8,18 @@ import pg from 'pg';
 const adminUrl = process.env['COREGATE_TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const runId = process.env['COREGATE_TEST_RUN_ID'] ?? `adhoc${process.pid.toString(36)}`;
 
+/**
+ * The one engine every database suite runs on, when set: `pglite` in the fast tier
+ * (`npm run test:fast`), chosen deliberately, so it holds under `CI=true` too.
+ */
+export const onlyEngine: 'pglite' | undefined = process.env['COREGATE_TEST_ENGINE'] === 'pglite' ? 'pglite' : undefined;
+
 /** Why PostgreSQL tests are skipped here, or `false` when they run. */
-export const postgresSkip: string | false =
-  process.env['CI'] === 'true' ? false : (process.env['COREGATE_TEST_PG_SKIP'] ?? false);
+export const postgresSkip: string | false = onlyEngine
+  ? 'the fast tier runs on the embedded engine only (npm test runs PostgreSQL too)'
+  : process.env['CI'] === 'true'
+    ? false
+    : (process.env['COREGATE_TEST_PG_SKIP'] ?? false);
 
 export interface FreshDatabase {
   readonly url: string;

@@ -4,10 +4,10 @@
  * Never the shared Redis of the machine.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { freePort } from './free-port.js';
 
 export function redisServerSkip(): string | false {
   try {
@@ -16,14 +16,6 @@ export function redisServerSkip(): string | false {
   } catch {
     return 'redis-server is not installed';
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export class OwnRedisServer {

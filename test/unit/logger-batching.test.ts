@@ -13,7 +13,30 @@ import { describe, it } from 'node:test';
 import type { Logger } from 'pino';
 import { batchedDestination, createLogger } from '../../src/adapters/logging/logger.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Resolves at the first write of `destination` after which `holds()` is true (at once if it
+ * already is); fails after `withinMs`. sonic-boom emits 'write' once bytes reach the file.
+ */
+function writtenWhen(
+  destination: ReturnType<typeof batchedDestination>,
+  holds: () => boolean,
+  withinMs = 10_000,
+): Promise<void> {
+  if (holds()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const deadline = setTimeout(() => {
+      destination.off('write', check);
+      reject(new Error(`not written within ${withinMs} ms`));
+    }, withinMs);
+    function check() {
+      if (!holds()) return;
+      clearTimeout(deadline);
+      destination.off('write', check);
+      resolve();
+    }
+    destination.on('write', check);
+  });
+}
 
 /** A logger writing through a batched destination into a temporary file; `read` answers what reached the file. */
 async function withLogFile(
@@ -32,13 +55,15 @@ async function withLogFile(
 
 describe('batched log destination', () => {
   it('writes warnings logged back to back at once, well before the periodic flush', () =>
-    withLogFile(async (logger, read) => {
+    withLogFile(async (logger, read, destination) => {
+      const started = performance.now();
       logger.info('listening');
       logger.warn('first warning');
       logger.warn('second warning');
       logger.warn('third warning');
+      await writtenWhen(destination, () => read().includes('third warning'));
       // The periodic flush comes after a second: everything must be there long before.
-      await sleep(250);
+      assert.ok(performance.now() - started < 1_000, 'written at once, not by the periodic flush');
       const messages = read()
         .trim()
         .split('\n')
@@ -47,19 +72,22 @@ describe('batched log destination', () => {
     }));
 
   it('holds info lines for a batch, then writes them within the flush interval', () =>
-    withLogFile(async (logger, read) => {
+    withLogFile(async (logger, read, destination) => {
+      const started = performance.now();
       logger.info('one request');
-      await sleep(100);
-      assert.equal(read(), '');
-      await sleep(1_200);
-      assert.match(read(), /one request/);
+      let wrote = 0;
+      destination.once('write', () => (wrote = performance.now() - started));
+      await writtenWhen(destination, () => read().includes('one request'));
+      // Held for the batch (the flush interval is a second, begun as the destination opened), and
+      // written by that flush, not at once.
+      assert.ok(wrote > 500, `held for the batch (written after ${Math.round(wrote)} ms)`);
     }));
 
   it('writes many lines whole and in order, across batches', () =>
-    withLogFile(async (logger, read) => {
+    withLogFile(async (logger, read, destination) => {
       for (let n = 0; n < 2_000; n++) logger.info({ n }, 'request completed');
       logger.warn('last');
-      await sleep(250);
+      await writtenWhen(destination, () => read().includes('"msg":"last"'));
       const lines = read()
         .trim()
         .split('\n')

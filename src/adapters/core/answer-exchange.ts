@@ -3,8 +3,8 @@
  * status and its body as text, read chunk by chunk up to a size limit.
  *
  * Not `dispatcher.request()` with `body.text()`, the library's own way: that wraps every
- * answer's body in a Readable stream, and measured 1.09× the CPU of a whole accounts request
- * against this handler, which receives the chunks as they are parsed
+ * answer's body in a Readable stream, and measured more CPU for a whole accounts request
+ * than this handler, which receives the chunks as they are parsed
  * (docs/benchmarks.md#targets, "read the core's answer"). It is how undici's own `stream()`
  * and `pipeline()` work.
  */

@@ -2,8 +2,8 @@
  * The deadline of one core call: a signal the exchange (`answer-exchange.ts`) aborts
  * the request on after `ms`, released when the call ends.
  *
- * Not an AbortController: building one, with a listener added and removed, cost ~10 µs
- * per call on Node 20 (EventTarget), against ~1 µs for an EventEmitter (docs/benchmarks.md).
+ * Not an AbortController: building one, with a listener added and removed, costs several
+ * times an EventEmitter's CPU per call on Node 20 (EventTarget; docs/benchmarks.md).
  * Not `AbortSignal.timeout` either: its timer outlives the call, firing `ms` later all the
  * same for a call long answered.
  */

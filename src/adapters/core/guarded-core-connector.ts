@@ -99,7 +99,7 @@ export interface CoreRetryOptions {
   readonly retries?: number;
   /** The core timeout: retries are started only while less than half of it has passed. */
   readonly budgetMs: number;
-  /** First backoff delay; 25 ms unless set (then up to 4× per retry, with jitter). */
+  /** First backoff delay; 25 ms unless set (then up to four times longer per retry, with jitter). */
   readonly initialDelayMs?: number;
 }
 
@@ -340,7 +340,7 @@ export class GuardedCoreConnector implements CoreConnector {
   }
 }
 
-/** Repeats an attempt that settled retryable: the next delay is at most 4× the first per retry, with jitter. */
+/** Repeats an attempt that settled retryable: each next delay is at most four times the one before, with jitter. */
 function retryPolicy(retries: number, initialDelay: number): IPolicy {
   return retry(
     handleWhenResult(

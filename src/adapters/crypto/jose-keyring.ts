@@ -190,8 +190,8 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
    * A compact JWS (RFC 7515) signed with node:crypto directly, its header encoded once per
    * key, rather than jose's `SignJWT`: jose signs through WebCrypto, whose Ed25519 signature
    * costs nearly twice as much of the CPU, and encodes the header again for every token:
-   * 1.5 times the CPU of a whole token request, far over the 2 % a library's way may cost
-   * here; the figures are in docs/benchmarks.md (the token target). The tokens are the
+   * far more of a whole token request than a library's way may cost here; the figures are
+   * in docs/benchmarks.md (the token target). The tokens are the
    * same bytes; verification stays with jose.
    */
   sign(claims: AccessTokenClaims, deadline?: DatabaseDeadline): Promise<string> {

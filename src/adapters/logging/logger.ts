@@ -43,10 +43,10 @@ function writeBeforeExit(fd: number, text: string): void {
 }
 
 /**
- * A file descriptor (stderr by default), written in batches: an asynchronous write costs
- * 15–20 µs of the server's CPU whatever its size (libuv's pool thread, the switches to it
- * and back), so the fewer the better: a batch of 16 K characters (40–60 request lines)
- * measured 0.95× the CPU per request of a 4 K one on both hot paths. A line waits at most
+ * A file descriptor (stderr by default), written in batches: an asynchronous write costs the
+ * server's CPU whatever its size (libuv's pool thread, the switches to it and back), so the
+ * fewer the better, and a batch of 16 K characters costs less per request than a 4 K one on
+ * both hot paths (docs/benchmarks.md). A line waits at most
  * {@link FLUSH_EVERY_MS}; warnings and errors go at once (`logMethod` below), and what is
  * held is written when the process exits (pino ends the stream: `flushSync`, `end`). A hard
  * kill (SIGKILL, power loss) can lose the last second of info lines — never an audit row:
@@ -54,10 +54,9 @@ function writeBeforeExit(fd: number, text: string): void {
  *
  * The batch is a string of its own, handed to sonic-boom whole, rather than sonic-boom's own
  * batching (`pino.destination({ minLength })`): that library way measures the byte length of
- * its growing buffer on every line, which copies the buffer each time, and costs about 2 µs
- * more a line (3.5 against 1.5 µs of CPU, 100,000 request lines into a file): 2.3 % and
- * 2.7 % of a token request in two builds compared side by side, more than the 2 % a
- * library's way may cost here; the figures are in docs/benchmarks.md (the token target). sonic-boom, with no `minLength`, writes what it is given as soon as its previous
+ * its growing buffer on every line, which copies the buffer each time: compared side by side,
+ * more of a token request than a library's way may cost here; the figures are in
+ * docs/benchmarks.md (the token target). sonic-boom, with no `minLength`, writes what it is given as soon as its previous
  * write is done, and keeps its handling of the descriptor (partial writes, EAGAIN, a closed
  * pipe). At exit, the batch not yet handed over is written here ({@link writeBeforeExit}),
  * after what sonic-boom still holds.

@@ -5,7 +5,8 @@
  * field on purpose (request bodies are never logged); this catches a mistake.
  *
  * Why not pino's `redact` with those wildcard paths: it cloned and walked every line's
- * object for 42 paths, about 20 µs a line — a tenth of a token request's CPU. This walks
+ * object for every path on every line, a large share of a token request's CPU
+ * (docs/benchmarks.md). This walks
  * the few own keys a line has and copies an object only when it finds something.
  */
 

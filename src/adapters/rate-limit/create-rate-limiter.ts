@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config/config.js';
 import type { Clock } from '../../ports/clock.js';
+import { atMostEvery, OUTAGE_LOG_INTERVAL_MS } from '../logging/at-most-every.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
-import { atMostEvery } from '../logging/throttled-log.js';
 import { BreakerRateLimiter } from './breaker-rate-limiter.js';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
 import { registerRateLimitStoreMetrics } from './rate-limit-metrics.js';
@@ -70,12 +70,12 @@ export function createRateLimiter(
   return breaker;
 }
 
-/** Logs a failing limiter call at most every 10 s (an outage would otherwise log every request). */
+/** Logs a failing limiter call at most once per outage interval (an outage would otherwise log every request). */
 export function limiterErrorLog(logger: Logger, clock: Clock): (error: unknown) => void {
-  return atMostEvery(clock, 10_000, (error, suppressedSinceLast) =>
+  return atMostEvery(OUTAGE_LOG_INTERVAL_MS, clock, (suppressedSinceLast, error: unknown) => {
     logger.error(
       { err: { message: error instanceof Error ? error.message : String(error) }, suppressedSinceLast },
       'rate limiter failed: request admitted without a rate limit',
-    ),
-  );
+    );
+  });
 }

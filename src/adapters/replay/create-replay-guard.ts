@@ -1,10 +1,10 @@
 /** The configured store of single-use proof identifiers: Redis when COREGATE_REDIS_URL is set, else the database. */
 import type { Logger } from 'pino';
+import { atMostEvery, OUTAGE_LOG_INTERVAL_MS } from '../logging/at-most-every.js';
 import type { Config } from '../../config/config.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Queryable } from '../store/database.js';
 import type { ReplayGuard } from '../../ports/replay-guard.js';
-import { atMostEvery } from '../logging/throttled-log.js';
 import { RedisReplayGuard } from './redis-replay-guard.js';
 import { SqlReplayGuard } from './sql-replay-guard.js';
 
@@ -20,12 +20,13 @@ export function createReplayGuard(config: Config, database: Queryable, logger: L
     keyPrefix: config.redisKeyPrefix,
     failures: REDIS_BREAKER_FAILURES,
     halfOpenAfterMs: REDIS_BREAKER_HALF_OPEN_MS,
-    onFailure: atMostEvery(clock, 10_000, (error, suppressedSinceLast) =>
+    // One line per outage interval, however many proofs are refused meanwhile.
+    onFailure: atMostEvery(OUTAGE_LOG_INTERVAL_MS, clock, (suppressedSinceLast, error: unknown) => {
       logger.error(
         { err: { message: error instanceof Error ? error.message : String(error) }, suppressedSinceLast },
         'proof replay store (COREGATE_REDIS_URL) failing: client assertions and DPoP proofs are refused (503) until it answers again',
-      ),
-    ),
+      );
+    }),
     onStateChange: (state) => {
       if (state === 'open')
         logger.error(

@@ -3,7 +3,7 @@
  * through `pg`, or embedded PGlite). Stores write plain PostgreSQL with `$n`
  * parameters and run unchanged on both.
  */
-import { unavailable, type ApiError } from '../../domain/errors.js';
+import { DatabaseUnavailable } from '../../ports/database-unavailable.js';
 import type { ChangeFeed } from '../../ports/change-feed.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { inSpan, SpanKind } from '../../ports/tracing.js';
@@ -90,14 +90,14 @@ export function databaseRefusals(): number {
   return refusals;
 }
 
-/** The database cannot serve this request (down, hung, busy): 503 with Retry-After (docs/behaviour.md#upstream-failures). */
-export function databaseUnavailable(detail: string): ApiError {
+/** The database cannot serve this request (down, hung, busy); the HTTP layer answers 503 with Retry-After. */
+export function databaseUnavailable(detail: string): DatabaseUnavailable {
   refusals += 1;
-  return unavailable('the service is temporarily unavailable', detail, RETRY_AFTER_SECONDS);
+  return new DatabaseUnavailable(detail, RETRY_AFTER_SECONDS);
 }
 
 /** What a request that has used up its time for the database gets instead of another wait. */
-function deadlineSpent(): ApiError {
+function deadlineSpent(): DatabaseUnavailable {
   return databaseUnavailable('the request used up its time for the database (COREGATE_DB_TIMEOUT_MS)');
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { ApiError } from '../../domain/errors.js';
+import { DatabaseUnavailable } from '../../ports/database-unavailable.js';
 import type { ChangeFeed } from '../../ports/change-feed.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
@@ -15,9 +15,9 @@ import {
   type Queryable,
 } from './database.js';
 
-/** An unreachable database is a 503 with Retry-After (docs/behaviour.md#upstream-failures), not a 500. */
+/** An unreachable database is unavailable (503 with Retry-After, docs/behaviour.md#upstream-failures), not a 500. */
 function unavailableIfUnreachable(error: unknown): unknown {
-  if (error instanceof ApiError || !isConnectionFailure(error)) return error;
+  if (error instanceof DatabaseUnavailable || !isConnectionFailure(error)) return error;
   return databaseUnavailable(`database unreachable: ${(error as Error).message}`);
 }
 
@@ -99,8 +99,8 @@ const DML = /^\s*(select|insert|update|delete|with)\b/i;
 /**
  * Names for coregate's statements, so that each pooled connection parses and plans a
  * statement once and then only binds and executes it: an unnamed statement is parsed,
- * analysed and planned by PostgreSQL on every execution (~0.2–0.3 ms of its CPU for the
- * registration statement, more than executing it). The name is a digest of the text, so
+ * analysed and planned by PostgreSQL on every execution (for the registration statement,
+ * more of its CPU than executing it). The name is a digest of the text, so
  * one text has one name on every connection and a changed text (a new release) a new one.
  * Statement texts are fixed in the code, but a few are built per call (filters of
  * `audit list`): only the first {@link MAX_PREPARED_TEXTS} distinct texts are named, which
@@ -275,7 +275,8 @@ export class PostgresDatabase implements Database {
     });
   }
 
+  /** Ends the pool; a second call does nothing (the services and their opener may both close it). */
   async close(): Promise<void> {
-    await this.pool.end();
+    if (!this.pool.ending) await this.pool.end();
   }
 }

@@ -91,7 +91,7 @@ export class SqlAssociationStore implements AssociationStore {
 
   /**
    * `written`: the delegate reference ID this statement just sealed into the row, so it is
-   * not opened again (an AES-GCM decryption, about 3 % of a registration's CPU).
+   * not opened again (an AES-GCM decryption, a visible share of a registration's CPU).
    */
   private toAssociation(row: AssociationRow, written?: NewSession): Association {
     const key = { institution: row.institution, platform: row.platform, customerId: row.customer_id };

@@ -10,8 +10,8 @@
  * - a kept-alive connection with no request under way is closed only once it has been
  *   quiet for {@link QUIET_MS}. Closing every idle connection at once (Node's
  *   `closeIdleConnections()`, Fastify's `forceCloseConnections: 'idle'`) races a client that
- *   is sending its next request at that moment: it sees a reset (7 resets measured with 20 busy
- *   keep-alive clients; docs/operations.md#clients-at-the-edge-of-http). A busy client's
+ *   is sending its next request at that moment: it sees a reset (seen with busy keep-alive
+ *   clients; docs/operations.md#clients-at-the-edge-of-http). A busy client's
  *   connection is never quiet that long: its next request gets the `Connection: close` answer
  *   instead. This wait lasts at most {@link DRAIN_MS}; then Fastify closes whatever is left
  *   idle, and requests in flight go on until they are answered.
@@ -42,7 +42,7 @@ export function installConnectionDraining(app: FastifyInstance): void {
     // Not a 'data' listener (bytes of a next request, before Node parses them, are seen by
     // `bytesRead` while draining): one makes Node's HTTP server "unconsume" the socket, and
     // every request is then read through a JavaScript stream instead of by the native parser
-    // straight from the socket: 10% of a gateway request's CPU (0.900x when measured without it).
+    // straight from the socket, a cost every gateway request paid (docs/benchmarks.md).
     socket.once('close', () => connections.delete(socket));
   };
   // Over TLS the request's socket is the TLS one; the raw TCP one never carries a request.
@@ -75,7 +75,7 @@ export function installConnectionDraining(app: FastifyInstance): void {
   });
   // Callback hooks, not async ones: they run on every request. A request is counted from its
   // first hook to its answer in Fastify's hooks rather than by a listener on Node's 'request'
-  // and on each response's 'close' (3% of a token request's CPU); a client that goes away
+  // and on each response's 'close' (a listener per response, paid by every request); a client that goes away
   // mid-request closes the socket, and its connection is forgotten with it.
   app.addHook('onRequest', (request, _reply, done) => {
     const connection = connections.get(request.raw.socket);

@@ -14,6 +14,8 @@ import {
   routeNotFound,
   type FieldProblem,
 } from '../../domain/errors.js';
+import { fromDatabaseFailure } from '../../app/database-failures.js';
+import { DatabaseUnavailable } from '../../ports/database-unavailable.js';
 import { callerOf } from './request-log.js';
 
 declare module 'fastify' {
@@ -132,7 +134,12 @@ function fromFrameworkError(error: FastifyError, format: 'oauth' | 'envelope'): 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const format = request.routeOptions.config?.errorFormat ?? 'envelope';
-    const known = error instanceof ApiError ? error : fromFrameworkError(error, format);
+    const known =
+      error instanceof ApiError
+        ? error
+        : error instanceof DatabaseUnavailable
+          ? fromDatabaseFailure(error)
+          : fromFrameworkError(error, format);
     const caller = format === 'oauth' ? {} : callerOf(request);
     const answer = known ?? internalError();
     // One log line per refusal, with the code the answer and the audit row carry; the cause in `err`.

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../../../src/adapters/store/database.js';
+import type { Change, ChangeFeed } from '../../../src/ports/change-feed.js';
 import type { Backend, OpenBackend } from '../../support/backends.js';
 
 /** The one statement `SqlClientStore.findById` runs. */
@@ -41,4 +42,29 @@ export async function arrivesWithin(withinMs: number, why: string, check: () => 
     assert.ok(performance.now() - started < withinMs, `${why}: not within ${withinMs} ms`);
     await sleep(20);
   }
+}
+
+/**
+ * Resolves once `feed` delivers a change `matches` accepts; fails after `withinMs`. Subscribe
+ * (call this) before the write that makes the change. Listeners are told in the order they
+ * subscribed, so the caches, subscribed when the services were made, have had it too.
+ */
+export function changeDelivered(
+  feed: ChangeFeed | undefined,
+  matches: (change: Change) => boolean,
+  withinMs = 10_000,
+): Promise<void> {
+  assert.ok(feed, 'these services have no change feed');
+  return new Promise((resolve, reject) => {
+    const deadline = setTimeout(() => {
+      unsubscribe();
+      reject(new Error(`no such change delivered within ${withinMs} ms`));
+    }, withinMs);
+    const unsubscribe = feed.subscribe((change) => {
+      if (!matches(change)) return;
+      clearTimeout(deadline);
+      unsubscribe();
+      resolve();
+    });
+  });
 }

@@ -13,7 +13,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeProtectedHeader } from 'jose';
 import pg from 'pg';
 import { PostgresChangeFeed } from '../../../src/adapters/store/postgres-change-feed.js';
@@ -26,7 +25,7 @@ import { PostgresRelay } from '../../support/postgres-relay.js';
 import { getProtected } from '../bearer/bearer-responses.js';
 import { formB, getAccounts, postSession, uniqueId } from '../gateway/gateway-requests.js';
 import { clientCredentials, postToken, type TestClient } from '../oauth/oauth-requests.js';
-import { arrivesWithin, countingClientReads, type CountedBackend } from './change-support.js';
+import { arrivesWithin, changeDelivered, countingClientReads, type CountedBackend } from './change-support.js';
 
 const CHANGE_ARRIVES_MS = 1000;
 const CLIENT_CACHE_SECONDS = 30;
@@ -94,8 +93,9 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
 
   /** A client created through A, with a token from B that B's bearer check has admitted (so B holds it in every cache). */
   async function clientKnownToB(): Promise<{ client: TestClient & { platform: string }; token: string }> {
+    const announced = changeDelivered(b.services.changeFeed, (change) => change.kind === 'client');
     const client = await a.client();
-    await sleep(100); // its creation announced to B
+    await announced; // its creation announced to B
     const { access_token: token } = await clientCredentials(b, client);
     assert.equal(await bearerStatus(b, token), 200);
     return { client, token };
@@ -208,8 +208,13 @@ describe('change feed across two instances on one PostgreSQL database', { skip: 
     assert.equal(bBackend.clientReads() - before, 2, 'read every time while the feed is down');
     // The bearer check trusts what it read for COREGATE_CLIENT_CACHE_SECONDS.
     assert.equal(await bearerStatus(b, token), 200);
+    // Announced (A, still listening, hears it), yet nothing reaches B through its cut feed.
+    const announced = changeDelivered(
+      a.services.changeFeed,
+      (change) => change.kind === 'client' && change.id === client.id,
+    );
     await admin['clients.set-enabled']({ id: client.id, enabled: false });
-    await sleep(300); // what the feed would have needed: nothing reaches B
+    await announced;
     assert.equal(await tokenStatus(b, client), 400, 'the token endpoint reads the database: refused at once');
     assert.equal(await bearerStatus(b, token), 200, 'the bearer check: within its cache lifetime');
     b.clock.advance(CLIENT_CACHE_SECONDS);

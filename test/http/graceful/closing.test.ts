@@ -48,36 +48,59 @@ function keepAliveGet(
   });
 }
 
-/** A listening app with `GET /test/slow`, which answers once `release()` is called. */
-async function appWithSlowRoute(): Promise<{ h: Harness; port: number; release: () => void }> {
+/** Resolves once `server` has accepted `count` more connections (its own listeners, the draining plugin's, ran first). */
+function accepted(server: net.Server, count: number): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = 0;
+    const onConnection = () => {
+      seen += 1;
+      if (seen < count) return;
+      server.off('connection', onConnection);
+      resolve();
+    };
+    server.on('connection', onConnection);
+  });
+}
+
+/**
+ * A listening app with `GET /test/slow`, which answers once `release()` is called;
+ * `started` resolves once a request to it is in its handler.
+ */
+async function appWithSlowRoute(): Promise<{ h: Harness; port: number; release: () => void; started: Promise<void> }> {
   let release!: () => void;
+  let entered!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
+  const started = new Promise<void>((resolve) => (entered = resolve));
   const h = await createHarness(QUICKEST_BACKEND, {
     routes: (app) => {
       app.get('/test/slow', async () => {
+        entered();
         await released;
         return { done: true };
       });
     },
   });
   await h.app.listen({ port: 0, host: '127.0.0.1' });
-  return { h, port: (h.app.server.address() as AddressInfo).port, release };
+  return { h, port: (h.app.server.address() as AddressInfo).port, release, started };
 }
 
 describe('requests while the app is closing', () => {
   // Each test closes its app: each has an app of its own.
   it('finishes the request in flight; refuses what arrives meanwhile with 503 in the route’s format', async (t) => {
-    const { h, port, release } = await appWithSlowRoute();
+    const { h, port, release, started } = await appWithSlowRoute();
     t.after(() => h.close());
+    const connected = accepted(h.app.server, 3);
     const inFlight = keepAliveGet(port, '/test/slow');
     const gateway = await startedRequest(port, 'GET /core/accounts?customerId=c-1 HTTP/1.1\r\nHost: coregate.test\r\n');
     const token = await startedRequest(
       port,
       'POST /oauth2/token HTTP/1.1\r\nHost: coregate.test\r\nContent-Type: application/x-www-form-urlencoded\r\n',
     );
-    await sleep(50);
+    await connected;
+    await started;
 
     const closing = h.app.close();
+    // The plugin reads the wall clock: the requests' remaining bytes come after the shutdown began.
     await sleep(50);
     const gatewayAnswer = await gateway.finish('\r\n');
     assert.match(gatewayAnswer, /^HTTP\/1\.1 503 /);
@@ -103,12 +126,13 @@ describe('requests while the app is closing', () => {
   });
 
   it('answers a request that outlasts the quiet time: its connection is busy, not idle', async (t) => {
-    const { h, port, release } = await appWithSlowRoute();
+    const { h, port, release, started } = await appWithSlowRoute();
     t.after(() => h.close());
     const answer = keepAliveGet(port, '/test/slow');
-    await sleep(50);
+    await started;
     const closing = h.app.close();
-    // Well past QUIET_MS (250 ms) without a byte on the connection.
+    // Well past QUIET_MS (250 ms, the plugin's wall clock) without a byte on the connection:
+    // the time that passes is what this test is about.
     await sleep(600);
     release();
     assert.deepEqual(await answer, { status: 200, connection: 'close', body: '{"done":true}' });
@@ -132,7 +156,7 @@ describe('connections while the app is closing', () => {
   after(() => h?.close());
 
   it("leaves Node's HTTP parser reading the socket itself: no 'data' listener beyond Node's own", async () => {
-    // A 'data' listener on a connection makes Node parse every request through a JavaScript stream (10% of a request's CPU).
+    // A 'data' listener on a connection makes Node parse every request through a JavaScript stream (docs/benchmarks.md).
     const bare = http.createServer((request, response) => response.end(String(request.socket.listenerCount('data'))));
     await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
     const get = (url: string) => fetch(url).then((response) => response.text());
@@ -151,8 +175,16 @@ describe('connections while the app is closing', () => {
     socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.write('GET /test/data-listeners HTTP/1.1\r\nHost: coregate.test\r\n\r\n');
-    while (!received.includes('"count"')) await sleep(5);
+    await new Promise<void>((resolve) => {
+      const answered = () => {
+        if (!received.includes('"count"')) return;
+        socket.off('data', answered);
+        resolve();
+      };
+      socket.on('data', answered);
+    });
     received = '';
+    // The remaining sleeps place bytes against QUIET_MS on the plugin's wall clock: the timing is the subject.
     await sleep(150);
     const closing = h.app.close();
     // The last request ended 180 ms ago: without these bytes the connection would be quiet

@@ -13,6 +13,7 @@ import { basic, createHarness, type Harness } from '../../support/harness.js';
 import { CLIENT_AUTHENTICATION_FAILED } from '../../../src/domain/errors.js';
 import { openApiDocument } from '../../../src/http/openapi-document.js';
 import { postRevoke, postToken } from '../oauth/oauth-requests.js';
+import { PACKAGE_INFO } from '../../../src/config/package-info.js';
 
 describe('answers after a mistake', () => {
   let h: Harness;
@@ -181,7 +182,7 @@ describe('answers after a mistake', () => {
   });
 
   it('the reference: grant_type an enum, the token error table, revoke 200, no unsupported_token_type on token', async () => {
-    const document = (await openApiDocument()) as {
+    const document = (await openApiDocument(PACKAGE_INFO.version)) as {
       paths: Record<
         string,
         Record<

@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import * as oauth4webapi from 'oauth4webapi';
@@ -16,14 +15,7 @@ import { ClientCredentials } from 'simple-oauth2';
 import { pgliteBackend } from '../../support/backends.js';
 import { guideSnippet, REPOSITORY_ROOT } from '../../support/guide-snippet.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from '../../support/free-port.js';
 
 describe('third-party OAuth clients against a running coregate', () => {
   let h: Harness;

@@ -13,7 +13,7 @@ import { decodeJwt } from 'jose';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { pgliteBackend } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-import { freePort } from '../../support/listening-harness.js';
+import { freePort } from '../../support/free-port.js';
 import { mutualTlsFiles, selfSignedCertificate, type MutualTlsFiles, type TestCertificate } from '../../support/tls.js';
 
 function thumbprint(pem: string): string {

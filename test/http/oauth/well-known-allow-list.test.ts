@@ -5,27 +5,23 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pino } from 'pino';
-import { buildApp, type AppDeps } from '../../../src/http/app.js';
+import type { AppDeps } from '../../../src/http/app.js';
+import { QUICKEST_BACKEND } from '../../support/backends.js';
+import { createHarness } from '../../support/harness.js';
 
 describe('GET /.well-known/jwks.json allow-list', () => {
   it('publishes only the public members of each key', async () => {
     const key = { kty: 'OKP', crv: 'Ed25519', x: 'public-part', kid: 'k1', alg: 'EdDSA', use: 'sig' };
     const keyring = { jwks: async () => ({ keys: [{ ...key, d: 'private-part' }] }) } as unknown as AppDeps['keyring'];
-    const app = await buildApp({
-      logger: pino({ level: 'silent' }),
-      clock: { now: () => new Date() },
-      issuer: () => 'https://coregate.example',
-      keyring,
-      trustProxy: false,
-    } as unknown as AppDeps);
+    const h = await createHarness(QUICKEST_BACKEND, { app: { keyring } });
+    const { app } = h;
     try {
       const response = await app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
       assert.equal(response.statusCode, 200);
       assert.deepEqual(response.json(), { keys: [key] });
       assert.ok(!response.body.includes('private-part'));
     } finally {
-      await app.close();
+      await h.close();
     }
   });
 });

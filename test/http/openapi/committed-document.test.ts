@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ENVELOPE_KINDS, ERROR_CODES, type ErrorCode } from '../../../src/domain/errors.js';
 import { formatOpenApiDocument, openApiDocument } from '../../../src/http/openapi-document.js';
+import { PACKAGE_INFO } from '../../../src/config/package-info.js';
 
 /** The repository root (this file runs from `dist/test/http/openapi/`). */
 const COMMITTED = new URL('../../../../docs/openapi.json', import.meta.url);
@@ -26,7 +27,7 @@ interface Operation {
 
 describe('the OpenAPI document', () => {
   it('docs/openapi.json is what the app generates (run `npm run openapi` after changing a route schema)', async () => {
-    const generated = formatOpenApiDocument(await openApiDocument());
+    const generated = formatOpenApiDocument(await openApiDocument(PACKAGE_INFO.version));
     assert.ok(
       generated === readFileSync(COMMITTED, 'utf8'),
       'docs/openapi.json is out of date: run `npm run openapi` and commit it',
@@ -34,7 +35,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents the token endpoint and both gateway endpoints, with schemas and security', async () => {
-    const document = (await openApiDocument()) as {
+    const document = (await openApiDocument(PACKAGE_INFO.version)) as {
       openapi: string;
       paths: Record<string, Record<string, Operation>>;
       components: { securitySchemes: Record<string, unknown> };
@@ -101,7 +102,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents each gateway error status with its own name, className, code, reasons and example (and Retry-After on 429 and 503)', async () => {
-    const document = (await openApiDocument()) as { paths: Record<string, Record<string, Operation>> };
+    const document = (await openApiDocument(PACKAGE_INFO.version)) as {
+      paths: Record<string, Record<string, Operation>>;
+    };
     type ErrorResponse = {
       description: string;
       headers?: Record<string, unknown>;

@@ -9,7 +9,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { QUICKEST_BACKEND } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-import { freePort } from '../../support/listening-harness.js';
+import { freePort } from '../../support/free-port.js';
 import { OtlpReceiver, SPAN_KIND } from '../../support/otlp-receiver.js';
 
 const backend = QUICKEST_BACKEND;

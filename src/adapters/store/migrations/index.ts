@@ -335,9 +335,8 @@ export const MIGRATIONS: readonly Migration[] = [
       // No statement reads associations by customer key, and the index misled the planner:
       // on a table never analysed (autovacuum off, PGlite, or the first minute of a bulk
       // onboarding) the lookup by (institution, platform, customer_id) scanned every row of
-      // the platform through this index instead of reading one through the primary key
-      // (7 ms instead of 0.05 at 20,000 rows), which capped registration at a few hundred a
-      // second. One index fewer is also one write fewer per registration.
+      // the platform through this index instead of reading one through the primary key,
+      // which capped registration's rate as the table grew (docs/benchmarks.md). One index fewer is also one write fewer per registration.
       `drop index if exists associations_customer_key`,
     ],
   },

@@ -146,7 +146,7 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
       request.log.debug({ clientId: client.id, scope: tokens.scope }, 'token issued');
       noStore(reply).type('application/json;charset=UTF-8');
       // The payload, not `reply.send()`: an async handler returning the reply (a thenable)
-      // makes Fastify watch the response stream for its end, ~1% of a request for nothing.
+      // makes Fastify watch the response stream for its end, work every request pays for nothing.
       return tokens;
     },
   });
