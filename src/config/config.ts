@@ -9,7 +9,7 @@ import { TypeGuard, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import { isAbsolute, resolve } from 'node:path';
 import { parseCidr } from '../domain/ip-allow-list.js';
-import type { CoreCredentials, CoreKind, FineractSettings } from '../domain/institution.js';
+import type { CoreCredentials, FineractSettings } from '../domain/institution.js';
 import { ConfigError } from './config-error.js';
 import { ConfigSchema, settingSchemas, type SettingName, type Settings } from './schema.js';
 import { ATTRIBUTE_KEY, HEADER_NAME, parseKeyValueList, SETTING_FORMATS } from './setting-formats.js';
