@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { Mutex, withTimeout } from 'async-mutex';
 import type { ChangeFeed } from '../../ports/change-feed.js';
@@ -9,6 +13,19 @@ import { databaseUnavailable, inDatabaseSpan, waitWithin, type Database, type Qu
 /** A caller that waited its time for the single connection. */
 function busy(ms: number): Error {
   return databaseUnavailable(`embedded database busy: no answer within ${ms} ms`);
+}
+
+/**
+ * PostgreSQL's own default, 128 MB, is sized for a server with a machine to itself; in
+ * WebAssembly every buffer touched stays in the process's memory for good, and the embedded
+ * database's data set is small (docs/operations.md, "Embedded database").
+ */
+const SHARED_BUFFERS = '16MB';
+
+/** A new data dir's cluster is made in a process of its own (`pglite-initdb.ts`). */
+async function initdbInChild(dataDir: string): Promise<void> {
+  const script = new URL('./pglite-initdb.js', import.meta.url);
+  await promisify(execFile)(process.execPath, [script.pathname, dataDir], { timeout: 120_000 });
 }
 
 /** What the lock answers a caller whose turn did not come in time (made once: it is compared, never thrown on). */
@@ -54,9 +71,13 @@ export class PgliteDatabase implements Database {
    * loading a dump a fraction of that, which is what the tests' template uses.
    */
   static async open(dataDir: string | undefined, options: PgliteOptions = {}): Promise<PgliteDatabase> {
+    if (dataDir !== undefined && !options.loadDataDir && !existsSync(join(dataDir, 'PG_VERSION'))) {
+      await initdbInChild(dataDir);
+    }
     const db = await PGlite.create({
       ...(dataDir === undefined ? {} : { dataDir }),
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
     });
     return new PgliteDatabase(db, options.timeoutMs ?? 3000);
   }
