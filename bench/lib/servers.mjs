@@ -131,6 +131,33 @@ async function readLoopProbe(port) {
  * Its logs (stderr, JSON lines at the default level) go to a file in the run's
  * temporary directory, deleted when it stops (see `startProcess`).
  */
+/**
+ * The Fineract stand-in (`coregate fineract-sim`, docs/cores/fineract.md) on the load CPU, like
+ * the simulator: `stats()` counts the Fineract calls it has answered.
+ */
+export async function startFineractSim(ctx) {
+  const entry = await startProcess('Fineract stand-in', {
+    command: process.execPath,
+    args: [BIN, 'fineract-sim', '--port', '0'],
+    cwd: ROOT,
+    env: cleanEnv(),
+    cpus: ctx.plan.pinned ? ctx.plan.load : undefined,
+    readyLine: /Fineract stand-in listening on (http:\/\/\S+)/,
+  });
+  const url = entry.match[1];
+  return {
+    name: 'Fineract stand-in',
+    url,
+    pid: entry.pid,
+    stats: async () => {
+      const response = await fetch(`${new URL(url).origin}/_sim/stats`);
+      if (!response.ok) throw new Error(`Fineract stand-in GET /_sim/stats: ${response.status}`);
+      return response.json();
+    },
+    stop: () => entry.stop(),
+  };
+}
+
 export async function startCoregate(
   ctx,
   { storage, coreUrl, env: extraEnv = {}, nodeArgs = [], cpus, root = ROOT, loopProbe = false },
