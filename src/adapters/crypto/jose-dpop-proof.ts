@@ -162,7 +162,7 @@ export class JoseDpopProofVerifier implements DpopProofVerifier {
         : await proofKey(encodedHeader);
     const jkt = header.jkt;
     const payload = verifiedPayload(proof, header, expected.now);
-    const { iat, jti, htm, htu, ath, nonce } = payload as Record<string, unknown>;
+    const { iat, jti, htm, htu, ath, nonce } = payload;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256)
       throw new InvalidProof('jti missing or not a short string');
     if (typeof iat !== 'number' || Math.abs(iat - expected.now.getTime() / 1000) > DPOP_IAT_WINDOW_SECONDS)

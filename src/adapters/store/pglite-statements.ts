@@ -66,7 +66,7 @@ export class PgliteStatements {
       ]),
       { syncToFs: false },
     );
-    return rowsOf<Row>(messages as BackendMessage[], statement.columns, this.db.parsers);
+    return rowsOf<Row>(messages, statement.columns, this.db.parsers);
   }
 
   /** Parses and describes `text`: under a new name while there is room, else unnamed. */
@@ -105,7 +105,9 @@ export class PgliteStatements {
   private serialize(value: unknown, typeId: number | undefined): string | null {
     if (value === null || value === undefined) return null;
     const serializer = typeId === undefined ? undefined : this.db.serializers[typeId];
-    return serializer ? serializer(value) : String(value as string);
+    // Without a serializer PGlite's query() sends the value's own text form, as this does.
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the same text PGlite would send
+    return serializer ? serializer(value) : String(value);
   }
 }
 
