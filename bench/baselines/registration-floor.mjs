@@ -13,16 +13,15 @@
  * - `GET /_floor/registrations/<customerId>` → the stored row without the digest (the
  *   suite's check that a registration was stored), or 404.
  *
- * Storage, of the kind coregate uses in the same run: `DATABASE_URL` (PostgreSQL, a `pg`
- * Pool of `POOL_SIZE` connections, the suite passes coregate's default pool size) or
- * `DATA_DIR` (PGlite in this process, as coregate runs it embedded: the database's
- * CPU is then counted in the floor's figures, as it is in coregate's).
+ * Storage, of the kind coregate uses in the same run (`lib/floor-database.mjs`): `DATABASE_URL`
+ * (the suite passes coregate's default pool size as `POOL_SIZE`) or `DATA_DIR` (PGlite).
  * Environment besides: `CORE_URL` (the simulator), `CONNECTIONS` (core pool, default 32
  * like coregate's core connector).
  */
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { Pool } from 'undici';
+import { openFloorDatabase } from '../lib/floor-database.mjs';
 
 const coreUrl = process.env.CORE_URL;
 if (!coreUrl) throw new Error('CORE_URL is required');
@@ -38,31 +37,8 @@ const INSERT =
   'insert into floor_registrations (customer_id, customer_key, delegate_digest, expires_at) values ($1, $2, $3, $4)';
 const SELECT = 'select customer_id, customer_key, expires_at from floor_registrations where customer_id = $1';
 
-/** `{query(text, params) → rows, close()}` on PostgreSQL or PGlite. */
-async function openDatabase() {
-  if (process.env.DATABASE_URL) {
-    const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_SIZE ?? 10) });
-    return {
-      kind: 'postgres',
-      query: async (text, params) => (await pool.query(text, params)).rows,
-      close: () => pool.end(),
-    };
-  }
-  if (process.env.DATA_DIR) {
-    const { PGlite } = await import('@electric-sql/pglite');
-    const db = await PGlite.create({ dataDir: process.env.DATA_DIR });
-    return {
-      kind: 'pglite',
-      query: async (text, params) => (await db.query(text, params)).rows,
-      close: () => db.close(),
-    };
-  }
-  throw new Error('DATABASE_URL or DATA_DIR is required');
-}
-
-const database = await openDatabase();
-await database.query(TABLE, []);
+const database = await openFloorDatabase();
+await database.query('floor_table', TABLE, []);
 
 function answer(res, status, body) {
   const text = JSON.stringify(body);
@@ -100,12 +76,12 @@ async function register(req, res) {
     return;
   }
   const digest = createHash('sha256').update(session.delegateReferenceId).digest();
-  await database.query(INSERT, [customerId, customerKey, digest, session.expiresAt]);
+  await database.query('floor_insert', INSERT, [customerId, customerKey, digest, session.expiresAt]);
   answer(res, 200, { customerId, customerKey });
 }
 
 async function stored(res, customerId) {
-  const [row] = await database.query(SELECT, [customerId]);
+  const [row] = await database.query('floor_select', SELECT, [customerId]);
   if (!row) answer(res, 404, { error: 'not_found' });
   else
     answer(res, 200, {

@@ -170,18 +170,23 @@ export function createResults() {
      * Open loop: sets `row.vs` to the latency `row` adds to `baselineRow` at the
      * same fixed rate (p50 and p99, in ms), and lists it with the targets (no limit is set for it).
      */
-    addedLatency(row, baselineRow, name) {
+    /**
+     * Sets `row.vs` to the latency `row` adds to `baselineRow`'s; with `maxAddedP99Ms` the
+     * added p99 is a target.
+     */
+    addedLatency(row, baselineRow, name, { maxAddedP99Ms } = {}) {
       row.vs = {
         baseline: baselineRow.subject + (baselineRow.variant ? ` (${baselineRow.variant})` : ''),
         addedP50Ms: difference(row.p50Ms, baselineRow.p50Ms),
         addedP99Ms: difference(row.p99Ms, baselineRow.p99Ms),
       };
+      const limited = maxAddedP99Ms !== undefined;
       addTarget({
         scenario: row.scenario,
         name,
-        required: 'reported (no target)',
+        required: limited ? `p99 ≤ +${maxAddedP99Ms} ms` : 'reported (no target)',
         measured: `p50 ${signed(row.vs.addedP50Ms)} ms (${row.p50Ms} vs ${baselineRow.p50Ms}), p99 ${signed(row.vs.addedP99Ms)} ms (${row.p99Ms} vs ${baselineRow.p99Ms})`,
-        pass: undefined,
+        pass: limited && row.vs.addedP99Ms !== undefined ? row.vs.addedP99Ms <= maxAddedP99Ms : undefined,
       });
       return row.vs;
     },

@@ -131,6 +131,33 @@ async function readLoopProbe(port) {
  * Its logs (stderr, JSON lines at the default level) go to a file in the run's
  * temporary directory, deleted when it stops (see `startProcess`).
  */
+/**
+ * The Fineract stand-in (`coregate fineract-sim`, docs/cores/fineract.md) on the load CPU, like
+ * the simulator: `stats()` counts the Fineract calls it has answered.
+ */
+export async function startFineractSim(ctx) {
+  const entry = await startProcess('Fineract stand-in', {
+    command: process.execPath,
+    args: [BIN, 'fineract-sim', '--port', '0'],
+    cwd: ROOT,
+    env: cleanEnv(),
+    cpus: ctx.plan.pinned ? ctx.plan.load : undefined,
+    readyLine: /Fineract stand-in listening on (http:\/\/\S+)/,
+  });
+  const url = entry.match[1];
+  return {
+    name: 'Fineract stand-in',
+    url,
+    pid: entry.pid,
+    stats: async () => {
+      const response = await fetch(`${new URL(url).origin}/_sim/stats`);
+      if (!response.ok) throw new Error(`Fineract stand-in GET /_sim/stats: ${response.status}`);
+      return response.json();
+    },
+    stop: () => entry.stop(),
+  };
+}
+
 export async function startCoregate(
   ctx,
   { storage, coreUrl, env: extraEnv = {}, nodeArgs = [], cpus, root = ROOT, loopProbe = false },
@@ -204,6 +231,17 @@ async function startBaseline(ctx, name, script, { env = {}, args = [], timeoutMs
 
 export const startBareProxy = (ctx, coreUrl, customerKey) =>
   startBaseline(ctx, 'bare proxy', 'bare-proxy.mjs', { env: { CORE_URL: coreUrl, CUSTOMER_KEY: customerKey } });
+/** The audited-read floor (`baselines/bare-proxy.mjs` with `AUDIT=1`) on `storage`, like the registration floor. */
+export const startAuditedReadFloor = (ctx, coreUrl, customerKey, storage) =>
+  startBaseline(ctx, 'audited-read floor', 'bare-proxy.mjs', {
+    env: { CORE_URL: coreUrl, CUSTOMER_KEY: customerKey, AUDIT: '1', ...floorStorageEnv(storage) },
+    timeoutMs: 90_000,
+  });
+/** A floor's database: coregate's kind of storage, on PostgreSQL with a pool of coregate's default size. */
+const floorStorageEnv = (storage) =>
+  storage.kind === 'postgres'
+    ? { DATABASE_URL: storage.url, POOL_SIZE: String(DEFAULTS.COREGATE_DB_POOL_MAX) }
+    : { DATA_DIR: storage.dataDir };
 /**
  * The floor of registration (`baselines/registration-floor.mjs`) in front of the simulator at
  * `coreUrl`, on `storage` as coregate gets it (`storage.mjs`): on PostgreSQL with a pool of
@@ -211,12 +249,7 @@ export const startBareProxy = (ctx, coreUrl, customerKey) =>
  */
 export const startRegistrationFloor = (ctx, coreUrl, storage) =>
   startBaseline(ctx, 'registration floor', 'registration-floor.mjs', {
-    env: {
-      CORE_URL: coreUrl,
-      ...(storage.kind === 'postgres'
-        ? { DATABASE_URL: storage.url, POOL_SIZE: String(DEFAULTS.COREGATE_DB_POOL_MAX) }
-        : { DATA_DIR: storage.dataDir }),
-    },
+    env: { CORE_URL: coreUrl, ...floorStorageEnv(storage) },
     // Making a PGlite cluster takes seconds, more on a busy machine (coregate is given as long).
     timeoutMs: 90_000,
   });

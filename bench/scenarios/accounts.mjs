@@ -7,7 +7,8 @@
 import { DEMO_CUSTOMERS } from '../../dist/src/adapters/core/simulator/demo-data.js';
 import { checkAccounts, checkTokenEndpoint, register } from '../lib/checks.mjs';
 import { measure, measurePair, roundsNote } from '../lib/measure.mjs';
-import { startCoregate } from '../lib/servers.mjs';
+import { startAuditedReadFloor, startCoregate } from '../lib/servers.mjs';
+import { freshStorage } from '../lib/storage.mjs';
 
 export const name = 'accounts';
 
@@ -96,7 +97,7 @@ export async function measureProxy(ctx, proxy, peers) {
 }
 
 /** coregate's GET /core/accounts on one storage, closed loop in turns with the proxy, then open loop. */
-export async function measureCoregate(ctx, { coregate, accessToken, kind, baseline, peers }) {
+export async function measureCoregate(ctx, { coregate, accessToken, kind, baseline, peers, simulator }) {
   if (!baseline) throw new Error('the bare proxy failed its check: nothing to measure coregate against');
   const spec = await prepareHotCustomer(ctx, coregate, accessToken);
   ctx.log(`accounts: coregate on ${kind} answers the right accounts; loading it and the bare proxy, in turns`);
@@ -137,4 +138,46 @@ export async function measureCoregate(ctx, { coregate, accessToken, kind, baseli
     baseline.openLoop,
     `accounts at ${OPEN_LOOP_RATE.toLocaleString('en')} req/s open loop: latency added to the bare proxy's (${kind})`,
   );
+  const floorRow = await measureAuditedReadFloor(ctx, { kind, simulator, peers });
+  ctx.results.addedLatency(
+    openLoopRow,
+    floorRow,
+    `accounts at ${OPEN_LOOP_RATE.toLocaleString('en')} req/s open loop: latency added to the audited-read floor's (${kind})`,
+    { maxAddedP99Ms: 1 },
+  );
+}
+
+/**
+ * The audited-read floor on `kind` (`baselines/bare-proxy.mjs` with `AUDIT=1`): the bare proxy
+ * plus one committed row per read on a database of the same kind, at the open-loop rate. What
+ * the promise "an answer's audit row is committed" costs on this machine's disk, without
+ * anything else coregate does.
+ */
+async function measureAuditedReadFloor(ctx, { kind, simulator, peers }) {
+  const storage = await freshStorage(ctx, kind, `audited_floor_${kind}`);
+  const floor = await startAuditedReadFloor(ctx, simulator.url, HOT_CUSTOMER_KEY, storage);
+  try {
+    await checkAccounts({
+      what: `audited-read floor (${kind}) GET /core/accounts`,
+      url: `${floor.url}/core/accounts`,
+      expectedAccounts: CUSTOMER.accounts,
+      pick: (json) => json.accounts,
+    });
+    ctx.log(`accounts: the audited-read floor (${kind}) at ${OPEN_LOOP_RATE} req/s, open loop`);
+    const paced = await measure(ctx, {
+      server: floor,
+      peers,
+      spec: { origin: floor.url, path: '/core/accounts', rate: OPEN_LOOP_RATE },
+    });
+    return ctx.results.addRow({
+      scenario: name,
+      variant: openLoop(kind),
+      subject: 'audited-read floor',
+      baseline: true,
+      measurement: paced,
+      notes: ['bare proxy + one autocommit INSERT per read'],
+    });
+  } finally {
+    await floor.stop();
+  }
 }

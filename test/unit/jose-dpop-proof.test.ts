@@ -96,4 +96,82 @@ describe('JoseDpopProofVerifier', () => {
     assert.equal(await refusal(verifier, hmac), 'alg missing or not allowed');
     await refusal(verifier, 'not.a.jwt');
   });
+
+  it('verifies PS256 and Ed25519 proofs, each with its own kind of key', async () => {
+    const verifier = new JoseDpopProofVerifier(clock);
+    for (const alg of ['PS256', 'EdDSA', 'Ed25519'] as const) {
+      const { publicKey, privateKey } = await generateKeyPair(alg === 'PS256' ? 'PS256' : 'Ed25519', {
+        extractable: true,
+      });
+      const jwk = await exportJWK(publicKey);
+      const verified = await verifier.verify(await proof(privateKey, { alg, jwk }), expected);
+      assert.equal(verified.jkt, await calculateJwkThumbprint(jwk));
+    }
+  });
+
+  it('refuses a header whose algorithm does not fit its key, a critical extension and another typ', async () => {
+    const verifier = new JoseDpopProofVerifier(clock);
+    const client = await key();
+    const rsa = await generateKeyPair('PS256', { extractable: true });
+    // The RSA key signs; the header claims ES256 with that RSA key.
+    assert.equal(
+      await refusal(verifier, await unsigned({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(rsa.publicKey) })),
+      'ERR_JOSE_NOT_SUPPORTED',
+    );
+    assert.equal(
+      await refusal(verifier, await unsigned({ alg: 'ES256', typ: 'dpop+jwt', jwk: client.jwk, crit: ['x'], x: 1 })),
+      'ERR_JOSE_NOT_SUPPORTED',
+    );
+    assert.equal(
+      await refusal(verifier, await proof(client.privateKey, { jwk: client.jwk, typ: 'JWT' })),
+      'ERR_JWT_CLAIM_VALIDATION_FAILED',
+    );
+  });
+
+  it('refuses an ES256 signature in DER form, a signature of other bytes and a proof of two parts', async () => {
+    const verifier = new JoseDpopProofVerifier(clock);
+    const client = await key();
+    const good = await proof(client.privateKey, { jwk: client.jwk });
+    const [header, payload, signature] = good.split('.') as [string, string, string];
+    const raw = Buffer.from(signature, 'base64url');
+    const der = derSignature(raw);
+    assert.equal(
+      await refusal(verifier, `${header}.${payload}.${der.toString('base64url')}`),
+      'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    );
+    const otherPayload = Buffer.from(JSON.stringify({ jti: 'other' })).toString('base64url');
+    assert.equal(
+      await refusal(verifier, `${header}.${otherPayload}.${signature}`),
+      'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    );
+    assert.equal(await refusal(verifier, `${header}.${payload}`), 'ERR_JWS_INVALID');
+  });
+
+  it('holds a proof that carries exp to it', async () => {
+    const verifier = new JoseDpopProofVerifier(clock);
+    const client = await key();
+    const seconds = Math.floor(clock.now().getTime() / 1000);
+    const expired = await new SignJWT({ iat: seconds, exp: seconds - 1, jti: randomUUID(), htm: 'GET', htu: URL_ })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: client.jwk })
+      .sign(client.privateKey);
+    assert.equal(await refusal(verifier, expired), 'ERR_JWT_EXPIRED');
+  });
 });
+
+/** A proof with `header` and a signature of no key (enough for checks made before the signature). */
+function unsigned(header: Record<string, unknown>): Promise<string> {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return Promise.resolve(`${encode(header)}.${encode({ jti: 'x' })}.${Buffer.alloc(64).toString('base64url')}`);
+}
+
+/** An ES256 signature (r||s, RFC 7518 §3.4) as DER, the form JWS does not use. */
+function derSignature(raw: Buffer): Buffer {
+  const integer = (bytes: Buffer) => {
+    let value = bytes;
+    while (value.length > 1 && value[0] === 0 && value[1]! < 0x80) value = value.subarray(1);
+    if (value[0]! >= 0x80) value = Buffer.concat([Buffer.from([0]), value]);
+    return Buffer.concat([Buffer.from([0x02, value.length]), value]);
+  };
+  const body = Buffer.concat([integer(raw.subarray(0, 32)), integer(raw.subarray(32))]);
+  return Buffer.concat([Buffer.from([0x30, body.length]), body]);
+}

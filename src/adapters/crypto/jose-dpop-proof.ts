@@ -1,16 +1,22 @@
 /**
- * DPoP proofs (RFC 9449 §4.3) verified with jose: the key is the proof's own header `jwk`,
- * its thumbprint (RFC 7638) what a bound token's `cnf.jkt` names. The single use of `jti`
- * is the caller's (`app/dpop-proofs.ts`), across processes.
+ * DPoP proofs (RFC 9449 §4.3): the key is the proof's own header `jwk`, its thumbprint
+ * (RFC 7638) what a bound token's `cnf.jkt` names. The single use of `jti` is the caller's
+ * (`app/dpop-proofs.ts`), across processes.
  *
  * A client signs every request with the same key and header, so what is read from the
- * header — its checks, the key's thumbprint and the imported key — is kept by the header's
- * encoded text: importing the JWK cost more than verifying the signature with it
- * (docs/benchmarks.md, "DPoP-bound tokens"). The same text always says the same, so an
- * entry never goes stale; the signature is still checked on every proof.
+ * header — its checks, the key's thumbprint and the key as a node:crypto `KeyObject` — is
+ * kept by the header's encoded text: importing the JWK costs more than verifying the
+ * signature with it. The same text always says the same, so an entry never goes stale; the
+ * signature is still checked on every proof.
+ *
+ * The signature is checked with node:crypto's one-shot `verify` (RFC 7515 §5.2 on the three
+ * allowed algorithms) rather than jose's `jwtVerify`, which goes through WebCrypto: a proof
+ * comes with every read of a DPoP-bound client, and the WebCrypto path costs a large share of
+ * such a read (docs/benchmarks.md, "DPoP-bound tokens"). jose still reads the header and makes
+ * the thumbprint, once per key; the refusal reasons keep jose's error codes.
  */
-import { createHash } from 'node:crypto';
-import { calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, importJWK, jwtVerify } from 'jose';
+import { constants, createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, decodeProtectedHeader, type JWK } from 'jose';
 import {
   InvalidProof,
   type DpopProofExpectation,
@@ -51,20 +57,92 @@ const PROOF_HEADER_CACHE_ENTRIES = 10_000;
  */
 const MAX_KEPT_HEADER_CHARS = 1200;
 
-/** What a proof's protected header gives once checked: its key, imported, and that key's thumbprint. */
+type DpopAlgorithm = (typeof DPOP_ALGORITHMS)[number];
+
+/** What a proof's protected header gives once checked: its key, ready to verify with, and that key's thumbprint. */
 interface ProofKey {
-  readonly key: Awaited<ReturnType<typeof importJWK>>;
+  readonly verify: (signedText: Buffer, signature: Buffer) => boolean;
   readonly jkt: string;
 }
 
-/** Reads and checks a protected header (its encoded text) and imports its key. Throws {@link InvalidProof}. */
+/** The key type each algorithm needs (RFC 7518 §3.4, §3.5; RFC 8037 §3.1), and how it verifies. */
+function verifierFor(alg: DpopAlgorithm, key: KeyObject): ProofKey['verify'] {
+  const details = key.asymmetricKeyDetails;
+  switch (alg) {
+    case 'ES256':
+      if (key.asymmetricKeyType !== 'ec' || details?.namedCurve !== 'prime256v1')
+        throw new InvalidProof('ERR_JOSE_NOT_SUPPORTED');
+      // JWS carries the raw r||s pair (RFC 7518 §3.4), not DER.
+      return (text, signature) =>
+        signature.length === 64 && verify('sha256', text, { key, dsaEncoding: 'ieee-p1363' }, signature);
+    case 'PS256':
+      if (key.asymmetricKeyType !== 'rsa' || (details?.modulusLength ?? 0) < 2048)
+        throw new InvalidProof('ERR_JOSE_NOT_SUPPORTED');
+      return (text, signature) =>
+        verify(
+          'sha256',
+          text,
+          { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST },
+          signature,
+        );
+    case 'EdDSA':
+    case 'Ed25519':
+      if (key.asymmetricKeyType !== 'ed25519') throw new InvalidProof('ERR_JOSE_NOT_SUPPORTED');
+      return (text, signature) => verify(null, text, key, signature);
+  }
+}
+
+/** Reads and checks a protected header (its encoded text) and makes its key. Throws {@link InvalidProof}. */
 async function proofKey(encodedHeader: string): Promise<ProofKey> {
-  const { alg, jwk } = decodeProtectedHeader(`${encodedHeader}..`);
+  let header;
+  try {
+    header = decodeProtectedHeader(`${encodedHeader}..`);
+  } catch {
+    throw new InvalidProof('ERR_JWS_INVALID');
+  }
+  const { alg, jwk, typ, crit } = header;
   if (typeof alg !== 'string' || !(DPOP_ALGORITHMS as readonly string[]).includes(alg))
     throw new InvalidProof('alg missing or not allowed');
+  // RFC 9449 §4.3 point 4; `typ` compared as jose's `typ` option does (RFC 7515 §4.1.9).
+  if (typeof typ !== 'string' || typ.toLowerCase().replace(/^application\//, '') !== 'dpop+jwt')
+    throw new InvalidProof('ERR_JWT_CLAIM_VALIDATION_FAILED');
+  // No extension is understood, so none may be critical (RFC 7515 §4.1.11).
+  if (crit !== undefined) throw new InvalidProof('ERR_JOSE_NOT_SUPPORTED');
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new InvalidProof('no jwk in the header');
   if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw new InvalidProof('the header jwk is a private key');
-  return { key: await importJWK({ ...jwk, ext: true }, alg), jkt: await calculateJwkThumbprint(jwk, 'sha256') };
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: jwk as JWK & { kty: string }, format: 'jwk' });
+  } catch {
+    throw new InvalidProof('ERR_JWK_INVALID');
+  }
+  return { verify: verifierFor(alg as DpopAlgorithm, key), jkt: await calculateJwkThumbprint(jwk, 'sha256') };
+}
+
+/** The payload of a proof whose signature `key` verifies, as an object. Throws {@link InvalidProof}. */
+function verifiedPayload(proof: string, key: ProofKey, now: Date): Record<string, unknown> {
+  const firstDot = proof.indexOf('.');
+  const lastDot = proof.lastIndexOf('.');
+  if (firstDot <= 0 || lastDot === firstDot || proof.indexOf('.', firstDot + 1) !== lastDot)
+    throw new InvalidProof('ERR_JWS_INVALID');
+  const signature = Buffer.from(proof.slice(lastDot + 1), 'base64url');
+  if (!key.verify(Buffer.from(proof.slice(0, lastDot)), signature))
+    throw new InvalidProof('ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(proof.slice(firstDot + 1, lastDot), 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidProof('ERR_JWT_INVALID');
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    throw new InvalidProof('ERR_JWT_INVALID');
+  const { exp, nbf } = payload as Record<string, unknown>;
+  const seconds = Math.floor(now.getTime() / 1000);
+  // A proof needs neither; one that carries them is held to them (RFC 7519 §4.1.4, §4.1.5).
+  if (exp !== undefined && (typeof exp !== 'number' || exp <= seconds)) throw new InvalidProof('ERR_JWT_EXPIRED');
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > seconds))
+    throw new InvalidProof('ERR_JWT_CLAIM_VALIDATION_FAILED');
+  return payload as Record<string, unknown>;
 }
 
 export class JoseDpopProofVerifier implements DpopProofVerifier {
@@ -77,27 +155,14 @@ export class JoseDpopProofVerifier implements DpopProofVerifier {
   }
 
   async verify(proof: string, expected: DpopProofExpectation): Promise<VerifiedDpopProof> {
-    let payload;
-    let jkt: string;
-    try {
-      const encodedHeader = proof.slice(0, Math.max(0, proof.indexOf('.')));
-      const header =
-        encodedHeader.length <= MAX_KEPT_HEADER_CHARS
-          ? (await this.headers.get(encodedHeader))!
-          : await proofKey(encodedHeader);
-      jkt = header.jkt;
-      ({ payload } = await jwtVerify(proof, header.key, {
-        typ: 'dpop+jwt',
-        algorithms: [...DPOP_ALGORITHMS],
-        currentDate: expected.now,
-        requiredClaims: ['iat', 'jti', 'htm', 'htu'],
-      }));
-    } catch (error) {
-      if (error instanceof InvalidProof) throw error;
-      if (error instanceof joseErrors.JOSEError) throw new InvalidProof(error.code);
-      throw new InvalidProof(error instanceof Error ? error.message : 'unreadable proof');
-    }
-    const { iat, jti, htm, htu, ath, nonce } = payload as Record<string, unknown>;
+    const encodedHeader = proof.slice(0, Math.max(0, proof.indexOf('.')));
+    const header =
+      encodedHeader.length <= MAX_KEPT_HEADER_CHARS
+        ? (await this.headers.get(encodedHeader))!
+        : await proofKey(encodedHeader);
+    const jkt = header.jkt;
+    const payload = verifiedPayload(proof, header, expected.now);
+    const { iat, jti, htm, htu, ath, nonce } = payload;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256)
       throw new InvalidProof('jti missing or not a short string');
     if (typeof iat !== 'number' || Math.abs(iat - expected.now.getTime() / 1000) > DPOP_IAT_WINDOW_SECONDS)

@@ -356,4 +356,16 @@ export const MIGRATIONS: readonly Migration[] = [
       `alter table institutions add column core_credentials_key_id text`,
     ],
   },
+  {
+    version: 16,
+    name: 'single-use proof identifiers not written to the WAL',
+    statements: [
+      // A proof identifier need only outlive its proof (seconds to minutes) and be seen by every
+      // process, not survive a crash of the database: an unlogged table is shared like any other
+      // but its inserts are not flushed to disk before they commit, which every read of a
+      // DPoP-bound client otherwise waits for. After a database crash the table starts empty
+      // (docs/operations.md, "Threat model").
+      `alter table used_proof_ids set unlogged`,
+    ],
+  },
 ];
