@@ -13,6 +13,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startCoreSim, type RunningCoreSim } from '../../src/server/core-sim.js';
+import {
+  startFineractStandIn,
+  type RunningFineractStandIn,
+} from '../../src/adapters/core/fineract/stand-in/fineract-stand-in.js';
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
 import { killAll, runCli, runJson, tempDataDir, type Env } from './support/process.js';
 
@@ -360,5 +364,47 @@ describe('coregate core check', { timeout: 180_000 }, () => {
     const unknown = await runCli(['core', 'check', '--institution', 'nope'], env);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no institution "nope"/);
+  });
+});
+
+describe('coregate core check against the Fineract stand-in', { timeout: 180_000 }, () => {
+  let standIn: RunningFineractStandIn;
+
+  before(async () => {
+    standIn = await startFineractStandIn({ port: 0, host: '127.0.0.1' });
+  });
+  after(async () => {
+    await standIn?.close();
+  });
+
+  it('passes for the default institution on Fineract, and names the failing check when Fineract answers badly', async (t) => {
+    const data = tempDataDir();
+    t.after(data.remove);
+    const env = {
+      COREGATE_DATA_DIR: data.dir,
+      COREGATE_CORE_KIND: 'fineract',
+      CORE_URL: standIn.url,
+      COREGATE_FINERACT_USERNAME: standIn.credentials.username,
+      COREGATE_FINERACT_PASSWORD: standIn.credentials.password,
+    };
+    const good = await runCli(['core', 'check', '--institution', 'default', '--customer-key', '1', '--json'], env);
+    assert.equal(good.code, 0, good.stderr + good.stdout);
+    const report = JSON.parse(good.stdout) as CheckJson;
+    assert.deepEqual(
+      report.checks.map((check) => [check.name, check.ok]),
+      [
+        ['readiness', true],
+        ['session', true],
+        ['accounts', true],
+        ['forged_session_rejected', true],
+      ],
+    );
+    assert.doesNotMatch(good.stdout + good.stderr, new RegExp(standIn.credentials.password));
+
+    standIn.setFaults({ malformed: true });
+    const bad = await runCli(['core', 'check', '--institution', 'default', '--customer-key', '1'], env);
+    standIn.setFaults({});
+    assert.equal(bad.code, 1, bad.stderr + bad.stdout);
+    assert.match(bad.stdout, /^FAIL session: /m);
   });
 });
