@@ -10,7 +10,7 @@ import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { PgliteDatabase } from '../../src/adapters/store/pglite-database.js';
 import { PgliteStatements } from '../../src/adapters/store/pglite-statements.js';
-import { ApiError } from '../../src/domain/errors.js';
+import { DatabaseUnavailable } from '../../src/ports/database-unavailable.js';
 import { DatabaseDeadline } from '../../src/ports/database-deadline.js';
 
 /** Resolves once `hold.release()` is called: a transaction held open by the test, not by time. */
@@ -118,12 +118,15 @@ describe('embedded database: one turn at the backend at a time', () => {
       await finish.opened;
     });
     await inside.opened;
-    await assert.rejects(
-      database.query("insert into turns values ('abandoned')", [], new DatabaseDeadline(50)),
-      (error: unknown) => error instanceof ApiError && error.code === 'unavailable',
-    );
-    finish.open();
-    await holding;
+    try {
+      await assert.rejects(
+        database.query("insert into turns values ('abandoned')", [], new DatabaseDeadline(50)),
+        DatabaseUnavailable,
+      );
+    } finally {
+      finish.open();
+      await holding;
+    }
     // The next statement takes the turn the abandoned one would have had, after it.
     await database.query("insert into turns values ('next')");
     assert.deepEqual(await database.query('select k from turns order by k'), [{ k: 'next' }]);
