@@ -12,7 +12,8 @@
 // `--fast` (`npm run test:fast`, the inner loop): only the unit, contract and HTTP tests,
 // on the embedded engine only (`COREGATE_TEST_ENGINE=pglite`: PostgreSQL is neither
 // checked nor used). No real-process, tarball, clone-install or browser tests: those
-// live under test/e2e and test/sdk. Other arguments are substrings of test paths.
+// live under test/e2e and test/sdk. `--timings`: each file's wall time, slowest first, into
+// coregate-test-timings.txt. Other arguments are substrings of test paths.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +24,8 @@ const root = new URL('..', import.meta.url).pathname;
 const testRoot = join(root, 'dist', 'test');
 const fast = process.argv.includes('--fast');
 const coverage = process.argv.includes('--coverage');
-const filter = process.argv.slice(2).filter((argument) => argument !== '--fast' && argument !== '--coverage');
+const timings = process.argv.includes('--timings');
+const filter = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
 const FAST_TIERS = ['unit', 'contract', 'http'].map((tier) => `${join(testRoot, tier)}/`);
 
 function collect(dir) {
@@ -104,6 +106,13 @@ const reporters = [
   `--test-reporter=${join(root, 'scripts', 'test-totals-reporter.mjs')}`,
   `--test-reporter-destination=${totalsFile}`,
 ];
+// --timings: each file's wall time, slowest first, into coregate-test-timings.txt.
+const timingsFile = join(root, 'coregate-test-timings.txt');
+if (timings)
+  reporters.push(
+    `--test-reporter=${join(root, 'scripts', 'test-timings-reporter.mjs')}`,
+    `--test-reporter-destination=${timingsFile}`,
+  );
 const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-concurrency=2', ...reporters, ...files], {
   stdio: 'inherit',
   env,

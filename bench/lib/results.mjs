@@ -167,10 +167,6 @@ export function createResults() {
       return row.vs;
     },
     /**
-     * Open loop: sets `row.vs` to the latency `row` adds to `baselineRow` at the
-     * same fixed rate (p50 and p99, in ms), and lists it with the targets (no limit is set for it).
-     */
-    /**
      * Sets `row.vs` to the latency `row` adds to `baselineRow`'s; with `maxAddedP99Ms` the
      * added p99 is a target.
      */

@@ -16,7 +16,7 @@ import { examples, runProgram, untilStopped, wholeNumber, type CommandContext } 
 
 export interface CoreSimOptions {
   /** Institution API key the simulator requires as `X-Api-Key` (the caller reads COREGATE_CORE_API_KEY). */
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   /** Stops the simulator like SIGTERM does (for running it inside another program). */
   readonly signal?: AbortSignal;
   /** Called once it listens, with its URL. */

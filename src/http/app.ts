@@ -35,8 +35,8 @@ import { installRequestMetrics } from './plugins/request-metrics.js';
 import { opsRoutes, type OpsDeps } from './routes/ops/ops-routes.js';
 // Operations: HTTPS and rate limits.
 import type { RequestThrottle } from '../app/request-throttle.js';
-import { requireHttps } from './plugins/https-only.js';
-import { gatewayCallerRateLimit, gatewayRateLimit, tokenEndpointRateLimits } from './plugins/rate-limit.js';
+import { gatewayCallerRateLimit, gatewayRateLimit } from './plugins/rate-limit.js';
+import type { TokenEndpointCheckDeps } from './routes/oauth/token-endpoint-checks.js';
 // Audit log (docs/behaviour.md#audit-log).
 import type { AuditTrail } from '../app/audit-trail.js';
 import { installAuditing } from './plugins/audit.js';
@@ -66,7 +66,7 @@ export interface AppDeps {
   readonly keyring: TokenSigner & TokenVerifier;
   readonly clientDirectory: ClientDirectory;
   /** Mutual TLS (RFC 8705): where client certificates come from; without it none is read. */
-  readonly clientCertificates?: ClientCertificateSource;
+  readonly clientCertificates?: ClientCertificateSource | undefined;
   /** DPoP (RFC 9449): proofs at the token endpoint and the gateway. */
   readonly dpopProofs: DpopProofs;
   /** Access tokens revoked by their client (RFC 7009): refused at the gateway. */
@@ -221,25 +221,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  await app.register(async (oauth) => {
-    // HTTPS first, then the rate limits, then the routes' own client authentication.
-    if (deps.httpsOnly) oauth.addHook('onRequest', requireHttps());
-    tokenEndpointRateLimits(oauth, deps.throttle);
-    const certificates = deps.clientCertificates
-      ? { certificates: { source: deps.clientCertificates, clock: deps.clock } }
-      : {};
-    await oauth.register(tokenRoute, {
-      authenticator: deps.authenticator,
-      issuer: deps.tokenIssuer,
-      ...certificates,
-      dpop: {
-        proofs: deps.dpopProofs,
-        clock: deps.clock,
-        tokenEndpointUrl: () => `${deps.issuer()}/oauth2/token`,
-      },
-    });
-    await oauth.register(revokeRoute, { authenticator: deps.authenticator, revoker: deps.revoker, ...certificates });
+  const tokenEndpointChecks: TokenEndpointCheckDeps = {
+    authenticator: deps.authenticator,
+    throttle: deps.throttle,
+    httpsOnly: deps.httpsOnly === true,
+    certificates: deps.clientCertificates && { source: deps.clientCertificates, clock: deps.clock },
+  };
+  await app.register(tokenRoute, {
+    checks: tokenEndpointChecks,
+    issuer: deps.tokenIssuer,
+    dpop: { proofs: deps.dpopProofs, clock: deps.clock, tokenEndpointUrl: () => `${deps.issuer()}/oauth2/token` },
   });
+  await app.register(revokeRoute, { checks: tokenEndpointChecks, revoker: deps.revoker });
   await app.register(wellKnownRoutes, {
     signer: deps.keyring,
     issuer: deps.issuer,

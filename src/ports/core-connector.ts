@@ -19,14 +19,14 @@ export interface CoreCallContext {
   /** Propagated to the core as `X-Request-Id`. */
   readonly requestId: string;
   /** The platform client the call is made for: for the audit log, never sent to the core. */
-  readonly clientId?: string;
+  readonly clientId?: string | undefined;
   /** The institution whose core is called (docs/behaviour.md#default-institution); `default` when absent. */
   readonly institution?: string;
   /**
    * The request's time for the database, for the use case's own reads and writes around the
    * core call (`database-deadline.ts`); the core never sees it, and time at the core does not count.
    */
-  readonly deadline?: DatabaseDeadline;
+  readonly deadline?: DatabaseDeadline | undefined;
 }
 
 export interface CoreConnector {

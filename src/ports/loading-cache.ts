@@ -27,7 +27,7 @@ export interface LoadingCacheOptions {
   readonly ttlSeconds?: number;
   readonly maxEntries: number;
   /** The change feed whose announcements drop entries; without one the cache acts as with a feed never live. */
-  readonly feed?: FeedLiveness;
+  readonly feed?: FeedLiveness | undefined;
   /** While the feed is not live; `'cache'` unless set. */
   readonly whenFeedDown?: FeedDownPolicy;
   /** Whether a load's "no such thing" (`undefined`) is kept like a value; true unless set. */

@@ -51,7 +51,7 @@ interface Started {
   socket?: AdminSocketPlace;
   services?: Services;
   app?: FastifyInstance;
-  opsServer?: OpsServer;
+  opsServer?: OpsServer | undefined;
   adminServer?: Server;
 }
 

@@ -39,7 +39,7 @@ const BUSY_RUNS = 4;
 
 interface Outcome {
   readonly status?: number;
-  readonly connection?: string;
+  readonly connection?: string | undefined;
   readonly body?: string;
   readonly endedAt?: number;
   /** The request failed: with `answered`, after the status line came (a truncated answer). */

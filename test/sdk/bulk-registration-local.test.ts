@@ -24,12 +24,16 @@ interface Arrival {
   readonly body: { registration?: { customerId?: string }; customer?: { customerKey?: string } };
 }
 
-/** What the stand-in answers to one registration: status, body and headers, after `delayMs`. */
+/**
+ * What the stand-in answers to one registration: status, body and headers, after `heldUntil`
+ * (when given) has settled and then `delayMs`.
+ */
 interface Answer {
   readonly status: number;
   readonly body: unknown;
   readonly headers?: Record<string, string>;
   readonly delayMs?: number;
+  readonly heldUntil?: Promise<void> | undefined;
 }
 
 const success = (customerId: string | undefined, customerKey: string | undefined) => ({
@@ -108,10 +112,12 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
         };
         arrivals.push(arrival);
         const reply = answer(arrival, arrivals.length);
-        setTimeout(() => {
-          inFlight -= 1;
-          if (!response.destroyed) json(response, reply);
-        }, reply.delayMs ?? 5);
+        void (reply.heldUntil ?? Promise.resolve()).then(() =>
+          setTimeout(() => {
+            inFlight -= 1;
+            if (!response.destroyed) json(response, reply);
+          }, reply.delayMs ?? 5),
+        );
       });
     });
     ({ baseUrl, close: stop } = await listenLocally(server));
@@ -134,6 +140,18 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
   const maxInFlight = (list: readonly Arrival[]) => Math.max(0, ...list.map((arrival) => arrival.inFlight));
 
   it('keeps `concurrency` registrations in flight, one token for all, one result per item', async () => {
+    // The first answers are held until the eighth registration arrives, so reaching 8 does
+    // not depend on how fast this machine is; a ninth before any answer would show as 9.
+    let releaseFirst!: () => void;
+    const firstEightArrived = new Promise<void>((resolve) => (releaseFirst = resolve));
+    answer = (arrival, count) => {
+      if (count === 8) releaseFirst();
+      return {
+        status: 200,
+        body: success(arrival.body.registration?.customerId, arrival.body.customer?.customerKey),
+        heldUntil: count <= 8 ? firstEightArrived : undefined,
+      };
+    };
     const results = await collect(client().registerCustomers(customers(200), { concurrency: 8 }));
     assert.equal(results.length, 200);
     assert.ok(results.every((result) => result.ok && result.attempts === 1));

@@ -40,7 +40,7 @@ export interface HttpCoreConnectorOptions {
   /** Base URL of the core (or of the bank's adapter), e.g. `https://core.bank.example/coregate`; the protocol paths go below it. */
   readonly baseUrl: string;
   /** The institution's API key, sent as `X-Api-Key` (COREGATE_CORE_API_KEY). */
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   /** Deadline of each call, connection included; 5000 ms by default. */
   readonly timeoutMs?: number;
   /** Size of the keep-alive pool; 32 by default. Ignored with `dispatcher`. */

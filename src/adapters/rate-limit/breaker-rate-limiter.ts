@@ -37,7 +37,7 @@ export interface BreakerRateLimiterOptions {
   /** Called once per switch: `local` when the breaker opens, `shared` when it closes again. */
   readonly onStateChange?: (state: StoreState, cause: unknown) => void;
   /** Called for each call of the shared store that failed (and was answered from memory). */
-  readonly onFailure?: (error: unknown) => void;
+  readonly onFailure?: ((error: unknown) => void) | undefined;
 }
 
 export class BreakerRateLimiter implements RateLimiter {

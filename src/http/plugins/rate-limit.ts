@@ -34,26 +34,30 @@ export function gatewayRateLimit(throttle: RequestThrottle) {
   };
 }
 
-/**
- * The token endpoints' budgets, as hooks of the encapsulated scope holding those
- * routes: per source address and the failure budget before client authentication
- * (the routes' own `onRequest`), each failed authentication counted, then a budget
- * per authenticated client.
- */
-export function tokenEndpointRateLimits(scope: FastifyInstance, throttle: RequestThrottle): void {
-  scope.addHook('onRequest', async function tokenRateLimit(request: FastifyRequest) {
+/** The token endpoints' budget per source address, and its failure budget, before client authentication. */
+export function admitTokenCaller(throttle: RequestThrottle) {
+  return async function tokenRateLimit(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     await throttle.admitTokenRequest(request.ip);
-  });
-  scope.addHook(
-    'onError',
-    async function countAuthenticationFailure(request: FastifyRequest, _reply: FastifyReply, error: FastifyError) {
-      if (error instanceof ApiError && error.oauth.error === 'invalid_client')
-        await throttle.recordAuthenticationFailure(request.ip);
-    },
-  );
-  scope.addHook('preHandler', async function clientTokenRateLimit(request: FastifyRequest, reply: FastifyReply) {
+  };
+}
+
+/** The token endpoints' `onError` hook: each failed client authentication is charged to the caller's address. */
+export function countAuthenticationFailure(throttle: RequestThrottle) {
+  return async function countAuthenticationFailure(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    error: FastifyError,
+  ): Promise<void> {
+    if (error instanceof ApiError && error.oauth.error === 'invalid_client')
+      await throttle.recordAuthenticationFailure(request.ip);
+  };
+}
+
+/** The token endpoints' budget per authenticated client, once client authentication is done. */
+export function admitClientTokenRequest(throttle: RequestThrottle) {
+  return async function clientTokenRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (!request.oauthClient) return;
     const quota = await throttle.admitClientTokenRequest(request.oauthClient.id);
     if (quota) reply.headers(rateLimitHeaders(quota));
-  });
+  };
 }

@@ -33,7 +33,7 @@ export interface OAuthPost {
   /** The raw Authorization header; `null` sends none. */
   readonly authorization?: string | null;
   /** Defaults to form-urlencoded; `null` sends no Content-Type. */
-  readonly contentType?: string | null;
+  readonly contentType?: string | null | undefined;
   readonly body?: Form | Buffer;
 }
 

@@ -48,7 +48,7 @@ export interface ListedAccount {
   readonly shortProductName: string;
   readonly active: boolean;
   /** Savings side only. */
-  readonly depositType?: DepositTypeId;
+  readonly depositType?: DepositTypeId | undefined;
 }
 
 export interface ClientAccounts {

@@ -1,23 +1,18 @@
 /** `POST /oauth2/revoke` — RFC 7009 token revocation, for refresh and access tokens. */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenRevoker } from '../../../app/revoke-token.js';
 import { invalidRequest } from '../../../domain/errors.js';
 import { noStore } from '../../plugins/error-handler.js';
-import {
-  authenticateClient,
-  authenticateClientByBody,
-  authenticatedClient,
-  type CertificateAuthentication,
-} from './client-authentication.js';
+import { authenticatedClient } from './client-authentication.js';
+import { tokenEndpointChecks, type TokenEndpointCheckDeps } from './token-endpoint-checks.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
 
 export interface RevokeRouteDeps {
-  readonly authenticator: ClientAuthenticator;
+  /** What runs before the handler, as at the token endpoint. */
+  readonly checks: TokenEndpointCheckDeps;
   readonly revoker: TokenRevoker;
-  readonly certificates?: CertificateAuthentication;
 }
 
 /**
@@ -65,9 +60,7 @@ export async function revokeRoute(app: FastifyInstance, deps: RevokeRouteDeps): 
     },
     // The body schema documents; readOAuthForm validates after client authentication.
     validatorCompiler: () => (value: unknown) => ({ value }),
-    onRequest: authenticateClient(deps.authenticator),
-    // preValidation: the body is read, and the per-client rate limit (a preHandler) runs after it.
-    preValidation: authenticateClientByBody(deps.authenticator, deps.certificates),
+    ...tokenEndpointChecks(deps.checks),
     handler: async (request, reply) => {
       const client = authenticatedClient(request);
       const token = readOAuthForm(request, client.id).get('token');

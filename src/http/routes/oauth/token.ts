@@ -2,7 +2,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ClientRecord } from '../../../domain/client.js';
-import type { ClientAuthenticator } from '../../../app/authenticate-client.js';
 import type { TokenIssuer } from '../../../app/issue-token.js';
 import type { DpopProofs } from '../../../app/dpop-proofs.js';
 import { invalidDpopProof } from '../../../domain/errors.js';
@@ -10,23 +9,18 @@ import { InvalidProof } from '../../../ports/client-proofs.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { Confirmation } from '../../../ports/token-signer.js';
 import { noStore } from '../../plugins/error-handler.js';
-import {
-  authenticateClient,
-  authenticateClientByBody,
-  authenticatedClient,
-  type CertificateAuthentication,
-} from './client-authentication.js';
+import { authenticatedClient, type CertificateAuthentication } from './client-authentication.js';
+import { tokenEndpointChecks, type TokenEndpointCheckDeps } from './token-endpoint-checks.js';
 import { presentedCertificate } from '../../client-certificate.js';
 import { acceptRawBodies, readOAuthForm } from './oauth-body.js';
 import { OAUTH_ERROR_RESPONSES, OAuthErrorSchema } from './oauth-schemas.js';
 
 export interface TokenRouteDeps {
-  readonly authenticator: ClientAuthenticator;
+  /** What runs before the handler: HTTPS, rate limits, client authentication (mutual TLS included). */
+  readonly checks: TokenEndpointCheckDeps;
   readonly issuer: TokenIssuer;
   /** DPoP-bound tokens (RFC 9449); without it a `DPoP` header is ignored. */
   readonly dpop?: { readonly proofs: DpopProofs; readonly clock: Clock; readonly tokenEndpointUrl: () => string };
-  /** Mutual TLS (RFC 8705): client authentication by certificate and certificate-bound tokens. */
-  readonly certificates?: CertificateAuthentication;
 }
 
 const TokenResponseSchema = Type.Object(
@@ -131,16 +125,14 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
     },
     // The body schema documents (see TokenRequestSchema); readOAuthForm validates, in the order of docs/behaviour.md#check-order.
     validatorCompiler: () => (value: unknown) => ({ value }),
-    onRequest: authenticateClient(deps.authenticator),
-    // preValidation: the body is read, and the per-client rate limit (a preHandler) runs after it.
-    preValidation: authenticateClientByBody(deps.authenticator, deps.certificates),
+    ...tokenEndpointChecks(deps.checks),
     handler: async (request, reply) => {
       const client = authenticatedClient(request);
       const form = readOAuthForm(request, client.id);
       const tokens = await deps.issuer.issue(
         client,
         { grant_type: form.get('grant_type'), scope: form.get('scope'), refresh_token: form.get('refresh_token') },
-        (await dpopBinding(request, deps.dpop)) ?? certificateBinding(request, client, deps.certificates),
+        (await dpopBinding(request, deps.dpop)) ?? certificateBinding(request, client, deps.checks.certificates),
         request.databaseDeadline,
       );
       request.log.debug({ clientId: client.id, scope: tokens.scope }, 'token issued');
