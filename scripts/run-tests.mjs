@@ -113,7 +113,7 @@ if (timings)
     `--test-reporter=${join(root, 'scripts', 'test-timings-reporter.mjs')}`,
     `--test-reporter-destination=${timingsFile}`,
   );
-const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-concurrency=2', ...reporters, ...files], {
+const child = spawn(process.execPath, ['--liftoff-only', '--test', '--test-concurrency=3', ...reporters, ...files], {
   stdio: 'inherit',
   env,
   cwd: root,

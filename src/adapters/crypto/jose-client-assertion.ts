@@ -2,7 +2,8 @@
  * `private_key_jwt` client assertions (RFC 7523 §3, RFC 7521 §4.2) verified with jose
  * against the client's registered JWKS.
  */
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generateKeyPair, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
 import {
   createLocalJWKSet,
   decodeJwt,
@@ -43,21 +44,24 @@ function withEd25519Aliases(jwks: ClientJwks): JSONWebKeySet {
   };
 }
 
-/** One public key per algorithm, made at start, that no assertion was ever signed with. */
-function decoyKeys(): Record<(typeof CLIENT_ASSERTION_ALGORITHMS)[number], KeyObject> {
-  const ed25519 = generateKeyPairSync('ed25519').publicKey;
-  return {
-    EdDSA: ed25519,
-    Ed25519: ed25519,
-    ES256: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey,
-    PS256: generateKeyPairSync('rsa-pss', { modulusLength: 2048 }).publicKey,
-  };
+type DecoyAlgorithm = (typeof CLIENT_ASSERTION_ALGORITHMS)[number];
+
+/**
+ * A public key of `alg`'s kind that no assertion was ever signed with (its private key is
+ * dropped at once). Made on first use rather than at start: an RSA key pair takes a noticeable
+ * moment of CPU that every server start and every CLI command would pay for nothing.
+ */
+async function decoyKey(alg: DecoyAlgorithm): Promise<KeyObject> {
+  const generate = promisify(generateKeyPair);
+  if (alg === 'ES256') return (await generate('ec', { namedCurve: 'P-256' })).publicKey;
+  if (alg === 'PS256') return (await generate('rsa-pss', { modulusLength: 2048 })).publicKey;
+  return (await generate('ed25519')).publicKey;
 }
 
 export class JoseClientAssertionVerifier implements ClientAssertionVerifier {
   /** The key set of each client record: the records are cached, so is this. */
   private readonly keySets = new WeakMap<ClientJwks, JWTVerifyGetKey>();
-  private readonly decoys = decoyKeys();
+  private readonly decoys = new Map<DecoyAlgorithm, Promise<KeyObject>>();
 
   async verifyAgainstDecoy(assertion: string): Promise<void> {
     let alg: unknown;
@@ -67,9 +71,13 @@ export class JoseClientAssertionVerifier implements ClientAssertionVerifier {
       // Unreadable: a real client's check ends here too.
       return;
     }
-    const key = this.decoys[alg as keyof typeof this.decoys] as KeyObject | undefined;
-    if (key === undefined) return;
-    await jwtVerify(assertion, key, { algorithms: [alg as string] }).catch(() => {});
+    if (!(CLIENT_ASSERTION_ALGORITHMS as readonly unknown[]).includes(alg)) return;
+    const algorithm = alg as DecoyAlgorithm;
+    // EdDSA and Ed25519 name the same kind of key: one decoy serves both.
+    const kind = algorithm === 'Ed25519' ? 'EdDSA' : algorithm;
+    let key = this.decoys.get(kind);
+    if (key === undefined) this.decoys.set(kind, (key = decoyKey(kind)));
+    await jwtVerify(assertion, await key, { algorithms: [algorithm] }).catch(() => {});
   }
 
   claimedClient(assertion: string): string | undefined {
