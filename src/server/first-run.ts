@@ -12,23 +12,47 @@ const DEMO_REGISTRATION = {
   registration: { customerId: 'demo-customer-1' },
 };
 
-function walkthrough(url: string, clientId: string, clientSecret: string): string {
+/** Where the walk-through sends its requests, and which core answers them. */
+export interface FirstRunSetting {
+  /** The server's URL as clients reach it: the configured issuer, else the listening URL. */
+  readonly url: string;
+  /** The default institution's core is the built-in simulator, which knows the demo customer. */
+  readonly simulatorCore: boolean;
+}
+
+/** Step 2 with a core of the bank's own: a customer it knows, by key, and the go-live check first. */
+function ownCoreRegistration(url: string): string {
+  const body = JSON.stringify({
+    customer: { customerKey: 'YOUR-CUSTOMER-KEY' },
+    registration: DEMO_REGISTRATION.registration,
+  });
+  return `  # 2. register one of your core's customers by its key (the demo customer lives only in the
+  #    built-in simulator); bin/coregate core check --institution default --customer-key KEY
+  #    checks the core first
+  curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
+    -d '${body}' ${url}/core/sessions`;
+}
+
+function walkthrough({ url, simulatorCore }: FirstRunSetting, clientId: string, clientSecret: string): string {
   const body = JSON.stringify(DEMO_REGISTRATION);
+  const registration = simulatorCore
+    ? `  # 2. register a demo customer with the core
+  curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
+    -d '${body}' ${url}/core/sessions`
+    : ownCoreRegistration(url);
   return `
 A demo client was created on this first run. Its secret is shown only now:
 
   client_id:     ${clientId}
   client_secret: ${clientSecret}
 
-Try coregate with the built-in core simulator:
+Try coregate${simulatorCore ? ' with the built-in core simulator' : ''}:
 
   # 1. get an access token
   TOKEN=$(curl -s -u '${clientId}:${clientSecret}' -d grant_type=client_credentials -d scope=core/main \\
     ${url}/oauth2/token | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).access_token')
 
-  # 2. register a demo customer with the core
-  curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
-    -d '${body}' ${url}/core/sessions
+${registration}
 
   # 3. list the customer's accounts
   curl -s -H "Authorization: Bearer $TOKEN" '${url}/core/accounts?customerId=demo-customer-1'
@@ -52,7 +76,7 @@ Get a new secret with: bin/coregate clients rotate-secret ${clientId}
  */
 export async function welcomeFirstRun(
   services: Pick<Services, 'clientRegistry'>,
-  url: string,
+  setting: FirstRunSetting,
   out: (text: string) => void = (text) => process.stdout.write(text),
 ): Promise<boolean> {
   const existing = await services.clientRegistry.list();
@@ -68,6 +92,6 @@ export async function welcomeFirstRun(
     platform: 'demo',
     grants: ['refresh_token'],
   });
-  out(walkthrough(url, client.id, secret));
+  out(walkthrough(setting, client.id, secret));
   return true;
 }

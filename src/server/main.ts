@@ -127,7 +127,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
       issuerWarning: guessedIssuerWarning(config.issuer, config.host, url),
     });
     // Production installations never get a demo client, whatever their database.
-    if (embedded && !config.production) await welcomeFirstRun(services, url);
+    if (embedded && !config.production)
+      await welcomeFirstRun(services, { url: services.issuer.get(), simulatorCore: services.simulator !== undefined });
     // The start lines at once, not with the log buffer's next flush.
     logger.flush();
 
