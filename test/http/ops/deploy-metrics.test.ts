@@ -84,8 +84,11 @@ describe('deploy/: metric names', () => {
   });
 
   it('every metric of the rules and the dashboard is one coregate exports (or a recording rule of the rules)', () => {
+    // The pool's metrics exist on PostgreSQL only: on the embedded engine alone (`npm run
+    // test:fast`) they are left to the full run.
+    const poolExported = QUICKEST_BACKEND.name === 'postgres';
     const unknown = [...used.entries()].filter(([name]) => {
-      if (recorded.has(name)) return false;
+      if (recorded.has(name) || (!poolExported && name.startsWith('coregate_db_pool_'))) return false;
       const base = name.replace(/_(bucket|sum|count)$/, '');
       return !exported.has(name) && !exported.has(base);
     });
