@@ -187,17 +187,17 @@ export function createResults() {
       return row.vs;
     },
     /**
-     * Sets `row.vs` to its CPU time per request against `baselineRow`'s; with `goal`
-     * (`{name, max, label}`: `label` says what the baseline is) the ratio is a target.
+     * Sets `row.vs` to its CPU time per request against `baselineRow`'s. `goal.label` says what
+     * the baseline is; with `goal.max` (and `goal.name`) the ratio is a target.
      */
     compareCpu(row, baselineRow, goal) {
       row.vs = {
         baseline: baselineRow.subject + (baselineRow.variant ? ` (${baselineRow.variant})` : ''),
         cpuMicrosPerRequest: ratio(row.cpuMicrosPerRequest, baselineRow.cpuMicrosPerRequest),
       };
-      if (goal) {
+      if (goal?.label) row.vs.cpuLabel = goal.label;
+      if (goal?.max !== undefined) {
         const check = { required: requirement(goal), pass: meets(row.vs.cpuMicrosPerRequest, goal) };
-        row.vs.cpuLabel = goal.label;
         (row.vs.targets ??= {}).cpuMicrosPerRequest = check;
         const measured =
           row.vs.cpuMicrosPerRequest === undefined

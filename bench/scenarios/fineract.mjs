@@ -98,7 +98,7 @@ export async function run(ctx) {
       measurement: pair.baseline,
       notes: ['one core call per read (GET /v1/accounts)'],
     });
-    ctx.results.compareCpu(row, baselineRow);
+    ctx.results.compareCpu(row, baselineRow, { label: 'of the reference-protocol read' });
     ctx.results.addTarget({
       scenario: name,
       name: `accounts through the Fineract connector (${kind})`,
