@@ -54,7 +54,7 @@ export interface RunningFineractStandIn {
   readonly url: string;
   readonly tenant: string;
   readonly credentials: { readonly username: string; readonly password: string };
-  /** Every request received, oldest first (`/_sim/*` included). */
+  /** The latest requests received (the last 10,000), oldest first (`/_sim/*` included). */
   readonly requests: RecordedRequest[];
   setFaults(faults: Partial<StandInFaults>): void;
   /** Replaces one client's data (a closed client, a deleted one with `undefined`). */
@@ -186,8 +186,13 @@ function withOptional(body: Json, optional: Json): Json {
   return body;
 }
 
+/** The latest requests kept for inspection: a stand-in serving a long demo or a benchmark stays small. */
+const KEPT_REQUESTS = 10_000;
+
 class FineractStandIn {
+  /** The latest requests (at most {@link KEPT_REQUESTS}), `/_sim/*` included. */
   readonly requests: RecordedRequest[] = [];
+  private readonly callCounts = new Map<string, number>();
   private faults: StandInFaults = NO_FAULTS;
   private readonly clients = new Map<number, StandInClient>();
   private readonly authorization: Buffer;
@@ -207,24 +212,26 @@ class FineractStandIn {
     this.faults = { ...NO_FAULTS, ...faults };
   }
 
+  /** Keeps `request` among the latest ones and counts it by call (`/_sim/*` is not counted). */
+  record(request: RecordedRequest): void {
+    this.requests.push(request);
+    if (this.requests.length > KEPT_REQUESTS) this.requests.splice(0, this.requests.length - KEPT_REQUESTS);
+    const path = request.path.split('?', 1)[0]!;
+    if (path.startsWith('/_sim/')) return;
+    const call = `${request.method} ${path
+      .slice(STAND_IN_CONTEXT_PATH.length)
+      .replace(/\/\d+/g, '/{id}')
+      .replace(/(external-id\/)[^/]+/, '$1{externalId}')}`;
+    this.callCounts.set(call, (this.callCounts.get(call) ?? 0) + 1);
+  }
+
   /**
    * `GET /_sim/stats`: the Fineract calls received so far (not `/_sim/*`), in all and by call,
    * ids written `{id}` — what a benchmark divides by the reads it made.
    */
   stats(): Json {
-    const byCall: Record<string, number> = {};
-    let requests = 0;
-    for (const request of this.requests) {
-      const path = request.path.split('?', 1)[0]!;
-      if (path.startsWith('/_sim/')) continue;
-      requests += 1;
-      const call = `${request.method} ${path
-        .slice(STAND_IN_CONTEXT_PATH.length)
-        .replace(/\/\d+/g, '/{id}')
-        .replace(/(external-id\/)[^/]+/, '$1{externalId}')}`;
-      byCall[call] = (byCall[call] ?? 0) + 1;
-    }
-    return { requests, byCall };
+    const byCall = Object.fromEntries(this.callCounts);
+    return { requests: [...this.callCounts.values()].reduce((sum, count) => sum + count, 0), byCall };
   }
 
   setClient(id: number, client: StandInClient | undefined): void {
@@ -695,7 +702,7 @@ export async function startFineractStandIn(options: FineractStandInOptions = {})
     void (async () => {
       const body = await readBody(req);
       const rawPath = req.url ?? '/';
-      standIn.requests.push({ method: req.method ?? 'GET', path: rawPath, headers: req.headers, body });
+      standIn.record({ method: req.method ?? 'GET', path: rawPath, headers: req.headers, body });
       const url = new URL(rawPath, 'http://stand-in');
       if (url.pathname.startsWith('/_sim/')) {
         try {
