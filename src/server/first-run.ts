@@ -20,26 +20,32 @@ export interface FirstRunSetting {
   readonly simulatorCore: boolean;
 }
 
-/** Step 2 with a core of the bank's own: a customer it knows, by key, and the go-live check first. */
-function ownCoreRegistration(url: string): string {
-  const body = JSON.stringify({
-    customer: { customerKey: 'YOUR-CUSTOMER-KEY' },
-    registration: DEMO_REGISTRATION.registration,
-  });
-  return `  # 2. register one of your core's customers by its key (the demo customer lives only in the
-  #    built-in simulator); bin/coregate core check --institution default --customer-key KEY
-  #    checks the core first
+/** The simulator knows the demo customer by demographics; a core of the bank's own is asked for one of its customers by key. */
+const OWN_CORE_REGISTRATION = {
+  customer: { customerKey: 'YOUR-CUSTOMER-KEY' },
+  registration: DEMO_REGISTRATION.registration,
+};
+
+/** Step 2: `comment` (lines without their `#`), then the registration of `body`. */
+function registrationStep(url: string, comment: readonly string[], body: unknown): string {
+  const lines = comment.map((line, index) => `  #${index === 0 ? ' 2.' : '   '} ${line}`).join('\n');
+  return `${lines}
   curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
-    -d '${body}' ${url}/core/sessions`;
+    -d '${JSON.stringify(body)}' ${url}/core/sessions`;
 }
 
 function walkthrough({ url, simulatorCore }: FirstRunSetting, clientId: string, clientSecret: string): string {
-  const body = JSON.stringify(DEMO_REGISTRATION);
   const registration = simulatorCore
-    ? `  # 2. register a demo customer with the core
-  curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
-    -d '${body}' ${url}/core/sessions`
-    : ownCoreRegistration(url);
+    ? registrationStep(url, ['register a demo customer with the core'], DEMO_REGISTRATION)
+    : registrationStep(
+        url,
+        [
+          "register one of your core's customers by its key (the demo customer lives only in the",
+          'built-in simulator); bin/coregate core check --institution default --customer-key KEY',
+          'checks the core first',
+        ],
+        OWN_CORE_REGISTRATION,
+      );
   return `
 A demo client was created on this first run. Its secret is shown only now:
 

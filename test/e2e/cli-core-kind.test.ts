@@ -245,13 +245,10 @@ for (const engine of ENGINES) {
         // The same checks on either engine: made once, on PostgreSQL where it runs, all at once (a
         // command there neither loads the embedded database nor waits for its data dir's lock).
         if (engine.name !== (postgresSkip ? 'embedded' : 'postgres')) return;
-        const answers =
-          engine.name === 'postgres'
-            ? await Promise.all(refusals.map(([args]) => runCli(args, env)))
-            : await refusals.reduce<Promise<CliResult[]>>(
-                async (done, [args]) => [...(await done), await runCli(args, env)],
-                Promise.resolve([]),
-              );
+        const answers: CliResult[] = [];
+        if (engine.name === 'postgres')
+          answers.push(...(await Promise.all(refusals.map(([args]) => runCli(args, env)))));
+        else for (const [args] of refusals) answers.push(await runCli(args, env));
         for (const [index, refused] of answers.entries()) {
           const [args, code, message] = refusals[index]!;
           assert.equal(refused.code, code, `${args.join(' ')}: ${refused.stderr}`);

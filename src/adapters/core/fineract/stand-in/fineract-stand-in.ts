@@ -54,7 +54,7 @@ export interface RunningFineractStandIn {
   readonly url: string;
   readonly tenant: string;
   readonly credentials: { readonly username: string; readonly password: string };
-  /** The latest requests received (the last 10,000), oldest first (`/_sim/*` included). */
+  /** The latest requests received (at least the last 10,000), oldest first (`/_sim/*` included). */
   readonly requests: RecordedRequest[];
   setFaults(faults: Partial<StandInFaults>): void;
   /** Replaces one client's data (a closed client, a deleted one with `undefined`). */
@@ -190,7 +190,7 @@ function withOptional(body: Json, optional: Json): Json {
 const KEPT_REQUESTS = 10_000;
 
 class FineractStandIn {
-  /** The latest requests (at most {@link KEPT_REQUESTS}), `/_sim/*` included. */
+  /** The latest requests (at least the last {@link KEPT_REQUESTS}, fewer than twice that), `/_sim/*` included. */
   readonly requests: RecordedRequest[] = [];
   private readonly callCounts = new Map<string, number>();
   private faults: StandInFaults = NO_FAULTS;
@@ -215,7 +215,8 @@ class FineractStandIn {
   /** Keeps `request` among the latest ones and counts it by call (`/_sim/*` is not counted). */
   record(request: RecordedRequest): void {
     this.requests.push(request);
-    if (this.requests.length > KEPT_REQUESTS) this.requests.splice(0, this.requests.length - KEPT_REQUESTS);
+    // Trimmed in one go once twice as many are held: one copy per KEPT_REQUESTS requests, not one per request.
+    if (this.requests.length >= 2 * KEPT_REQUESTS) this.requests.splice(0, this.requests.length - KEPT_REQUESTS);
     const path = request.path.split('?', 1)[0]!;
     if (path.startsWith('/_sim/')) return;
     const call = `${request.method} ${path
