@@ -35,9 +35,10 @@ export interface RunningServer {
 /**
  * On SIGTERM the process is gone within 10 s (docs/behaviour.md#graceful-shutdown). In-flight
  * requests get this long to finish; then the connections still open are cut and the process
- * exits 1 within {@link SHUTDOWN_FORCE_MS} more.
+ * exits 1 within {@link SHUTDOWN_FORCE_MS} more. The last second is the exit's own: a loaded
+ * host may take hundreds of milliseconds to run a due timer and to tear the process down.
  */
-const SHUTDOWN_GRACE_MS = 9_000;
+const SHUTDOWN_GRACE_MS = 8_500;
 const SHUTDOWN_FORCE_MS = 500;
 
 function listeningUrl(address: AddressInfo, secure: boolean): string {
