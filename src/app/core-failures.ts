@@ -1,15 +1,27 @@
 /**
- * How failures of the core reach the platform: each core failure mapped to its error
- * code (docs/errors.md). Unreachable, timing out, failing or answering garbage →
- * `core_failed` (502), the cause logged only; the core circuit breaker open →
- * `unavailable` (503) with `Retry-After`, at once; the core answering 429 (it did
- * nothing) → `unavailable` (503) with `Retry-After` too; a disabled institution →
- * `institution_disabled` (503).
+ * How failures around a core call reach the platform (docs/errors.md), for every use case
+ * that calls a core: the same function maps what `coreFor` and the core call may throw.
+ *
+ * - A core failure gets its error code: unreachable, timing out, failing or answering
+ *   garbage → `core_failed` (502), the cause logged only; the core circuit breaker open →
+ *   `unavailable` (503) with `Retry-After`, at once; the core answering 429 (it did
+ *   nothing) → `unavailable` (503) with `Retry-After` too; a disabled institution →
+ *   `institution_disabled` (503).
+ * - The database failing (`coreFor` may read the institutions again) is not the core's
+ *   fault: `unavailable` (503) with `Retry-After`, as everywhere else.
+ * - An error already in the error model passes as it is.
+ * - Anything else is a programming error, not an upstream failure: it passes unchanged, so
+ *   the error handler logs it as an unexpected error and answers the generic 500.
  */
-import { coreFailed, institutionDisabled, unavailable, type ApiError } from '../domain/errors.js';
+import { ApiError, coreFailed, institutionDisabled, unavailable } from '../domain/errors.js';
 import { CoreBusy, CoreCircuitOpen, CoreError, InstitutionUnavailable } from '../ports/core-connector.js';
+import { DatabaseUnavailable } from '../ports/database-unavailable.js';
+import { fromDatabaseFailure } from './database-failures.js';
 
-export function fromCoreFailure(error: unknown): ApiError {
+export function fromCoreFailure(error: unknown): Error {
+  if (error instanceof ApiError) return error;
+  if (error instanceof DatabaseUnavailable) return fromDatabaseFailure(error);
+  if (!(error instanceof CoreError)) return error instanceof Error ? error : new Error(String(error));
   if (error instanceof InstitutionUnavailable) return institutionDisabled(error.institution);
   if (error instanceof CoreCircuitOpen) {
     return unavailable(
@@ -21,9 +33,5 @@ export function fromCoreFailure(error: unknown): ApiError {
   if (error instanceof CoreBusy) {
     return unavailable('the core banking system is busy; try again later', error.message, error.retryAfterSeconds);
   }
-  return coreFailed(
-    error instanceof CoreError
-      ? error.message
-      : `unexpected core failure: ${(error as Error)?.message ?? String(error)}`,
-  );
+  return coreFailed(error.message);
 }

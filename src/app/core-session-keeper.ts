@@ -13,6 +13,7 @@ import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
 import {
   CoreProtocolError,
+  CoreUnavailable,
   CustomerNotRecognised,
   type CoreCallContext,
   type InstitutionCores,
@@ -33,6 +34,11 @@ export interface KeeperOptions {
 export interface RenewalEvents {
   /** A new core session was stored (awaited: the audit log records it durably). */
   onRenewal?(association: Association, context: CoreCallContext): void | Promise<void>;
+  /**
+   * The stored delegate reference ID could not be opened, so its session is renewed (once per
+   * renewal, however many callers join it). Never given the value: there is none to give.
+   */
+  onUnreadableDelegate?(association: Association, context: CoreCallContext): void;
   /** The core no longer knows the customer key: the association was marked for re-registration (awaited). */
   onReregistrationRequired?(association: Association, context: CoreCallContext): void | Promise<void>;
   /** A renewal found another process's lease and waits for it (once per renewal, however long it polls). */
@@ -68,6 +74,8 @@ export class CoreSessionKeeper {
   /** The association with a session that will not expire within the skew, renewing if needed. */
   async fresh(association: Association, context: CoreCallContext): Promise<Association> {
     if (association.needsReregistration) throw reregistrationRequired();
+    // A session we cannot name to the core is as good as one the core rejected.
+    if (association.delegateUnreadable) return this.renew(association, context);
     if (!needsRenewal(association.expiresAt, this.clock.now(), this.options.skewSeconds)) return association;
     return this.renew(association, context);
   }
@@ -82,7 +90,10 @@ export class CoreSessionKeeper {
     ]);
     // The core called is always the association's institution's, whoever asked.
     const atCore = atInstitution(context, association.institution);
-    return this.flights.run(flightKey, () => this.renewAcrossProcesses(association, atCore));
+    return this.flights.run(flightKey, () => {
+      if (association.delegateUnreadable) this.events.onUnreadableDelegate?.(association, atCore);
+      return this.renewAcrossProcesses(association, atCore);
+    });
   }
 
   private async renewAcrossProcesses(association: Association, context: CoreCallContext): Promise<Association> {
@@ -107,7 +118,10 @@ export class CoreSessionKeeper {
       // Another process finished a renewal (or a registration replaced the session).
       if (claim.outcome === 'stale') return current;
       if (this.clock.now().getTime() > deadline)
-        throw fromCoreFailure(new Error('timed out waiting for another process to renew the core session'));
+        throw fromCoreFailure(
+          // The other process's core call is slow or stuck: a core failure like a timeout of our own.
+          new CoreUnavailable('timed out waiting for another process to renew the core session', true),
+        );
       if (!waiting) this.events.onWait?.();
       waiting = true;
       await sleep(pollMs);

@@ -22,6 +22,8 @@ export async function endCoreSession(
   context: CoreCallContext,
   onFailure: CoreSessionEndFailure | undefined,
 ): Promise<void> {
+  // A delegate reference ID that cannot be opened cannot be named to the core: its session expires there.
+  if (association.delegateUnreadable) return;
   try {
     // The core called is always the association's institution's, whoever asked.
     const core = await cores.coreFor(association.institution, context.deadline);

@@ -24,8 +24,14 @@ export function associationKeyOf(from: AssociationKey): AssociationKey {
 
 export interface Association extends AssociationKey {
   readonly customerKey: string;
-  /** The delegate reference ID in clear, in memory only; stored sealed. */
+  /** The delegate reference ID in clear, in memory only; stored sealed. Empty when {@link delegateUnreadable}. */
   readonly delegateReferenceId: string;
+  /**
+   * The stored (sealed) delegate reference ID could not be opened: sealed under an encryption
+   * key this process no longer holds, or damaged. The core session is lost to us, so it is
+   * renewed like one the core rejected (docs/behaviour.md#rejected-sessions).
+   */
+  readonly delegateUnreadable?: true;
   readonly expiresAt: Date;
   /** Set when the core no longer recognises `customerKey`: only a new registration helps. */
   readonly needsReregistration: boolean;

@@ -98,15 +98,28 @@ export class SqlAssociationStore implements AssociationStore {
     return {
       ...key,
       customerKey: row.customer_key,
-      delegateReferenceId: written
-        ? written.delegateReferenceId
-        : this.sealer.open(row.delegate_sealed, sealContext(key)),
+      ...(written ? { delegateReferenceId: written.delegateReferenceId } : this.openDelegate(row.delegate_sealed, key)),
       expiresAt: new Date(row.expires_at),
       needsReregistration: row.needs_reregistration,
       version: Number(row.version),
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
     };
+  }
+
+  /**
+   * The delegate reference ID, or the mark that it cannot be opened (a key no longer held, a
+   * damaged value): the keeper renews such a session instead of the request failing.
+   */
+  private openDelegate(
+    sealed: string,
+    key: AssociationKey,
+  ): Pick<Association, 'delegateReferenceId' | 'delegateUnreadable'> {
+    try {
+      return { delegateReferenceId: this.sealer.open(sealed, sealContext(key)) };
+    } catch {
+      return { delegateReferenceId: '', delegateUnreadable: true };
+    }
   }
 
   async find(key: AssociationKey, deadline?: DatabaseDeadline): Promise<Association | undefined> {

@@ -50,7 +50,18 @@ export function buildAssociations({ config, logger, clock, database }: Basics, d
     institutions,
     clock,
     { skewSeconds: config.sessionSkewSeconds, coreTimeoutMs: config.coreTimeoutMs },
-    observedRenewals(audit, metrics),
+    {
+      ...observedRenewals(audit, metrics),
+      onUnreadableDelegate: (association, context) =>
+        logger.warn(
+          {
+            reqId: context.requestId,
+            institution: association.institution,
+            platform: association.platform,
+          },
+          'a stored delegate reference ID could not be opened (encryption key no longer held, or the value is damaged): starting a new core session',
+        ),
+    },
   );
   // The association is gone either way; the core's session expires there on its own.
   const coreSessionEndFailure: CoreSessionEndFailure = (error, association, context) =>
