@@ -242,6 +242,20 @@ export function invalidToken(detail: string, scheme: 'Bearer' | 'DPoP' = 'Bearer
 }
 
 /**
+ * A token issued for another audience (RFC 9068 §4: `aud` does not name this gateway): its
+ * holder is told so, and which audience the gateway takes, in the message and the challenge's
+ * `error_description` (RFC 6750 §3) — a token meant for another resource server is a mistake to
+ * fix, not an expired one to renew. The gateway's audience is no secret; the token is not echoed.
+ */
+export function tokenForAnotherAudience(expectedAudience: string, scheme: 'Bearer' | 'DPoP'): ApiError {
+  const description = `the access token was issued for another audience: this gateway accepts tokens whose aud is ${expectedAudience}`;
+  return new ApiError('invalid_token', description, {
+    detail: 'aud is not this gateway',
+    headers: { 'www-authenticate': `${scheme} error="invalid_token", error_description="${description}"` },
+  });
+}
+
+/**
  * A sender-constrained token presented without what binds it: unlike any other invalid token, the
  * holder is told why and how to present it (RFC 9449 §7.1, RFC 8705 §3), in the message and in
  * the challenge's `error_description` (RFC 6750 §3). It tells nothing the holder of the token

@@ -46,6 +46,16 @@ export class InvalidAccessToken extends Error {
   }
 }
 
+/**
+ * A token whose `aud` does not name this gateway (RFC 9068 §4): refused like any invalid
+ * token, but its holder is told which audience the gateway takes (`expectedAudience`).
+ */
+export class AccessTokenForAnotherAudience extends InvalidAccessToken {
+  constructor(readonly expectedAudience: string) {
+    super('aud is not this gateway');
+  }
+}
+
 export interface TokenVerifier {
   /**
    * Verifies signature, issuer, type and lifetime at `now`; throws {@link InvalidAccessToken}.

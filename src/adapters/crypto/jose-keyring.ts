@@ -25,6 +25,7 @@ import { LoadingCache } from '../../ports/loading-cache.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import { ActiveKeyConflict, type SigningKeyStore, type StoredSigningKey } from '../../ports/signing-key-store.js';
 import {
+  AccessTokenForAnotherAudience,
   InvalidAccessToken,
   type AccessTokenClaims,
   type PublicJwks,
@@ -265,6 +266,7 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
       const insane = this.insaneClaim(claims, now);
       if (insane) throw new InvalidAccessToken(`implausible claims: ${insane}`);
       const audience = this.audienceProblem(payload.aud, claims.iat);
+      if (audience === 'another audience') throw new AccessTokenForAnotherAudience(this.options.audience());
       if (audience) throw new InvalidAccessToken(audience);
       return { claims, kid };
     } catch (error) {
@@ -295,10 +297,10 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
    * RFC 9068 §4: the token must name this gateway in `aud` (a string or a list). A token
    * without `aud` is one issued before audiences existed: see {@link UNAUDIENCED_TOKENS_GRACE_SECONDS}.
    */
-  private audienceProblem(aud: unknown, iat: number): string | undefined {
+  private audienceProblem(aud: unknown, iat: number): 'no aud' | 'another audience' | undefined {
     if (aud === undefined) return iat <= this.unaudiencedIssuedBy ? undefined : 'no aud';
     const audiences = Array.isArray(aud) ? aud : [aud];
-    return audiences.includes(this.options.audience()) ? undefined : 'aud is not this gateway';
+    return audiences.includes(this.options.audience()) ? undefined : 'another audience';
   }
 
   /** `deadline`: the calling request's time for the database, should the keys be read (a failed read's wait counts too). */

@@ -14,6 +14,7 @@ import {
   insufficientScope,
   invalidDpopProof,
   invalidToken,
+  tokenForAnotherAudience,
   boundTokenWithoutProof,
   ipNotWhitelisted,
   missingToken,
@@ -26,7 +27,7 @@ import { InvalidProof } from '../../ports/client-proofs.js';
 import { presentedCertificate, type ClientCertificateSource } from '../client-certificate.js';
 import type { Clock } from '../../ports/clock.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
-import { InvalidAccessToken, type TokenVerifier } from '../../ports/token-signer.js';
+import { AccessTokenForAnotherAudience, InvalidAccessToken, type TokenVerifier } from '../../ports/token-signer.js';
 
 /** Who is calling, established from a verified access token. */
 interface Principal {
@@ -116,6 +117,8 @@ export function requireBearer(deps: BearerAuthDeps, requiredScope: string) {
     try {
       claims = await deps.verifier.verify(token, deps.clock.now(), deadline);
     } catch (error) {
+      if (error instanceof AccessTokenForAnotherAudience)
+        throw denied(request, tokenForAnotherAudience(error.expectedAudience, scheme));
       if (error instanceof InvalidAccessToken) throw denied(request, invalidToken(error.reason, scheme));
       throw error;
     }

@@ -11,7 +11,13 @@ import { decodeJwt, decodeProtectedHeader, generateKeyPair, type JWTPayload } fr
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, protectedTestRoute, TEST_ISSUER, type Harness } from '../../support/harness.js';
 import { clientCredentials } from '../oauth/oauth-requests.js';
-import { assertAdmitted, assertInvalidToken, assertNoToken, getProtected } from './bearer-responses.js';
+import {
+  assertAdmitted,
+  assertForAnotherAudience,
+  assertInvalidToken,
+  assertNoToken,
+  getProtected,
+} from './bearer-responses.js';
 import { mint, serverSigningKey } from './minted-tokens.js';
 
 const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -141,13 +147,25 @@ for (const backend of BACKENDS) {
         ['scope not a string', { ...claims, scope: ['core/main'] }, header],
         ['already expired', { ...claims, exp: now - 1 }, header],
         ['not yet valid', { ...claims, nbf: now + 600 }, header],
-        // RFC 9068 §4: the gateway must find itself in `aud`.
-        ['another audience', { ...claims, aud: 'https://elsewhere.example/core' }, header],
-        ['the client id as audience', { ...claims, aud: claims['client_id'] as string }, header],
-        ['the issuer as audience', { ...claims, aud: TEST_ISSUER }, header],
       ];
       for (const [why, payload, protectedHeader] of cases) {
         assertInvalidToken(await getProtected(h, { token: await mint(payload, protectedHeader, key) }), why);
+      }
+    });
+
+    it('tells the holder of a token for another audience so, naming the audience the gateway takes', async () => {
+      const { kid, key } = await serverSigningKey(h);
+      const claims = decodeJwt(await h.token(await h.client()));
+      // RFC 9068 §4: the gateway must find itself in `aud`.
+      const audiences: Array<[string, string | string[]]> = [
+        ['another audience', 'https://elsewhere.example/core'],
+        ['the client id as audience', claims['client_id'] as string],
+        ['the issuer as audience', TEST_ISSUER],
+        ['a list without the gateway', ['https://elsewhere.example/core', TEST_ISSUER]],
+      ];
+      for (const [why, aud] of audiences) {
+        const token = await mint({ ...claims, aud }, { kid, typ: 'at+jwt' }, key);
+        assertForAnotherAudience(await getProtected(h, { token }), `${TEST_ISSUER}/core`, token, why);
       }
     });
 

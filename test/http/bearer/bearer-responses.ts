@@ -67,3 +67,24 @@ export function assertInvalidToken(response: LightMyRequestResponse, why = ''): 
   assertEnvelope(response, NOT_AUTHENTICATED, why);
   assert.equal(response.headers['www-authenticate'], 'Bearer error="invalid_token"', why);
 }
+
+/**
+ * 401 `invalid_token` saying the token was issued for another audience and naming `audience`,
+ * the gateway's, in the message and the challenge; the token itself is never echoed.
+ */
+export function assertForAnotherAudience(
+  response: LightMyRequestResponse,
+  audience: string,
+  token: string,
+  why = '',
+): void {
+  assertEnvelope(response, NOT_AUTHENTICATED, why);
+  const description = `the access token was issued for another audience: this gateway accepts tokens whose aud is ${audience}`;
+  assert.equal(response.json<{ message: string }>().message, description, why);
+  assert.equal(
+    response.headers['www-authenticate'],
+    `Bearer error="invalid_token", error_description="${description}"`,
+    why,
+  );
+  assert.ok(!response.body.includes(token) && !JSON.stringify(response.headers).includes(token), why);
+}
