@@ -40,9 +40,50 @@ function described(certificate: X509Certificate, chainVerified: boolean): Presen
   return { subjectDn: certificate.subject, thumbprint: thumbprint(certificate), chainVerified };
 }
 
+/** The text of a certificate header: URL-encoded PEM is decoded; base64 DER is left as it is. */
+function headerText(value: string): string {
+  return value.includes('%') ? decodeURIComponent(value) : value;
+}
+
+/**
+ * The DER length a certificate's outer SEQUENCE announces (X.690 §8.1.3), header included, or
+ * `undefined` when `der` does not start like a certificate.
+ */
+function derLength(der: Buffer): number | undefined {
+  if (der.length < 2 || der[0] !== 0x30) return undefined;
+  const first = der[1]!;
+  if (first < 0x80) return 2 + first;
+  const octets = first & 0x7f;
+  if (octets === 0 || octets > 4 || der.length < 2 + octets) return undefined;
+  let length = 0;
+  for (let i = 0; i < octets; i += 1) length = length * 256 + der[2 + i]!;
+  return 2 + octets + length;
+}
+
+/**
+ * Whether one line of the certificate header carries more than one certificate: a proxy that
+ * folds repeated header lines into one (`A,B`, RFC 9110 §5.3), or two PEM blocks (or two DER
+ * certificates) run together. Such a line is as ambiguous as two lines — whichever certificate
+ * were read first would win — so it is refused the same way (`plugins/single-authorization.ts`).
+ * None of the header's forms (URL-encoded PEM, base64 DER) ever holds a comma.
+ */
+export function holdsSeveralCertificates(value: string): boolean {
+  if (value.includes(',')) return true;
+  let text: string;
+  try {
+    text = headerText(value);
+  } catch {
+    return false; // Not URL-encoded after all: read as no certificate, like any unreadable value.
+  }
+  if (text.includes('-----BEGIN')) return text.split('-----BEGIN').length > 2;
+  const der = Buffer.from(text, 'base64');
+  const announced = derLength(der);
+  return announced !== undefined && announced < der.length;
+}
+
 function fromHeader(value: string): X509Certificate | undefined {
   try {
-    const text = value.includes('%') ? decodeURIComponent(value) : value;
+    const text = headerText(value);
     return new X509Certificate(text.includes('-----BEGIN') ? text : Buffer.from(text, 'base64'));
   } catch {
     return undefined;

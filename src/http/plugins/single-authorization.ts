@@ -4,10 +4,12 @@
  * several `Authorization` headers and joins other repeated headers with commas, so a request
  * carrying two credentials (two Basic pairs, a valid bearer then junk, a victim's certificate
  * written before the proxy's) would be judged on whichever came first: ambiguous credentials
- * are refused instead — `invalid_request` on the OAuth endpoints, 400 BadRequest elsewhere.
+ * are refused instead, and so is one certificate line holding several certificates (a proxy
+ * folding repeated lines into one) — `invalid_request` on the OAuth endpoints, 400 BadRequest elsewhere.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../domain/errors.js';
+import { holdsSeveralCertificates } from '../client-certificate.js';
 
 /** How many times each of `names` (lower case) occurs among the request's raw headers. */
 function headerCounts(request: FastifyRequest, names: readonly string[]): number[] {
@@ -27,7 +29,12 @@ export function requireSingleAuthorization(app: FastifyInstance, certificateHead
   // A callback hook, not an async one: it runs on every request, and one promise less each time.
   app.addHook('onRequest', (request, _reply, done) => {
     const counts = headerCounts(request, names);
-    const repeated = counts.findIndex((count) => count > 1);
+    let repeated = counts.findIndex((count) => count > 1);
+    // One certificate line holding several certificates is two lines folded into one.
+    if (repeated < 0 && counts[1] === 1) {
+      const value = request.headers[certificateHeader!];
+      if (typeof value === 'string' && holdsSeveralCertificates(value)) repeated = 1;
+    }
     if (repeated < 0) return done();
     done(
       invalidRequest(`more than one ${shown[repeated]} header`, {

@@ -183,6 +183,17 @@ describe('mutual TLS: a proxy passing the client certificate in a header', () =>
     files?.remove();
   });
 
+  /** The token endpoint from the trusted proxy, with the certificate header's value exactly as given. */
+  function tokenViaRaw(clientId: string, headerValue: string) {
+    return h.app.inject({
+      method: 'POST',
+      url: '/oauth2/token',
+      remoteAddress: '127.0.0.1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-client-cert': headerValue },
+      payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId }).toString(),
+    });
+  }
+
   function tokenVia(clientId: string, remoteAddress: string, certificate?: string | string[]) {
     return h.app.inject({
       method: 'POST',
@@ -259,6 +270,28 @@ describe('mutual TLS: a proxy passing the client certificate in a header', () =>
       assert.equal(refused.json<{ error: string }>().error, 'invalid_request');
       assert.match(refused.json<{ error_description: string }>().error_description, /more than one x-client-cert/i);
 
+      // One header line holding both (a proxy folding repeated lines, or two certificates run together).
+      const der = (pem: string) => new X509Certificate(pem).raw;
+      const folded: Array<[string, string]> = [
+        ['folded with a comma', `${encodeURIComponent(victim)},${encodeURIComponent(attacker.cert)}`],
+        ['folded with a comma and a space', `${encodeURIComponent(attacker.cert)}, ${encodeURIComponent(victim)}`],
+        ['two PEM blocks run together', encodeURIComponent(`${victim.trim()}\n${attacker.cert}`)],
+        ['two DER certificates run together', Buffer.concat([der(victim), der(attacker.cert)]).toString('base64')],
+        ['base64 DER folded', `${der(victim).toString('base64')},${der(attacker.cert).toString('base64')}`],
+      ];
+      for (const [why, value] of folded) {
+        const refusedLine = await tokenViaRaw(client.id, value);
+        assert.equal(refusedLine.statusCode, 400, `${why}: ${refusedLine.body}`);
+        assert.equal(refusedLine.json<{ error: string }>().error, 'invalid_request', why);
+        assert.match(
+          refusedLine.json<{ error_description: string }>().error_description,
+          /more than one x-client-cert/i,
+          why,
+        );
+      }
+      const oneDer = await tokenViaRaw(client.id, der(victim).toString('base64'));
+      assert.equal(oneDer.statusCode, 200, `one base64 DER certificate: ${oneDer.body}`);
+
       const issued = await tokenVia(client.id, '127.0.0.1', victim);
       assert.equal(issued.statusCode, 200, issued.body);
       const accessToken = issued.json<{ access_token: string }>().access_token;
@@ -274,6 +307,17 @@ describe('mutual TLS: a proxy passing the client certificate in a header', () =>
       assert.equal(atGateway.statusCode, 400, atGateway.body);
       assert.equal(atGateway.json<{ name: string }>().name, 'BadRequest');
       assert.match(atGateway.body, /x-client-cert/i);
+      const foldedAtGateway = await h.app.inject({
+        method: 'GET',
+        url: '/core/accounts?customerId=nobody',
+        remoteAddress: '127.0.0.1',
+        headers: {
+          authorization: `Bearer ${accessToken}`,
+          'x-client-cert': `${encodeURIComponent(victim)},${encodeURIComponent(attacker.cert)}`,
+        },
+      });
+      assert.equal(foldedAtGateway.statusCode, 400, foldedAtGateway.body);
+      assert.match(foldedAtGateway.body, /x-client-cert/i);
     } finally {
       attacker.remove();
     }
