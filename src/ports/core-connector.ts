@@ -78,8 +78,16 @@ export class CustomerNotRecognised extends CoreError {
 /** The core refused a delegate reference ID (unknown, expired or revoked there). */
 export class SessionRejected extends CoreError {
   readonly retrySafe = true;
-  constructor() {
-    super('the core rejected the delegate reference ID');
+  /**
+   * `locally`: the connector refused the ID itself, without asking the core (one that seals its
+   * own session handles knows a forged handle without a call), so it says nothing of the core.
+   */
+  constructor(readonly where: 'core' | 'locally' = 'core') {
+    super(
+      where === 'core'
+        ? 'the core rejected the delegate reference ID'
+        : 'the delegate reference ID was rejected before any call to the core',
+    );
   }
 }
 

@@ -20,7 +20,10 @@ import {
 } from '../../src/ports/core-connector.js';
 import { AesGcmSealer } from '../../src/adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKey } from '../../src/adapters/crypto/encryption-keys.js';
+import { FineractCoreConnector } from '../../src/adapters/core/fineract/fineract-core-connector.js';
+import { FINERACT_DEFAULTS } from '../../src/domain/institution.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { freePort } from '../support/free-port.js';
 
 const clock = new FakeClock();
 const options = { institution: 'bank-t', now: () => clock.now(), checkRecord: checkAccountRecord };
@@ -91,6 +94,27 @@ describe('checkCore', () => {
     assert.match(accounts.detail, /accounts\[0\]\.guid: missing/);
     assert.match(accounts.detail, /and \d+ more/);
     assert.doesNotMatch(accounts.detail, /1234/);
+  });
+
+  it('says when the forged ID was refused without asking the core (Fineract down: its handles are sealed here)', async () => {
+    const down = new FineractCoreConnector({
+      ...FINERACT_DEFAULTS,
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
+      credentials: { username: 'coregate-reader', password: 'unused' },
+      institution: 'bank-t',
+      timeoutMs: 300,
+      clock,
+      sealer: new AesGcmSealer([encryptionKey(randomBytes(32))]),
+    });
+    try {
+      const report = await checkCore(down, options);
+      assert.deepEqual(verdicts(report), ['FAIL readiness', 'PASS forged_session_rejected']);
+      assert.match(report.checks[1]!.detail, /\(checked locally, the core was not asked\)$/);
+    } finally {
+      await down.close();
+    }
+    const asked = await checkCore(core(), options);
+    assert.doesNotMatch(asked.checks[1]!.detail, /locally/, 'a core that refused it itself');
   });
 
   it('fails when a forged delegate reference ID is accepted, without printing either ID', async () => {

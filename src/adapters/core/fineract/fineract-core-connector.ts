@@ -200,7 +200,7 @@ export class FineractCoreConnector implements CoreConnector {
 
   async listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]> {
     const session = openSession(this.options.sealer, this.binding, delegateReferenceId, this.options.clock.now());
-    if (!session) throw new SessionRejected();
+    if (!session) throw new SessionRejected('locally');
     const request = calls.accounts(session.clientId);
     const answer = await this.http.send(request, context);
     // The client is gone: the session is over, and renewal will find out whether the customer is too.
