@@ -35,6 +35,7 @@ import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';
 import type { Database } from '../adapters/store/database.js';
 import { migrate, type MigrationReport } from '../adapters/store/migrate.js';
 import { openDatabase } from '../adapters/store/open-database.js';
+import { checkKeyFileBeforeOpening } from '../adapters/crypto/encryption-keys.js';
 import type { Config } from '../config/config.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
@@ -295,6 +296,8 @@ export async function openServices(
 ): Promise<Services> {
   const logger =
     options.logger ?? createLogger(role === 'command' && config.logLevel === 'info' ? 'warn' : config.logLevel);
+  // Refused before the data dir is locked, created or migrated: a refusal leaves it as it was.
+  checkKeyFileBeforeOpening(config);
   const opened = await openDatabase(config, {
     role,
     ...(options.adminSocket ? { adminSocket: options.adminSocket } : {}),

@@ -5,7 +5,7 @@
  */
 import { createHash, hkdfSync } from 'node:crypto';
 import type { Config } from '../../config/config.js';
-import { loadOrCreateKeyFile } from './key-file.js';
+import { loadOrCreateKeyFile, refuseLinkedKeyFile } from './key-file.js';
 
 export interface EncryptionKey {
   readonly id: string;
@@ -23,6 +23,16 @@ export function deriveKey(key: EncryptionKey, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', key.material, Buffer.alloc(0), `coregate ${purpose}`, 32));
 }
 
+/** Whether this installation reads (or makes) the data dir's generated key file. */
+function usesKeyFile(config: Config): boolean {
+  return config.databaseUrl === undefined && !config.production;
+}
+
+/** Refuses a symbolically linked key file before the data dir is touched (see `key-file.ts`). */
+export function checkKeyFileBeforeOpening(config: Config): void {
+  if (usesKeyFile(config)) refuseLinkedKeyFile(config.dataDir);
+}
+
 /**
  * The installation's keys from configuration: the configured key first (it seals),
  * then the data dir's generated key and the previous keys (they still open old
@@ -34,7 +44,7 @@ export function deriveKey(key: EncryptionKey, purpose: string): Buffer {
 export function encryptionKeys(config: Config): [EncryptionKey, ...EncryptionKey[]] {
   const keys: EncryptionKey[] = [];
   if (config.encryptionKey) keys.push(encryptionKey(config.encryptionKey));
-  if (config.databaseUrl === undefined && !config.production) {
+  if (usesKeyFile(config)) {
     const generated = encryptionKey(loadOrCreateKeyFile(config.dataDir));
     if (!keys.some((key) => key.id === generated.id)) keys.push(generated);
   }
