@@ -54,25 +54,37 @@ export class ReadinessProbe {
     private readonly onResult: (name: string, ok: boolean) => void = () => {},
   ) {}
 
-  async check(context: ReadinessContext): Promise<ReadinessReport> {
+  /**
+   * Runs every check. `concurrency`: at most that many at once (the background watch, so a
+   * gateway with many institutions never pings all their cores together); all at once unless
+   * set (`/readyz`: one hung check must not delay the others past the probe's deadline).
+   */
+  async check(context: ReadinessContext, concurrency = Infinity): Promise<ReadinessReport> {
     const checks = typeof this.checks === 'function' ? await this.checks() : this.checks;
-    const results = await Promise.all(
-      checks.map(async (each) => {
-        const name = each.name;
-        const required = each.required ?? true;
-        try {
-          await within(
-            Promise.resolve().then(() => each.check(context)),
-            this.timeoutMs,
-          );
-          this.onResult(name, true);
-          return { name, required, detail: undefined };
-        } catch (error) {
-          this.onResult(name, false);
-          return { name, required, detail: (error as Error)?.message ?? String(error) };
-        }
-      }),
-    );
+    const runOne = async (each: ReadinessCheck) => {
+      const name = each.name;
+      const required = each.required ?? true;
+      try {
+        await within(
+          Promise.resolve().then(() => each.check(context)),
+          this.timeoutMs,
+        );
+        this.onResult(name, true);
+        return { name, required, detail: undefined };
+      } catch (error) {
+        this.onResult(name, false);
+        return { name, required, detail: (error as Error)?.message ?? String(error) };
+      }
+    };
+    const results = new Array<Awaited<ReturnType<typeof runOne>>>(checks.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < checks.length) {
+        const at = next++;
+        results[at] = await runOne(checks[at]!);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, checks.length)) }, lane));
     const statuses: Record<string, CheckStatus> = {};
     const failures: { name: string; detail: string }[] = [];
     let ready = true;

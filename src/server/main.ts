@@ -117,6 +117,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // Webhook deliveries in the background: a slow receiver never holds a request.
     services.webhookDispatcher.start();
     services.retentionPruner.start();
+    // coregate_dependency_up stays current without a /readyz poller: the alerts need it.
+    services.dependencyWatch.start();
     if (socketPath)
       started.adminServer = await serveAdminSocket(socketPath, adminOperations(services, { server: true }));
     logger.info({ url, issuer: services.issuer.get() }, `coregate listening on ${url}`);

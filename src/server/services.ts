@@ -20,6 +20,7 @@ import type { AccountReader } from '../app/list-accounts.js';
 import type { AuditReader } from '../app/read-audit-log.js';
 import type { AssociationReader } from '../app/read-association.js';
 import type { ReadinessProbe } from '../app/readiness.js';
+import type { DependencyWatch } from '../app/dependency-watch.js';
 import type { AssociationRegistrar } from '../app/register-association.js';
 import type { RequestThrottle } from '../app/request-throttle.js';
 import type { RetentionPruner } from '../app/retention-pruner.js';
@@ -54,7 +55,7 @@ import { buildClientSecurity, type ClientSecurityMetadata } from './compose/clie
 import { buildCores } from './compose/cores.js';
 import { openCrypto } from './compose/crypto.js';
 import { buildRateLimits } from './compose/rate-limits.js';
-import { buildReadiness } from './compose/readiness.js';
+import { buildDependencyWatch, buildReadiness } from './compose/readiness.js';
 import { buildRetentionPruner } from './compose/retention.js';
 import { buildTokens } from './compose/tokens.js';
 import { buildTracing } from './compose/tracing.js';
@@ -107,6 +108,8 @@ export interface Services {
   readonly metrics: PrometheusMetrics;
   /** The `/readyz` checks: database and signing key required, each institution's core reported (docs/behaviour.md#health). */
   readonly readiness: ReadinessProbe;
+  /** The same checks in the background, keeping `coregate_dependency_up` current (started by the server). */
+  readonly dependencyWatch: DependencyWatch;
   /** The circuit breaker of the `default` institution's core; `undefined` when COREGATE_CORE_BREAKER_FAILURES is 0. */
   readonly coreBreaker: CoreBreaker | undefined;
   /** The rate-limit store: Redis with COREGATE_REDIS_URL, else this process's memory. */
@@ -169,6 +172,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
   const cores = buildCores(basics, { sealer, metrics, core: options.core });
   const { institutions } = cores;
   const readiness = buildReadiness(basics, { keyring: tokens.keyring, institutions, metrics });
+  const dependencyWatch = buildDependencyWatch(basics, { readiness, metrics });
   const { audit, auditReader } = buildAudit(basics);
   const webhooks = buildWebhooks(basics, { sealer, metrics, audit });
   const retentionPruner = buildRetentionPruner(basics, {
@@ -242,6 +246,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     accountReader: customers.accountReader,
     metrics,
     readiness,
+    dependencyWatch,
     coreBreaker: cores.coreBreaker,
     rateLimiter,
     throttle,
@@ -259,6 +264,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
       closed = true;
       // Audit rows still being written after their request stopped waiting for them.
       await audit.drain();
+      await dependencyWatch.stop();
       await webhooks.dispatcher.stop();
       await retentionPruner.stop();
       await webhooks.sender.close();

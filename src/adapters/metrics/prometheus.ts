@@ -106,9 +106,11 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
     labelNames: ['institution', 'operation'] as const,
     registers: [this.registry],
   });
+  /** The `check` labels {@link readiness} has a series for. */
+  private readonly readinessChecks = new Set<string>();
   private readonly readiness = new Gauge({
     name: 'coregate_dependency_up',
-    help: 'Result of the last readiness check per dependency (database, signing_key, core): 1 answered, 0 failed; a core at 0 does not make the instance unready',
+    help: 'Result of the last readiness check per dependency (database, signing_key, core), run in the background every few seconds and on /readyz: 1 answered, 0 failed; a core at 0 does not make the instance unready',
     labelNames: ['check'] as const,
     registers: [this.registry],
   });
@@ -239,7 +241,18 @@ export class PrometheusMetrics implements MetricsRecorder, MetricsExposition {
   }
 
   readinessCheck(check: string, ok: boolean): void {
+    this.readinessChecks.add(check);
     this.readiness.set({ check }, ok ? 1 : 0);
+  }
+
+  /** Drops the series of every check not in `checks` (an institution disabled or removed since). */
+  keepReadinessChecks(checks: readonly string[]): void {
+    const kept = new Set(checks);
+    for (const check of this.readinessChecks) {
+      if (kept.has(check)) continue;
+      this.readiness.remove({ check });
+      this.readinessChecks.delete(check);
+    }
   }
 
   private showCircuit(state: CircuitState, institution: string): void {
