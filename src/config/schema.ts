@@ -415,9 +415,9 @@ export const ConfigSchema = Type.Object({
       Type.Literal('traceidratio'),
     ],
     {
-      default: 'parentbased_always_on',
+      default: 'always_on',
       description:
-        "which requests are traced: `parentbased_*` follow the caller's `traceparent` decision when there is one; `traceidratio` samples the share `OTEL_TRACES_SAMPLER_ARG` of traces",
+        "which requests are traced: `always_on` records every incoming request, whatever the caller's `traceparent` says (a platform is outside the bank's trust boundary); `parentbased_*` follow the caller's sampling decision when there is one; `traceidratio` samples the share `OTEL_TRACES_SAMPLER_ARG` of traces",
     },
   ),
   OTEL_TRACES_SAMPLER_ARG: Type.Optional(

@@ -113,13 +113,19 @@ export interface RequestTrace {
  * Starts the server span of an incoming request, continuing the caller's W3C `traceparent`
  * (W3C Trace Context §3.2) when it sent a well-formed one; a malformed one is
  * ignored and a new trace starts.
+ *
+ * The caller is outside the bank's trust boundary (docs/operations.md#observability): only its
+ * `traceparent` is read. Its `tracestate` (W3C Trace Context §3.3) and `baggage` (W3C Baggage)
+ * are never taken in, so nothing of them reaches the core, a webhook receiver or the collector.
+ * Whether its `sampled` flag counts is the sampler's decision: by default it does not.
  */
 export function startRequestSpan(
   name: string,
   headers: Readonly<Record<string, string | string[] | undefined>>,
   attributes: Attributes,
 ): RequestTrace {
-  const parent = propagation.extract(ROOT_CONTEXT, headers);
+  const traceparent = headers['traceparent'];
+  const parent = traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, { traceparent });
   const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
   return { span, context: trace.setSpan(parent, span) };
 }

@@ -35,7 +35,7 @@ describe('tracing settings', () => {
       headers: {},
       serviceName: 'coregate',
       resourceAttributes: {},
-      sampler: 'parentbased_always_on',
+      sampler: 'always_on',
       samplerRatio: 1,
     });
     const own = loadConfig({

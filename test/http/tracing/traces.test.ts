@@ -259,6 +259,45 @@ for (const backend of BACKENDS) {
       assert.equal(span.attributes['server.address'], '127.0.0.1');
     });
 
+    it("keeps a platform's tracestate and baggage out of the bank, and records its unsampled requests", async () => {
+      // A platform is outside the bank's trust boundary (docs/operations.md#observability).
+      const platformHeaders = {
+        traceparent: `00-${INCOMING_TRACE}-${INCOMING_PARENT}-00`,
+        tracestate: 'platform=state-from-the-platform',
+        baggage: 'platform.user=baggage-from-the-platform',
+      };
+      const customerId = uniqueId('trace-boundary');
+      secrets.add(customerId);
+      const coreBefore = core.requests.length;
+      const hooksBefore = hooks.received.length;
+      const registered = await postSession(h, { token, headers: platformHeaders }, formA(customerId, ADA));
+      assertSuccess(registered);
+      const accounts = await getAccounts(h, { token, headers: platformHeaders }, customerId);
+      assertSuccess(accounts);
+      assert.ok((await h.services.webhookDispatcher.runOnce()) >= 1, 'the registration event delivered');
+      await flush();
+
+      // Recorded although the platform's flag said "not sampled", in the platform's trace.
+      for (const answer of [registered, accounts]) {
+        const span = serverSpanOf(answer.headers['x-request-id'] as string);
+        assert.equal(span.traceId, INCOMING_TRACE);
+        assert.equal(span.parentSpanId, INCOMING_PARENT);
+      }
+      const toCore = core.requests.slice(coreBefore);
+      assert.ok(toCore.length >= 2, 'the core was called');
+      const toHooks = hooks.received.slice(hooksBefore);
+      assert.ok(toHooks.length >= 1, 'the receiver was called');
+      for (const { headers } of [...toCore, ...toHooks]) {
+        assert.equal(headers['tracestate'], undefined, 'no tracestate crosses');
+        assert.equal(headers['baggage'], undefined, 'no baggage crosses');
+        assert.match(String(headers['traceparent']), /-01$/, 'sampled: coregate records it');
+      }
+      for (const body of collector.bodies) {
+        assert.ok(!body.includes('state-from-the-platform'), 'no tracestate exported');
+        assert.ok(!body.includes('baggage-from-the-platform'), 'no baggage exported');
+      }
+    });
+
     it('writes the span ids into every log line of a traced request', () => {
       const lines = logs.lines.filter((line) => line['msg'] === 'request completed');
       assert.ok(lines.length >= 6);
