@@ -162,7 +162,8 @@ export function institutionTransport(institution: InstitutionRecord, deps: CoreT
       tls,
       clock: deps.clock,
       sealer: deps.sealer,
-      logger: deps.logger.child({ institution: institution.id }),
+      // Not a child naming the institution: the connector's lines name it themselves (one key each).
+      logger: deps.logger,
     });
   }
   return new HttpCoreConnector({

@@ -66,7 +66,7 @@ export function buildAssociations({ config, logger, clock, database }: Basics, d
   // The association is gone either way; the core's session expires there on its own.
   const coreSessionEndFailure: CoreSessionEndFailure = (error, association, context) =>
     logger.warn(
-      { err: error, platform: association.platform, customerId: association.customerId, requestId: context.requestId },
+      { err: error, platform: association.platform, customerId: association.customerId, reqId: context.requestId },
       'the core did not end the session of a deregistered customer',
     );
   return {

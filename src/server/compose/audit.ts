@@ -14,7 +14,12 @@ export function buildAudit({ logger, clock, database }: Basics): Audit {
   return {
     // A failed write is logged at error level with the event, never turned into an error answer.
     audit: new AuditTrail(auditLog, clock, {
-      onFailure: (error, event) => logger.error({ err: error, audit: event }, 'audit log write failed'),
+      // The request's id at the top, as on every line a request causes (null for operator commands).
+      onFailure: (error, event) =>
+        logger.error(
+          { ...(event.requestId === null ? {} : { reqId: event.requestId }), err: error, audit: event },
+          'audit log write failed',
+        ),
     }),
     auditReader: new AuditReader(auditLog),
   };

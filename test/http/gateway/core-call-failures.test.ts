@@ -14,6 +14,7 @@ import { createLogger } from '../../../src/adapters/logging/logger.js';
 import { DatabaseUnavailable } from '../../../src/ports/database-unavailable.js';
 import type { CoreConnector } from '../../../src/ports/core-connector.js';
 import { BACKENDS } from '../../support/backends.js';
+import { assertLogLines } from '../../support/log-lines.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import {
   assertError,
@@ -41,11 +42,18 @@ for (const backend of BACKENDS) {
     let token: string;
     let platform: string;
     const lines: LogLine[] = [];
+    /** The same lines as written, for the duplicate-key check. */
+    const rawLines: string[] = [];
     /** When set, the next `coreFor` rejects with what it returns (once). */
     let nextLookupFailure: (() => Error) | undefined;
 
     before(async () => {
-      const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
+      const logger = createLogger('info', {
+        write: (line: string) => {
+          rawLines.push(line);
+          lines.push(JSON.parse(line) as LogLine);
+        },
+      });
       h = await createHarness(backend, { logger, env: { LOG_LEVEL: 'info' } });
       const institutions = h.services.institutions;
       const coreFor = institutions.coreFor.bind(institutions);
@@ -94,6 +102,24 @@ for (const backend of BACKENDS) {
         false,
         'not an upstream failure',
       );
+    });
+
+    it('logs the core failing to end a deregistered customer’s session with the request id, each key once', async () => {
+      const customerId = uniqueId('leaving');
+      assertSuccess(await postSession(h, { token }, formA(customerId)));
+      const before = lines.length;
+      nextLookupFailure = () => new DatabaseUnavailable('the database did not answer in time', 7);
+      const deregistered = await h.app.inject({
+        method: 'DELETE',
+        url: `/core/sessions?customerId=${customerId}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(deregistered.statusCode, 200, deregistered.body);
+      const said = assertLogLines(rawLines.slice(before), () => true).find((line) =>
+        String(line['msg']).startsWith('the core did not end the session'),
+      );
+      assert.ok(said, 'logged');
+      assert.equal(said['reqId'], deregistered.headers['x-request-id']);
     });
 
     it('renews a session whose stored delegate reference ID cannot be opened, and logs it once', async () => {

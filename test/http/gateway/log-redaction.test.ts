@@ -12,6 +12,7 @@ import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-co
 import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
 import { createLogger } from '../../../src/adapters/logging/logger.js';
 import { BACKENDS } from '../../support/backends.js';
+import { assertLogLines } from '../../support/log-lines.js';
 import { basic, createHarness, type Harness } from '../../support/harness.js';
 import {
   ADA,
@@ -55,6 +56,7 @@ for (const backend of BACKENDS) {
       };
 
       // Token, and a refresh token rotated once.
+      const linesAtStart = lines.length;
       const client = await h.client({ platform: 'log-check', grants: ['refresh_token'] });
       keep('client secret', client.secret);
       keep('Basic credentials', basic(client.id, client.secret).slice('Basic '.length));
@@ -149,6 +151,9 @@ for (const backend of BACKENDS) {
       assert.ok(core.issued.length >= 4, `${core.issued.length} delegate reference IDs issued`);
       core.issued.forEach((id, index) => keep(`delegate reference ID #${index}`, id));
 
+      // Every line one JSON object with each key once; every line after the start, the request's id.
+      assertLogLines(lines.slice(linesAtStart), () => true);
+      assertLogLines(lines.slice(0, linesAtStart), () => false);
       const log = lines.join('');
       assert.ok(lines.length >= 20, `the walk-through was logged (${lines.length} lines)`);
       assert.match(log, /customer registered/, 'the registrations were logged');

@@ -205,7 +205,7 @@ export class FineractCoreConnector implements CoreConnector {
     const answer = await this.http.send(request, context);
     // The client is gone: the session is over, and renewal will find out whether the customer is too.
     if (answer.status === 404) throw new SessionRejected();
-    const listed = readAnswer(request, () => readClientAccounts(this.ok(answer, request)));
+    const listed = readAnswer(request, () => readClientAccounts(this.ok(answer, request, context)));
     const mapping: MappingContext = {
       customerKey: session.customerKey,
       tenant: this.options.tenant,
@@ -241,11 +241,17 @@ export class FineractCoreConnector implements CoreConnector {
   }
 
   /** A 200 answer's JSON; any other status is the failure every call shares. */
-  private ok(answer: Answer, request: FineractRequest): unknown {
+  private ok(answer: Answer, request: FineractRequest, context: CoreCallContext): unknown {
     if (answer.status !== 200) {
       if (answer.status === 401 || answer.status === 403)
         this.options.logger?.error(
-          { institution: this.options.institution, status: answer.status, call: request.template },
+          // The request's id, like every line a request causes; `institution` once, from here.
+          {
+            reqId: context.requestId,
+            institution: this.options.institution,
+            status: answer.status,
+            call: request.template,
+          },
           `${CREDENTIALS_REFUSED}: check the institution's Fineract user, password, tenant and the user's read permissions`,
         );
       throw failureOf(answer, request);
@@ -257,7 +263,7 @@ export class FineractCoreConnector implements CoreConnector {
   private async optional(request: FineractRequest, context: CoreCallContext): Promise<unknown> {
     const answer = await this.http.send(request, context);
     if (answer.status === 404) return undefined;
-    return this.ok(answer, request);
+    return this.ok(answer, request, context);
   }
 
   private async client(request: FineractRequest, context: CoreCallContext): Promise<ClientFacts | undefined> {
@@ -313,7 +319,7 @@ export class FineractCoreConnector implements CoreConnector {
   private async search(text: string, context: CoreCallContext): Promise<number[]> {
     const request = calls.search(JSON.stringify({ request: { text }, page: 0, size: SEARCH_PAGE_SIZE }));
     const answer = await this.http.send(request, context);
-    const json = this.ok(answer, request);
+    const json = this.ok(answer, request, context);
     return readAnswer(request, () =>
       listField(object(json, ''), 'content', '').map((item, index) =>
         idField(object(item, `content[${index}]`), 'id', `content[${index}]`),
@@ -391,6 +397,6 @@ export class FineractCoreConnector implements CoreConnector {
   /** An account the client's list named: a 404 now means the list and the account disagree. */
   private async accountAnswer(request: FineractRequest, context: CoreCallContext): Promise<unknown> {
     const answer = await this.http.send(request, context);
-    return this.ok(answer, request);
+    return this.ok(answer, request, context);
   }
 }
