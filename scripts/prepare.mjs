@@ -21,6 +21,16 @@ const development = Object.keys(devDependencies).every((name) =>
 if (development) {
   compile('packages/client/tsconfig.json');
   compile('tsconfig.json');
+  // The embedded database's bare cluster, made once here rather than on each data dir's first
+  // start (src/adapters/store/pglite-cluster-template.ts). A failure only costs first starts time.
+  try {
+    execFileSync(process.execPath, ['dist/src/adapters/store/pglite-cluster-template.js', '--make'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+  } catch {
+    console.error('coregate: could not make the embedded database template; first starts will make their own');
+  }
 } else {
   // `coregate sessions import` is a client of the public API through @coregate/client (a workspace).
   compile('packages/client/tsconfig.json');

@@ -4,6 +4,8 @@
  * its own factory in `compose/`, in dependency order, each returning what it
  * built; this file only calls them and gathers the result.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AssociationAdmin } from '../app/association-admin.js';
 import type { AuditTrail } from '../app/audit-trail.js';
@@ -304,6 +306,12 @@ export async function openServices(
     options.logger ?? createLogger(role === 'command' && config.logLevel === 'info' ? 'warn' : config.logLevel);
   // Refused before the data dir is locked, created or migrated: a refusal leaves it as it was.
   checkKeyFileBeforeOpening(config);
+  // A first start is the slow one (a new cluster, every migration): say so before the wait.
+  if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, 'pg', 'PG_VERSION')))
+    logger.info(
+      { dataDir: config.dataDir },
+      'first start on this data dir: creating the embedded database and applying its migrations (once; later starts skip this)',
+    );
   const opened = await openDatabase(config, {
     role,
     ...(options.adminSocket ? { adminSocket: options.adminSocket } : {}),

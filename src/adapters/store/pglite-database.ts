@@ -7,6 +7,7 @@ import { Mutex, withTimeout } from 'async-mutex';
 import type { ChangeFeed } from '../../ports/change-feed.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { PgliteChangeFeed } from './pglite-change-feed.js';
+import { copyClusterTemplate } from './pglite-cluster-template.js';
 import { PgliteStatements } from './pglite-statements.js';
 import { databaseUnavailable, inDatabaseSpan, waitWithin, type Database, type Queryable } from './database.js';
 
@@ -72,7 +73,7 @@ export class PgliteDatabase implements Database {
    */
   static async open(dataDir: string | undefined, options: PgliteOptions = {}): Promise<PgliteDatabase> {
     if (dataDir !== undefined && !options.loadDataDir && !existsSync(join(dataDir, 'PG_VERSION'))) {
-      await initdbInChild(dataDir);
+      if (!copyClusterTemplate(dataDir)) await initdbInChild(dataDir);
     }
     const db = await PGlite.create({
       ...(dataDir === undefined ? {} : { dataDir }),
