@@ -5,8 +5,8 @@
 import {
   startFineractStandIn,
   type RunningFineractStandIn,
-} from '../adapters/core/fineract/stand-in/fineract-stand-in.js';
-import { DEMO_CLIENTS } from '../adapters/core/fineract/stand-in/stand-in-data.js';
+} from '../fakes/fineract-stand-in/fineract-stand-in.js';
+import { DEMO_CLIENTS } from '../fakes/fineract-stand-in/stand-in-data.js';
 
 export interface FineractSimOptions {
   readonly port: number;
