@@ -29,11 +29,7 @@ import {
   type SimulatorFaults,
   type SimulatorStats,
 } from '../../src/fakes/core-simulator/core-simulator.js';
-import {
-  DEMO_CUSTOMERS,
-  generatedCustomer,
-  generatedDemographics,
-} from '../../src/fakes/core-simulator/demo-data.js';
+import { DEMO_CUSTOMERS, generatedCustomer, generatedDemographics } from '../../src/fakes/core-simulator/demo-data.js';
 import { startSimulatorServer } from '../../src/fakes/core-simulator/simulator-server.js';
 import { FakeClock } from '../support/fake-clock.js';
 import type { RegistrationSubject } from '../../src/domain/registration.js';

@@ -7,10 +7,7 @@ import {
   generatedCustomer,
   generatedDemographics,
 } from '../../src/fakes/core-simulator/demo-data.js';
-import {
-  startSimulatorServer,
-  type RunningSimulatorServer,
-} from '../../src/fakes/core-simulator/simulator-server.js';
+import { startSimulatorServer, type RunningSimulatorServer } from '../../src/fakes/core-simulator/simulator-server.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 function simulatorError(fn: () => unknown): SimulatorError {
