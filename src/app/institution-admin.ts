@@ -22,7 +22,11 @@ import {
   type InstitutionCore,
   type InstitutionRecord,
 } from '../domain/institution.js';
-import { institutionSettingProblem, type InstitutionSettingName } from '../domain/institution-settings.js';
+import {
+  INSTITUTION_SETTING_RULES,
+  institutionSettingProblem,
+  type InstitutionSettingName,
+} from '../domain/institution-settings.js';
 import type { Clock } from '../ports/clock.js';
 import type { InstitutionChanges, InstitutionStore } from '../ports/institution-store.js';
 
@@ -63,40 +67,23 @@ export interface DefaultInstitutionSettings {
 
 const MAX_CREDENTIALS_LENGTH = 1024;
 
+/**
+ * The settings judged by their one rule (src/domain/institution-settings.ts), in its order: a
+ * setting added there is checked, trimmed and kept from `default` here without another line.
+ */
+const RULED_FIELDS = Object.keys(INSTITUTION_SETTING_RULES) as InstitutionSettingName[];
+
 /** The fields that describe an institution's core: `default` takes them from the configuration. */
-const CORE_FIELDS = [
-  'coreUrl',
-  'coreApiKey',
+const CORE_FIELDS: ReadonlyArray<keyof InstitutionInput> = [
+  ...RULED_FIELDS,
+  'coreCredentials',
   'coreCaFile',
   'coreCertFile',
   'coreKeyFile',
-  'coreTimeoutMs',
-  'coreKind',
-  'coreCredentials',
-  'fineractTenant',
-  'fineractSsnDocumentType',
-  'fineractCustomerKey',
-  'fineractSessionTtlSeconds',
-] as const satisfies ReadonlyArray<keyof InstitutionInput>;
+];
 
 /** The fields that only a Fineract core takes. */
 const FINERACT_FIELDS = CORE_FIELDS.filter((field) => field === 'coreCredentials' || field.startsWith('fineract'));
-
-/**
- * The fields checked one by one, in the order problems are listed: the service user by its own
- * form, every other by its one rule (src/domain/institution-settings.ts).
- */
-const CHECKED_FIELDS = [
-  'coreUrl',
-  'coreApiKey',
-  'coreKind',
-  'coreCredentials',
-  'fineractTenant',
-  'fineractSsnDocumentType',
-  'fineractCustomerKey',
-  'fineractSessionTtlSeconds',
-  'coreTimeoutMs',
-] as const satisfies ReadonlyArray<(InstitutionSettingName | 'coreCredentials') & keyof InstitutionInput>;
 
 function isCoreKind(value: string): value is CoreKind {
   return (CORE_KINDS as readonly string[]).includes(value);
@@ -109,17 +96,11 @@ function credentialsOf(text: string): CoreCredentials | undefined {
 /** The input with its settings' text trimmed, as the environment reads the same settings. */
 function trimmed(input: InstitutionInput): InstitutionInput {
   const copy: Record<string, unknown> = { ...input };
-  for (const field of CHECKED_FIELDS) {
+  for (const field of RULED_FIELDS) {
     const value = copy[field];
-    if (field !== 'coreCredentials' && typeof value === 'string') copy[field] = value.trim();
+    if (typeof value === 'string') copy[field] = value.trim();
   }
   return copy;
-}
-
-function credentialsProblem(text: string): string | undefined {
-  return credentialsOf(text)
-    ? undefined
-    : `must hold username:password on one line (a username without ":", a password, at most ${MAX_CREDENTIALS_LENGTH} characters)`;
 }
 
 /** The Fineract settings given, each one only when set. */
@@ -172,14 +153,16 @@ export function institutionInputProblems(input: InstitutionInput): FieldProblem[
   const problems: FieldProblem[] = [];
   if (input.name !== undefined && (input.name.trim().length === 0 || input.name.trim().length > 200))
     problems.push({ path: 'name', message: 'must be 1 to 200 characters' });
-  for (const field of CHECKED_FIELDS) {
+  for (const field of RULED_FIELDS) {
     const value = input[field];
-    if (value === undefined) continue;
-    const problem =
-      field === 'coreCredentials'
-        ? credentialsProblem(input.coreCredentials ?? '')
-        : institutionSettingProblem(field, value);
+    const problem = value === undefined ? undefined : institutionSettingProblem(field, value);
     if (problem !== undefined) problems.push({ path: field, message: problem });
+  }
+  if (input.coreCredentials !== undefined && !credentialsOf(input.coreCredentials)) {
+    problems.push({
+      path: 'coreCredentials',
+      message: `must hold username:password on one line (a username without ":", a password, at most ${MAX_CREDENTIALS_LENGTH} characters)`,
+    });
   }
   return problems;
 }

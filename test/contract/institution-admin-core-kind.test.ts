@@ -98,7 +98,7 @@ for (const backend of BACKENDS) {
         await refusedPaths(
           admin.add('bank-g', { name: 'G', coreUrl: 'http://g', fineractTenant: 't', coreCredentials: 'a:b' }),
         ),
-        ['coreCredentials', 'fineractTenant'],
+        ['fineractTenant', 'coreCredentials'],
         'Fineract settings need coreKind fineract',
       );
       await assert.rejects(admin.show('bank-g'), /no institution/);

@@ -125,7 +125,7 @@ describe('one definition per institution setting', () => {
         fc.property(valuesNear(rule), (value) => {
           assert.equal(adminAccepts(name, value), environmentAccepts(name, value), JSON.stringify(value));
         }),
-        { numRuns: 300 },
+        { numRuns: 200 },
       );
     });
   }
