@@ -12,7 +12,7 @@ import { institutionTransport } from '../../src/adapters/core/create-core-connec
 import {
   startFineractStandIn,
   type RunningFineractStandIn,
-} from '../../src/adapters/core/fineract/stand-in/fineract-stand-in.js';
+} from '../../src/fakes/fineract-stand-in/fineract-stand-in.js';
 import { AesGcmSealer } from '../../src/adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKey } from '../../src/adapters/crypto/encryption-keys.js';
 import { loadConfig } from '../../src/config/config.js';
