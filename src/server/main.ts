@@ -65,6 +65,8 @@ async function closeStarted(started: Started): Promise<void> {
   try {
     // Not awaited: an operation under way finishes on its own, and shutdown keeps its budget.
     started.adminServer?.close();
+    // No background readiness round starts from here on; one under way ends within its checks' deadline.
+    void started.services?.dependencyWatch.stop();
     await started.opsServer?.close();
     await started.app?.close();
   } finally {

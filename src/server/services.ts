@@ -266,7 +266,8 @@ export async function createServices(config: Config, options: ServiceOptions): P
       closed = true;
       // Audit rows still being written after their request stopped waiting for them.
       await audit.drain();
-      await dependencyWatch.stop();
+      // Not awaited: a round under way must not hold the shutdown (its checks fail once the database is closed).
+      void dependencyWatch.stop();
       await webhooks.dispatcher.stop();
       await retentionPruner.stop();
       await webhooks.sender.close();
