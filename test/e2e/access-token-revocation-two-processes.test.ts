@@ -26,7 +26,7 @@ const REVOCATION_ARRIVES_MS = 1000;
 
 describe(
   'an access token revoked at one server is refused by every server',
-  { skip: postgresSkip, timeout: 120_000 },
+  { skip: postgresSkip, timeout: 240_000 },
   () => {
     let database: FreshDatabase;
     let data: { dir: string; remove: () => void };

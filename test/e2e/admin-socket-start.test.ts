@@ -14,7 +14,7 @@ import { killAll, runJson, seedDataDir, spawnServer, startServer, tempDataDir } 
 
 after(killAll);
 
-describe('the admin socket of a running server', { timeout: 120_000 }, () => {
+describe('the admin socket of a running server', { timeout: 240_000 }, () => {
   it('lives in a private directory of its own for a deep data dir, and goes with the server', async (t) => {
     const data = tempDataDir({ empty: true });
     t.after(data.remove);

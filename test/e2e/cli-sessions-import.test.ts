@@ -42,7 +42,7 @@ interface LineResult {
 const body = (customerId: string, customerKey: string) =>
   JSON.stringify({ customer: { customerKey }, registration: { customerId } });
 
-describe('coregate sessions import', { skip: postgresSkip, timeout: 180_000 }, () => {
+describe('coregate sessions import', { skip: postgresSkip, timeout: 300_000 }, () => {
   let database: FreshDatabase;
   let sim: CoreSim;
   let server: ServerProcess;

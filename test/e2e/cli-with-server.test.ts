@@ -37,7 +37,7 @@ async function deadPid(): Promise<number> {
   return child.pid!;
 }
 
-describe('coregate CLI while a server holds the embedded database', { timeout: 120_000 }, () => {
+describe('coregate CLI while a server holds the embedded database', { timeout: 360_000 }, () => {
   it('forwards commands to the server, refuses a second server, and hands the data dir back on SIGTERM', async (t) => {
     const data = tempDataDir();
     t.after(data.remove);

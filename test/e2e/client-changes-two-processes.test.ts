@@ -28,7 +28,7 @@ const CHANGE_ARRIVES_MS = 1000;
 
 describe(
   'a CLI process changing a client reaches two running servers at once',
-  { skip: postgresSkip, timeout: 120_000 },
+  { skip: postgresSkip, timeout: 240_000 },
   () => {
     let database: FreshDatabase;
     let data: { dir: string; remove: () => void };

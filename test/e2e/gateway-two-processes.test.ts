@@ -32,7 +32,7 @@ const ISSUER = 'http://coregate.two-processes.test';
 
 describe(
   'two coregate processes on one database renew a core session once',
-  { skip: postgresSkip, timeout: 90_000 },
+  { skip: postgresSkip, timeout: 180_000 },
   () => {
     let database: FreshDatabase;
     let data: { dir: string; remove: () => void };

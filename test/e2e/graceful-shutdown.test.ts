@@ -148,8 +148,8 @@ function completionOrder(stderr: string): string[] {
 }
 
 // Six server starts on the embedded database and three drains of up to 10 s each: about 40 s
-// here, cancelled at 60 s on a host half as fast; 180 s leaves that host room.
-describe('graceful shutdown under load (embedded database, external core)', { timeout: 180_000 }, () => {
+// here, cancelled at 60 s on a host half as fast; 240 s leaves that host room.
+describe('graceful shutdown under load (embedded database, external core)', { timeout: 240_000 }, () => {
   let data: { dir: string; remove: () => void };
   let sim: CoreSim;
   let server: ServerProcess;

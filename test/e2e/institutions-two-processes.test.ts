@@ -40,7 +40,7 @@ const INSTITUTION_KEYS = [
   'updatedAt',
 ];
 
-describe('institutions: CLI changes reach two running servers', { skip: postgresSkip, timeout: 120_000 }, () => {
+describe('institutions: CLI changes reach two running servers', { skip: postgresSkip, timeout: 240_000 }, () => {
   let database: FreshDatabase;
   let data: { dir: string; remove: () => void };
   let bankA: CoreSim;

@@ -101,7 +101,7 @@ describe('COREGATE_WORKERS with the embedded database', () => {
   });
 });
 
-describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_000 }, () => {
+describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 240_000 }, () => {
   let database: FreshDatabase;
   let sim: CoreSim;
   let server: ServerProcess;
@@ -383,7 +383,7 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
       const result = await runCli(
         ['serve'],
         { ...env, PORT: String((taken.address() as net.AddressInfo).port) },
-        20_000,
+        60_000,
       );
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /worker exited before all workers were serving; stopping/);
