@@ -109,8 +109,8 @@ export async function runCli(
 }
 
 /** Runs a command that prints one JSON document and must succeed; returns the document. */
-export async function runJson<T = unknown>(args: readonly string[], env: Env): Promise<T> {
-  const result = await runCli(args, env);
+export async function runJson<T = unknown>(args: readonly string[], env: Env, timeoutMs?: number): Promise<T> {
+  const result = await runCli(args, env, timeoutMs);
   if (result.code !== 0) throw new Error(`coregate ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
 }
