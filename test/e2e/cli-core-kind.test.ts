@@ -259,7 +259,7 @@ for (const engine of ENGINES) {
   );
 }
 
-describe('coregate core check', { timeout: 300_000 }, () => {
+describe('coregate core check', { timeout: 420_000 }, () => {
   let sim: RunningCoreSim;
   let broken: Server;
   let brokenUrl: string;
@@ -374,7 +374,7 @@ describe('coregate core check', { timeout: 300_000 }, () => {
   });
 });
 
-describe('coregate core check against the Fineract stand-in', { timeout: 300_000 }, () => {
+describe('coregate core check against the Fineract stand-in', { timeout: 420_000 }, () => {
   let standIn: RunningFineractStandIn;
 
   before(async () => {
