@@ -9,11 +9,21 @@
 // what counts, and the floor of line coverage) and the run fails below the floor. The run
 // ends with one plain line: tests passed and failed, and the line coverage against its floor.
 //
-// `--fast` (`npm run test:fast`, the inner loop): only the unit, contract and HTTP tests,
-// on the embedded engine only (`COREGATE_TEST_ENGINE=pglite`: PostgreSQL is neither
-// checked nor used). No real-process, tarball, clone-install or browser tests: those
-// live under test/e2e and test/sdk. `--timings`: each file's wall time, slowest first, into
-// coregate-test-timings.txt. Other arguments are substrings of test paths.
+// A test file's tier is the folder it lives in. `--fast` (`npm run test:fast`, the inner
+// loop) runs test/unit, test/contract and test/http, on the embedded engine only
+// (`COREGATE_TEST_ENGINE=pglite`: PostgreSQL is neither checked nor used). Every other
+// folder runs in `npm test` only: test/e2e (real processes, the clone install, the browser),
+// test/sdk (the client package against a server, the tarball) and test/slow (suites that
+// wait out real timeouts of real parts — a relay that blackholes the database, a paused
+// Redis, a half-failing core, a collector that does not answer — or make certificates with
+// openssl for a TLS listener). A new test goes in the folder of its tier; nothing here lists
+// files. `--timings`: each file's wall time, slowest first, into coregate-test-timings.txt.
+// Other arguments are substrings of test paths.
+//
+// Time limits: there is no per-file limit here. A suite that needs more than a few seconds
+// says how long in its own `timeout` option, about twice what it took with the whole run
+// pinned to one core of a loaded 2-core host (`taskset -c 0 npm test -- --timings`), so a CI
+// host half as fast still has room. Run `--timings` after adding a slow suite and compare.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,17 +37,6 @@ const coverage = process.argv.includes('--coverage');
 const timings = process.argv.includes('--timings');
 const filter = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
 const FAST_TIERS = ['unit', 'contract', 'http'].map((tier) => `${join(testRoot, tier)}/`);
-// Left out of the fast tier too: suites that wait out real timeouts of real parts (a relay
-// that blackholes the database, a paused Redis, a half-failing core, a collector that does not
-// answer) or make certificates with openssl for a TLS listener. They run in every `npm test`.
-const NOT_FAST = [
-  'http/resilience/core-half-failing',
-  'http/resilience/database-blackhole-503',
-  'http/resilience/database-deadline',
-  'http/resilience/redis-hung',
-  'http/https/tls-server',
-  'http/tracing/collector',
-].map((path) => join(testRoot, path));
 
 function collect(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -48,10 +47,7 @@ function collect(dir) {
 }
 
 const files = collect(testRoot)
-  .filter(
-    (file) =>
-      !fast || (FAST_TIERS.some((tier) => file.startsWith(tier)) && !NOT_FAST.some((slow) => file.startsWith(slow))),
-  )
+  .filter((file) => !fast || FAST_TIERS.some((tier) => file.startsWith(tier)))
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
   .sort();
 if (files.length === 0) {

@@ -1,57 +1,49 @@
 /**
  * RFC 7009 for access tokens between real processes: two `coregate serve` on one
  * PostgreSQL database. A token revoked at one server's `/oauth2/revoke` is refused
- * (401 invalid_token) by both gateways within a second, and a third server started
+ * (401 invalid_token) by both gateways at once (through the change feed), and a third server started
  * afterwards refuses it too; the client's other tokens keep working.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
+import { postgresSkip } from '../support/postgres.js';
 import {
   basicAuth,
   killAll,
   requestToken,
   runJson,
   startServer,
-  tempDataDir,
   type CreatedClient,
   type ServerProcess,
 } from './support/process.js';
+import { openSharedDatabase, type SharedDatabase } from './support/shared-database.js';
 
 after(killAll);
 
-const REVOCATION_ARRIVES_MS = 1000;
+// The change feed brings a revocation at once (a few milliseconds on an idle host); a server
+// that missed it would admit the token until it expires. The bound tells the two apart on any
+// host: a loaded CI host took longer than the 1 s this once was for the round of requests
+// that looks.
+const REVOCATION_ARRIVES_MS = 10_000;
 
 describe(
   'an access token revoked at one server is refused by every server',
-  { skip: postgresSkip, timeout: 120_000 },
+  { skip: postgresSkip, timeout: 240_000 },
   () => {
-    let database: FreshDatabase;
-    let data: { dir: string; remove: () => void };
+    let shared: SharedDatabase | undefined;
     let servers: ServerProcess[] = [];
     let env: Record<string, string>;
     let client: CreatedClient;
 
     before(async () => {
-      data = tempDataDir();
-      database = await createFreshDatabase();
-      env = {
-        DATABASE_URL: database.url,
-        COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-        COREGATE_DATA_DIR: data.dir,
-        COREGATE_ISSUER: 'http://coregate.revocation.test',
-      };
+      shared = await openSharedDatabase();
+      env = { ...shared.env, COREGATE_ISSUER: 'http://coregate.revocation.test' };
       client = await runJson<CreatedClient>(['clients', 'create', '--name', 'revocation', '--json'], env);
-      servers = [await startServer(env), await startServer(env)];
+      servers = await shared.startServers(2, env);
     });
 
-    after(async () => {
-      await Promise.allSettled(servers.map((server) => server.stop()));
-      await database?.drop();
-      data?.remove();
-    });
+    after(() => shared?.close());
 
     async function issue(): Promise<string> {
       const issued = await requestToken(servers[0]!.url, client);
@@ -69,7 +61,7 @@ describe(
       return response.status;
     }
 
-    it('revoked at the second server: refused by both gateways within 1 s; another token of the client still admitted', async () => {
+    it('revoked at the second server: refused by both gateways at once; another token of the client still admitted', async () => {
       const revoked = await issue();
       const kept = await issue();
       // Both servers have verified (and cached) the token before it is revoked.

@@ -23,7 +23,7 @@ const chromiumMissing = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIU
 /** Skipped only outside CI: under CI=true a missing Chromium fails the test. */
 const chromiumSkip = process.env['CI'] === 'true' ? false : chromiumMissing;
 
-describe('API reference on a running server', { timeout: 90_000 }, () => {
+describe('API reference on a running server', { timeout: 180_000 }, () => {
   let data: { dir: string; remove: () => void };
   let server: ServerProcess;
 

@@ -248,7 +248,7 @@ async function sessionsWalkThrough(
   assert.equal(await register(url, token, 'ada', 'C-1001'), 200, 'registered again');
 }
 
-describe('coregate audit and sessions commands', { timeout: 120_000, concurrency: true }, () => {
+describe('coregate audit and sessions commands', { timeout: 400_000, concurrency: true }, () => {
   it('work through a running server on the embedded database', async (t) => {
     const data = tempDataDir();
     t.after(data.remove);

@@ -17,7 +17,7 @@ import { killAll, runCli, runJson, tempDataDir } from './support/process.js';
 
 after(killAll);
 
-describe('coregate clients … --auth-method (embedded database)', { timeout: 300_000 }, () => {
+describe('coregate clients … --auth-method (embedded database)', { timeout: 720_000 }, () => {
   let data: { dir: string; remove: () => void };
   let env: Record<string, string>;
   let publicFile: string;

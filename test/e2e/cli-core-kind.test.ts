@@ -99,7 +99,7 @@ const ENGINES: readonly Engine[] = [
 for (const engine of ENGINES) {
   describe(
     `coregate institutions --core-kind fineract (${engine.name})`,
-    { skip: engine.skip, timeout: 180_000 },
+    { skip: engine.skip, timeout: 300_000 },
     () => {
       it('adds, shows, lists and updates a Fineract institution; the service user is sealed and never printed', async (t) => {
         const opened = await engine.open();
@@ -259,7 +259,7 @@ for (const engine of ENGINES) {
   );
 }
 
-describe('coregate core check', { timeout: 180_000 }, () => {
+describe('coregate core check', { timeout: 420_000 }, () => {
   let sim: RunningCoreSim;
   let broken: Server;
   let brokenUrl: string;
@@ -374,7 +374,7 @@ describe('coregate core check', { timeout: 180_000 }, () => {
   });
 });
 
-describe('coregate core check against the Fineract stand-in', { timeout: 180_000 }, () => {
+describe('coregate core check against the Fineract stand-in', { timeout: 420_000 }, () => {
   let standIn: RunningFineractStandIn;
 
   before(async () => {

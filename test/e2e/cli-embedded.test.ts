@@ -25,7 +25,7 @@ function oneJsonDocument<T>(stdout: string): T {
   return JSON.parse(lines[0]!) as T;
 }
 
-describe('coregate CLI on the embedded database, no server', { timeout: 120_000 }, () => {
+describe('coregate CLI on the embedded database, no server', { timeout: 360_000 }, () => {
   it('manages clients on a fresh data dir; a rotated secret replaces the old one', async (t) => {
     const data = tempDataDir();
     t.after(data.remove);

@@ -18,7 +18,7 @@ import {
 
 after(killAll);
 
-describe('coregate CLI: operator experience', { timeout: 180_000 }, () => {
+describe('coregate CLI: operator experience', { timeout: 480_000 }, () => {
   it('--version, unknown flags with a suggestion, serve flags, one-line fixes', async (t) => {
     const data = tempDataDir();
     t.after(data.remove);

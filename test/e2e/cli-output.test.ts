@@ -18,7 +18,7 @@ function rowsOf(stdout: string): Array<Record<string, string>> {
   return rows.map((row) => Object.fromEntries(header.map((name, at) => [name, row[at] ?? ''])));
 }
 
-describe('coregate CLI output on the embedded database', { timeout: 180_000 }, () => {
+describe('coregate CLI output on the embedded database', { timeout: 300_000 }, () => {
   it('keys list marks the active key; rotate-secret --json has previous_secret_expires_at; audit list has INSTITUTION', async (t) => {
     const data = tempDataDir();
     t.after(data.remove);

@@ -7,23 +7,15 @@
  * stops the import.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CoregateClient } from '@coregate/client';
 import { generatedDemographics } from '../../src/fakes/core-simulator/demo-data.js';
-import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
+import { postgresSkip } from '../support/postgres.js';
 import { startCoreSim, type CoreSim } from './support/core-sim.js';
-import {
-  killAll,
-  runCli,
-  startServer,
-  tempDataDir,
-  type CreatedClient,
-  type Env,
-  type ServerProcess,
-} from './support/process.js';
+import { killAll, runCli, type CreatedClient, type Env, type ServerProcess } from './support/process.js';
+import { openSharedDatabase, type SharedDatabase } from './support/shared-database.js';
 
 after(killAll);
 
@@ -42,33 +34,26 @@ interface LineResult {
 const body = (customerId: string, customerKey: string) =>
   JSON.stringify({ customer: { customerKey }, registration: { customerId } });
 
-describe('coregate sessions import', { skip: postgresSkip, timeout: 180_000 }, () => {
-  let database: FreshDatabase;
+describe('coregate sessions import', { skip: postgresSkip, timeout: 300_000 }, () => {
+  let shared: SharedDatabase | undefined;
   let sim: CoreSim;
   let server: ServerProcess;
-  let data: { dir: string; remove: () => void };
   let env: Env;
   let credentialsFile: string;
   const person = generatedDemographics(700_002);
 
   before(async () => {
-    data = tempDataDir();
-    [database, sim] = await Promise.all([createFreshDatabase(), startCoreSim()]);
-    env = {
-      DATABASE_URL: database.url,
-      COREGATE_DATA_DIR: data.dir,
-      COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      CORE_URL: sim.url,
-    };
+    [shared, sim] = await Promise.all([openSharedDatabase(), startCoreSim()]);
+    env = { ...shared.env, CORE_URL: sim.url };
     const create = await runCli(
       ['clients', 'create', '--name', 'importer', '--platform', 'importing', '--json'],
       env,
       60_000,
     );
     assert.equal(create.code, 0, create.stderr);
-    credentialsFile = join(data.dir, 'importer.json');
+    credentialsFile = join(shared.dataDir, 'importer.json');
     writeFileSync(credentialsFile, create.stdout, { mode: 0o600 });
-    server = await startServer(env, 60_000);
+    server = await shared.startServer(env);
     // A customer registered before the import, for the conflict and the repeat.
     const created = JSON.parse(create.stdout) as CreatedClient;
     await new CoregateClient({
@@ -79,10 +64,8 @@ describe('coregate sessions import', { skip: postgresSkip, timeout: 180_000 }, (
   });
 
   after(async () => {
-    await server?.stop().catch(() => undefined);
+    await shared?.close();
     sim?.stop();
-    await database?.drop();
-    data?.remove();
   });
 
   it('registers the good lines, reports every other line under its number, prints no personal data, exits 1', async () => {
@@ -105,7 +88,7 @@ describe('coregate sessions import', { skip: postgresSkip, timeout: 180_000 }, (
       /* 9 */ body('known', 'C-700050'),
       /* 10 */ body('imp-10', 'C-700010'),
     ];
-    const file = join(data.dir, 'customers.jsonl');
+    const file = join(shared!.dataDir, 'customers.jsonl');
     writeFileSync(file, `${lines.join('\n')}\n`);
     const sessions = await sim.stats();
     const run = await runCli(
@@ -175,12 +158,12 @@ describe('coregate sessions import', { skip: postgresSkip, timeout: 180_000 }, (
   });
 
   it('with --results and --json: the results in the file, one JSON summary on stdout, exit 0 when every line was registered', async () => {
-    const file = join(data.dir, 'more.jsonl');
+    const file = join(shared!.dataDir, 'more.jsonl');
     writeFileSync(
       file,
       Array.from({ length: 60 }, (_, index) => body(`more-${index}`, `C-${710_000 + index}`)).join('\r\n'),
     );
-    const resultsFile = join(data.dir, 'more-results.jsonl');
+    const resultsFile = join(shared!.dataDir, 'more-results.jsonl');
     const run = await runCli(
       [
         'sessions',
@@ -221,9 +204,9 @@ describe('coregate sessions import', { skip: postgresSkip, timeout: 180_000 }, (
   });
 
   it('refuses, before sending anything, what it cannot work with: no secret on the command line, nor in any message', async () => {
-    const file = join(data.dir, 'one.jsonl');
+    const file = join(shared!.dataDir, 'one.jsonl');
     writeFileSync(file, body('never', 'C-720000'));
-    const broken = join(data.dir, 'broken.json');
+    const broken = join(shared!.dataDir, 'broken.json');
     writeFileSync(broken, JSON.stringify({ client_id: 'cg_x', secret: 'cgs_do-not-print' }), { mode: 0o600 });
     const cases: Array<[string[], RegExp]> = [
       [['--file', file], /--credentials is required/],
@@ -234,7 +217,7 @@ describe('coregate sessions import', { skip: postgresSkip, timeout: 180_000 }, (
       ],
       [['--file', file, '--credentials', broken], /expected client_id and client_secret/],
       [
-        ['--file', join(data.dir, 'missing.jsonl'), '--credentials', credentialsFile, '--url', server.url],
+        ['--file', join(shared!.dataDir, 'missing.jsonl'), '--credentials', credentialsFile, '--url', server.url],
         /--file .*missing\.jsonl: cannot read it \(ENOENT\)/,
       ],
       [
@@ -252,12 +235,12 @@ describe('coregate sessions import', { skip: postgresSkip, timeout: 180_000 }, (
   });
 
   it('credentials the token endpoint refuses stop the import at once, with the reason', async () => {
-    const file = join(data.dir, 'refused.jsonl');
+    const file = join(shared!.dataDir, 'refused.jsonl');
     writeFileSync(
       file,
       Array.from({ length: 200 }, (_, index) => body(`refused-${index}`, `C-${730_000 + index}`)).join('\n'),
     );
-    const wrong = join(data.dir, 'wrong.json');
+    const wrong = join(shared!.dataDir, 'wrong.json');
     const created = JSON.parse(readFileSync(credentialsFile, 'utf8')) as CreatedClient;
     writeFileSync(wrong, JSON.stringify({ ...created, client_secret: 'cgs_wrong' }), { mode: 0o644 });
     const run = await runCli(['sessions', 'import', '--file', file, '--credentials', wrong, '--url', server.url], env);

@@ -13,7 +13,7 @@ after(killAll);
 const NOTE =
   /^note: the URL was checked under this command's policy, development mode .*the server checks every delivery again under its own when it sends/m;
 
-describe('coregate webhooks enable, disable and the policy note', { timeout: 120_000 }, () => {
+describe('coregate webhooks enable, disable and the policy note', { timeout: 360_000 }, () => {
   it('disables and enables an endpoint, keeping its id; notes the policy only when no server applied it', async (t) => {
     const data = tempDataDir();
     t.after(data.remove);

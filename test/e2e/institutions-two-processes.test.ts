@@ -5,20 +5,12 @@
  * Both servers follow each change within COREGATE_INSTITUTION_CACHE_SECONDS, without a restart.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
+import { postgresSkip } from '../support/postgres.js';
 import { startCoreSim, type CoreSim } from './support/core-sim.js';
-import {
-  killAll,
-  requestToken,
-  runJson,
-  startServer,
-  tempDataDir,
-  type CreatedClient,
-  type ServerProcess,
-} from './support/process.js';
+import { killAll, requestToken, runJson, type CreatedClient, type ServerProcess } from './support/process.js';
+import { openSharedDatabase, type SharedDatabase } from './support/shared-database.js';
 
 after(killAll);
 
@@ -40,9 +32,8 @@ const INSTITUTION_KEYS = [
   'updatedAt',
 ];
 
-describe('institutions: CLI changes reach two running servers', { skip: postgresSkip, timeout: 120_000 }, () => {
-  let database: FreshDatabase;
-  let data: { dir: string; remove: () => void };
+describe('institutions: CLI changes reach two running servers', { skip: postgresSkip, timeout: 240_000 }, () => {
+  let shared: SharedDatabase | undefined;
   let bankA: CoreSim;
   let bankB: CoreSim;
   let servers: ServerProcess[] = [];
@@ -51,12 +42,9 @@ describe('institutions: CLI changes reach two running servers', { skip: postgres
   let token: string;
 
   before(async () => {
-    data = tempDataDir();
-    [database, bankA, bankB] = await Promise.all([createFreshDatabase(), startCoreSim(), startCoreSim()]);
+    [shared, bankA, bankB] = await Promise.all([openSharedDatabase(), startCoreSim(), startCoreSim()]);
     env = {
-      DATABASE_URL: database.url,
-      COREGATE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      COREGATE_DATA_DIR: data.dir,
+      ...shared.env,
       COREGATE_ISSUER: 'http://coregate.institutions.test',
       CORE_URL: bankA.url,
       COREGATE_INSTITUTION_CACHE_SECONDS: String(CACHE_SECONDS),
@@ -73,18 +61,16 @@ describe('institutions: CLI changes reach two running servers', { skip: postgres
       env,
     );
     assert.equal(client.institution, 'bank-b');
-    servers = [await startServer(env), await startServer(env)];
+    servers = await shared.startServers(2, env);
     const issued = await requestToken(servers[0]!.url, client);
     assert.equal(issued.status, 200, JSON.stringify(issued.body));
     token = String(issued.body['access_token']);
   });
 
   after(async () => {
-    await Promise.allSettled(servers.map((server) => server.stop()));
+    await shared?.close();
     bankA?.stop();
     bankB?.stop();
-    await database?.drop();
-    data?.remove();
   });
 
   async function accounts(server: ServerProcess): Promise<number> {

@@ -11,7 +11,7 @@ import { killAll, runJson, startServer, tempDataDir, type CreatedClient } from '
 
 after(killAll);
 
-describe('oauth4webapi against a running coregate', { timeout: 120_000 }, () => {
+describe('oauth4webapi against a running coregate', { timeout: 240_000 }, () => {
   it('discovers, obtains a token with client_credentials, refreshes it, and every token verifies', async (t) => {
     const data = tempDataDir();
     t.after(data.remove);

@@ -40,7 +40,7 @@ const isGitCheckout = existsSync(join(ROOT, '.git'));
 
 describe(
   'production install from a clean clone',
-  { timeout: 300_000, skip: isGitCheckout ? false : 'not a git checkout: nothing to clone' },
+  { timeout: 600_000, skip: isGitCheckout ? false : 'not a git checkout: nothing to clone' },
   () => {
     it('npm ci --omit=dev gives a working bin/coregate: --version, migrate and serve on the documented PostgreSQL role', async (t) => {
       const work = mkdtempSync(join(tmpdir(), 'cg-install-'));
@@ -51,7 +51,7 @@ describe(
       await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], {
         cwd: clone,
         env: cleanEnv(),
-        timeout: 240_000,
+        timeout: 480_000,
         maxBuffer: 16 * 1024 * 1024,
       });
       t.diagnostic(`clone and npm ci --omit=dev: ${Date.now() - started} ms`);

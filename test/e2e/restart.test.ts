@@ -58,7 +58,7 @@ async function tokenSurvivesRestart(env: Env): Promise<void> {
   }
 }
 
-describe('a token issued before a restart verifies after it', { timeout: 120_000 }, () => {
+describe('a token issued before a restart verifies after it', { timeout: 300_000 }, () => {
   it('on the embedded database', async (t) => {
     const data = tempDataDir();
     t.after(data.remove);

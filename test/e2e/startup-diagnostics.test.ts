@@ -12,7 +12,7 @@ import { killAll, runCli, startServer, startWarnings, tempDataDir } from './supp
 
 after(killAll);
 
-describe('start-up diagnostics', { timeout: 120_000 }, () => {
+describe('start-up diagnostics', { timeout: 240_000 }, () => {
   it('an unreachable PostgreSQL: one line naming the address and the cause, exit non-zero, no password', async () => {
     const port = await closedPort();
     const password = 'pw-not-to-print-7f3a';

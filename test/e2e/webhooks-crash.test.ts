@@ -89,7 +89,7 @@ async function deliveredAfterCrash(storage: Record<string, string>): Promise<voi
   }
 }
 
-describe('webhooks survive a crash', { timeout: 240_000 }, () => {
+describe('webhooks survive a crash', { timeout: 300_000 }, () => {
   it('delivers after kill -9 and a restart (PostgreSQL)', { skip: postgresSkip }, async (t) => {
     const database = await createFreshDatabase();
     t.after(() => database.drop());

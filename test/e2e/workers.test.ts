@@ -17,6 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
 import { startCoreSim, type CoreSim } from './support/core-sim.js';
+import { untilServerHasRead } from './support/socket-reads.js';
 import {
   basicAuth,
   killAll,
@@ -100,7 +101,7 @@ describe('COREGATE_WORKERS with the embedded database', () => {
   });
 });
 
-describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_000 }, () => {
+describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 240_000 }, () => {
   let database: FreshDatabase;
   let sim: CoreSim;
   let server: ServerProcess;
@@ -144,7 +145,14 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
   /** One request; `agent: false` opens a new connection, which the supervisor hands to the next worker. */
   async function send(
     path: string,
-    options: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent | false } = {},
+    options: {
+      method?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      agent?: http.Agent | false;
+      /** Called once the kernel has the whole request. */
+      onSent?: () => void;
+    } = {},
   ): Promise<Answer> {
     const requestId = `workers-test-${++requestCount}`;
     const { status, headers, body } = await new Promise<{
@@ -164,6 +172,7 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
         response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: text }));
         response.on('error', reject);
       });
+      if (options.onSent) request.on('finish', options.onSent);
       request.on('timeout', () => request.destroy(new Error(`${path}: no answer within 10 s`)));
       request.on('error', reject);
       request.end(options.body);
@@ -340,10 +349,20 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
     assert.equal(workerPids.length, 2);
 
     await sim.faults({ latencyMs: 300 });
+    let unsent = 20;
+    let allSent!: () => void;
+    const sent = new Promise<void>((resolve) => (allSent = resolve));
     const inFlight = Array.from({ length: 20 }, () =>
-      send(`/core/accounts?customerId=${CUSTOMER_ID}`, { headers: { authorization: `Bearer ${token}` } }),
+      send(`/core/accounts?customerId=${CUSTOMER_ID}`, {
+        headers: { authorization: `Bearer ${token}` },
+        onSent: () => (unsent -= 1) === 0 && allSent(),
+      }),
     );
-    await sleep(150);
+    // SIGTERM only once the workers have read all 20: a request a worker has not read yet
+    // arrives during the shutdown, as far as it can tell, and is answered 503 (a fixed 150 ms
+    // let 3 of 20 through unread on a loaded host).
+    await sent;
+    await untilServerHasRead(Number(new URL(server.url).port), 20);
     const stoppedAt = Date.now();
     const exit = await server.stop(12_000);
     const took = Date.now() - stoppedAt;
@@ -364,7 +383,7 @@ describe('COREGATE_WORKERS=2 on PostgreSQL', { skip: postgresSkip, timeout: 60_0
       const result = await runCli(
         ['serve'],
         { ...env, PORT: String((taken.address() as net.AddressInfo).port) },
-        20_000,
+        60_000,
       );
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /worker exited before all workers were serving; stopping/);

@@ -16,6 +16,7 @@ import {
   type BulkRegistrationResult,
 } from '@coregate/client';
 import { listenLocally } from '../support/local-server.js';
+import { countingFetch } from './counting-fetch.js';
 
 interface Arrival {
   readonly at: number;
@@ -62,20 +63,21 @@ function* customers(count: number, from = 0): Generator<BulkRegistrationItem> {
     yield { customerId: `bulk-${index}`, customer: { customerKey: `C-${100000 + index}` } };
 }
 
-/** `items` behind a generator that notes whether the batch closed it (its `finally` ran). */
+/** `items` behind a generator; `closed` resolves once the batch has closed it (its `finally` ran). */
 function closable(items: Iterable<BulkRegistrationItem>): {
   items: Generator<BulkRegistrationItem>;
-  closed: () => boolean;
+  closed: Promise<void>;
 } {
-  let closed = false;
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
   function* source(): Generator<BulkRegistrationItem> {
     try {
       yield* items;
     } finally {
-      closed = true;
+      markClosed();
     }
   }
-  return { items: source(), closed: () => closed };
+  return { items: source(), closed };
 }
 
 async function collect(results: AsyncIterable<BulkRegistrationResult>): Promise<BulkRegistrationResult[]> {
@@ -188,7 +190,7 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
       }
     }
     const batch = client().registerCustomers(source(), { concurrency: 4 });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setImmediate(resolve));
     assert.equal(pulled, 0, 'nothing is read before the iteration starts');
     for await (const result of batch) {
       read += 1;
@@ -202,14 +204,31 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
   });
 
   it('waits out a 429 with Retry-After: the batch pauses, halves its concurrency, and sends the item again', async () => {
-    answer = (arrival, count) =>
-      count > 20 && count <= 28
-        ? {
-            status: 429,
-            body: envelope(429, 'TooManyRequests', 'too-many-requests', 'rate_limited'),
-            headers: { 'retry-after': '1' },
-          }
-        : { status: 200, body: success(arrival.body.registration?.customerId, arrival.body.customer?.customerKey) };
+    // Driven by counts, not by how fast this machine runs: registrations 21 to 28 (the
+    // eight in flight once 20 are answered) are held until the 28th is in, then all refused
+    // with 429, so the eight refusals are one round and halve the limit once. The first
+    // four sent after the pause are held until the fourth is in: a fifth before any of
+    // their answers would show as five in flight.
+    let refuse!: () => void;
+    const allRefusedIn = new Promise<void>((resolve) => (refuse = resolve));
+    let releaseResumed!: () => void;
+    const firstResumedIn = new Promise<void>((resolve) => (releaseResumed = resolve));
+    answer = (arrival, count) => {
+      if (count === 28) refuse();
+      if (count === 32) releaseResumed();
+      if (count > 20 && count <= 28)
+        return {
+          status: 429,
+          body: envelope(429, 'TooManyRequests', 'too-many-requests', 'rate_limited'),
+          headers: { 'retry-after': '1' },
+          heldUntil: allRefusedIn,
+        };
+      return {
+        status: 200,
+        body: success(arrival.body.registration?.customerId, arrival.body.customer?.customerKey),
+        heldUntil: count > 28 && count <= 32 ? firstResumedIn : undefined,
+      };
+    };
     const progress: BulkRegistrationProgress[] = [];
     const started = Date.now();
     const results = await collect(
@@ -222,12 +241,24 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
     );
     assert.equal(results.filter((result) => result.attempts === 2).length, 8, 'each refused item sent once more');
     assert.ok(Date.now() - started >= 1000, 'Retry-After was waited out');
-    const firstRefused = arrivals[20]!.at;
-    const resumed = arrivals.filter((arrival) => arrival.at >= firstRefused + 900);
-    assert.ok(resumed.length > 0);
-    assert.ok(
-      maxInFlight(resumed.slice(0, 10)) <= 4,
-      `after the pause at most half as many in flight (saw ${maxInFlight(resumed.slice(0, 10))})`,
+    const pause = progress.find((report) => report.pausedUntil !== undefined);
+    assert.ok(pause, 'the pause is reported');
+    assert.ok(arrivals[28]!.at >= pause.pausedUntil!, 'nothing was sent before the pause ended');
+    assert.deepEqual(
+      arrivals
+        .slice(28, 36)
+        .map((arrival) => arrival.body.registration?.customerId)
+        .sort(),
+      arrivals
+        .slice(20, 28)
+        .map((arrival) => arrival.body.registration?.customerId)
+        .sort(),
+      'the refused items are sent first after the pause',
+    );
+    assert.equal(
+      maxInFlight(arrivals.slice(28, 33)),
+      4,
+      'after the pause half as many in flight: four, and a fifth only after an answer',
     );
     const last = progress.at(-1)!;
     assert.deepEqual(
@@ -354,8 +385,16 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
     const source = closable(customers(10_000));
     const controller = new AbortController();
     const seen: BulkRegistrationResult[] = [];
+    // Counted where they are sent: a request sent before the abort may reach the stand-in after it.
+    const counter = countingFetch();
+    const counted = new CoregateClient({
+      baseUrl,
+      clientId: 'cg_local',
+      clientSecret: 'cgs_local-secret',
+      fetch: counter.fetch,
+    });
     const error = await (async () => {
-      for await (const result of client().registerCustomers(source.items, {
+      for await (const result of counted.registerCustomers(source.items, {
         concurrency: 4,
         signal: controller.signal,
       })) {
@@ -364,12 +403,14 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
       }
     })().catch((caught: unknown) => caught);
     assert.equal((error as Error).message, 'operator stopped the import');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.ok(source.closed(), 'the source generator was closed');
-    const sent = arrivals.length;
+    // The batch closes its source once stopped: the test waits for that, however long it takes.
+    await source.closed;
+    const sent = counter.count('/core/sessions');
     assert.ok(sent < 30, `nothing new was sent after the abort (${sent} sent)`);
+    // Checking that nothing more is sent needs a quiet moment; a late send can only show as a
+    // failure here, never a pass made by timing.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(arrivals.length, sent);
+    assert.equal(counter.count('/core/sessions'), sent);
   });
 
   it('an AbortSignal already aborted sends nothing', async () => {
@@ -387,8 +428,7 @@ describe('registerCustomers against a local stand-in for coregate', { timeout: 6
       assert.ok(result.ok);
       if (++read === 5) break;
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.ok(source.closed());
+    await source.closed;
     assert.ok(arrivals.length < 20, `${arrivals.length} sent`);
   });
 

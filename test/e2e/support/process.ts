@@ -44,9 +44,14 @@ export function processEnv(env: Env): NodeJS.ProcessEnv {
  */
 export function tempDataDir(options: { empty?: boolean } = {}): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'cg-e2e-'));
-  const template = process.env['COREGATE_TEST_PGLITE_TEMPLATE_DIR'];
-  if (template && !options.empty) cpSync(template, join(dir, 'pg'), { recursive: true });
+  if (!options.empty) seedDataDir(dir);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Gives the data directory `dir` (made if missing) a copy of the run's template cluster, as {@link tempDataDir} does. */
+export function seedDataDir(dir: string): void {
+  const template = process.env['COREGATE_TEST_PGLITE_TEMPLATE_DIR'];
+  if (template) cpSync(template, join(dir, 'pg'), { recursive: true });
 }
 
 interface Exit {
@@ -104,8 +109,8 @@ export async function runCli(
 }
 
 /** Runs a command that prints one JSON document and must succeed; returns the document. */
-export async function runJson<T = unknown>(args: readonly string[], env: Env): Promise<T> {
-  const result = await runCli(args, env);
+export async function runJson<T = unknown>(args: readonly string[], env: Env, timeoutMs?: number): Promise<T> {
+  const result = await runCli(args, env, timeoutMs);
   if (result.code !== 0) throw new Error(`coregate ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
 }

@@ -48,6 +48,11 @@ function keepAliveGet(
   });
 }
 
+/** Resolves once the app has begun closing: the draining plugin stops the listener as it starts refusing. */
+async function untilClosing(h: Harness): Promise<void> {
+  while (h.app.server.listening) await new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Resolves once `server` has accepted `count` more connections (its own listeners, the draining plugin's, ran first). */
 function accepted(server: net.Server, count: number): Promise<void> {
   return new Promise((resolve) => {
@@ -84,24 +89,32 @@ async function appWithSlowRoute(): Promise<{ h: Harness; port: number; release: 
   return { h, port: (h.app.server.address() as AddressInfo).port, release, started };
 }
 
-describe('requests while the app is closing', () => {
+// A suite that waits on a closing app: a failure must end it rather than leave it waiting.
+describe('requests while the app is closing', { timeout: 60_000 }, () => {
   // Each test closes its app: each has an app of its own.
   it('finishes the request in flight; refuses what arrives meanwhile with 503 in the route’s format', async (t) => {
     const { h, port, release, started } = await appWithSlowRoute();
-    t.after(() => h.close());
-    const connected = accepted(h.app.server, 3);
+    // Released on failure too: closing the app waits for the request in flight (it hung a run).
+    t.after(() => {
+      release();
+      return h.close();
+    });
     const inFlight = keepAliveGet(port, '/test/slow');
+    await started;
+    // Opened only now, right before closing: a connection without a request is closed as idle
+    // once it has been quiet for the plugin's QUIET_MS (250 ms of wall clock), and a loaded
+    // host took longer than that between opening them first and closing.
+    const connected = accepted(h.app.server, 2);
     const gateway = await startedRequest(port, 'GET /core/accounts?customerId=c-1 HTTP/1.1\r\nHost: coregate.test\r\n');
     const token = await startedRequest(
       port,
       'POST /oauth2/token HTTP/1.1\r\nHost: coregate.test\r\nContent-Type: application/x-www-form-urlencoded\r\n',
     );
     await connected;
-    await started;
 
     const closing = h.app.close();
-    // The plugin reads the wall clock: the requests' remaining bytes come after the shutdown began.
-    await sleep(50);
+    // The requests' remaining bytes come once the shutdown has begun.
+    await untilClosing(h);
     const gatewayAnswer = await gateway.finish('\r\n');
     assert.match(gatewayAnswer, /^HTTP\/1\.1 503 /);
     assert.match(gatewayAnswer, /\r\nretry-after: 1\r\n/i);
@@ -140,7 +153,7 @@ describe('requests while the app is closing', () => {
   });
 });
 
-describe('connections while the app is closing', () => {
+describe('connections while the app is closing', { timeout: 60_000 }, () => {
   let h: Harness;
   let port: number;
 

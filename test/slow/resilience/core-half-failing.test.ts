@@ -15,7 +15,7 @@ import {
 } from '../../../src/fakes/core-simulator/simulator-server.js';
 import { QUICKEST_BACKEND } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
-import { assertSuccess, formA, getAccounts, postSession } from '../gateway/gateway-requests.js';
+import { assertSuccess, formA, getAccounts, postSession } from '../../http/gateway/gateway-requests.js';
 
 async function setFaults(server: RunningSimulatorServer, faults: Record<string, number>): Promise<void> {
   const answer = await fetch(`${server.url}/_sim/faults`, {

@@ -20,8 +20,8 @@ import { pgliteBackend, type Backend } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { postgresSkip } from '../../support/postgres.js';
 import { PostgresRelay, relayedBackend } from '../../support/postgres-relay.js';
-import { assertSuccess, formB, getAccounts, postSession } from '../gateway/gateway-requests.js';
-import { postRevoke, postToken, type TestClient } from '../oauth/oauth-requests.js';
+import { assertSuccess, formB, getAccounts, postSession } from '../../http/gateway/gateway-requests.js';
+import { postRevoke, postToken, type TestClient } from '../../http/oauth/oauth-requests.js';
 
 const TIMEOUT_MS = 500;
 /** The bound every answer keeps while the database does not answer. */

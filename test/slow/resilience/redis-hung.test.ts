@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { QUICKEST_BACKEND } from '../../support/backends.js';
 import { basic, createHarness, type Harness } from '../../support/harness.js';
 import { OwnRedisServer, redisServerSkip } from '../../support/redis-server.js';
-import { scrape, sample } from '../ops/ops-requests.js';
+import { scrape, sample } from '../../http/ops/ops-requests.js';
 
 const AUTH_FAILURES = 5;
 

@@ -11,9 +11,9 @@ import { after, before, describe, it } from 'node:test';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { postgresSkip } from '../../support/postgres.js';
 import { PostgresRelay, relayedBackend } from '../../support/postgres-relay.js';
-import { assertSuccess, formA, getAccounts, postSession } from '../gateway/gateway-requests.js';
-import { postToken } from '../oauth/oauth-requests.js';
-import { getOps } from '../ops/ops-requests.js';
+import { assertSuccess, formA, getAccounts, postSession } from '../../http/gateway/gateway-requests.js';
+import { postToken } from '../../http/oauth/oauth-requests.js';
+import { getOps } from '../../http/ops/ops-requests.js';
 
 const TIMEOUT_MS = 1000;
 /** Scheduling slack on a shared machine. */
