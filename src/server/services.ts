@@ -52,6 +52,8 @@ import { buildClients } from './compose/clients.js';
 import { buildClientSecurity, type ClientSecurityMetadata } from './compose/client-security.js';
 import { buildCores } from './compose/cores.js';
 import { openCrypto } from './compose/crypto.js';
+import { openKeyToken } from './compose/key-custody.js';
+import { registerSigningMetrics } from '../adapters/metrics/signing-metrics.js';
 import { buildRateLimits } from './compose/rate-limits.js';
 import { buildReadiness } from './compose/readiness.js';
 import { buildRetentionPruner } from './compose/retention.js';
@@ -159,11 +161,16 @@ export async function createServices(config: Config, options: ServiceOptions): P
     logger.info({ applied: migration.applied.map((m) => m.version), current: migration.current }, 'database migrated');
   }
   const basics: Basics = { config, logger, clock, database };
-  const { sealer, hasher } = await openCrypto(basics);
+  const keyToken = openKeyToken(basics);
+  const { sealer, hasher } = await openCrypto(basics, keyToken).catch((error: unknown) => {
+    keyToken?.close();
+    throw error;
+  });
   const changeFeed = options.listenForChanges === false ? undefined : database.changeFeed?.();
-  const tokens = buildTokens(basics, { sealer, hasher, changeFeed });
-  const security = buildClientSecurity(basics, { issuer: tokens.issuer });
   const metrics = new PrometheusMetrics(database.poolStats ? { poolStats: () => database.poolStats!() } : {});
+  const signingMetrics = registerSigningMetrics(metrics.registry);
+  const tokens = buildTokens(basics, { sealer, hasher, changeFeed, keyToken, signingMetrics });
+  const security = buildClientSecurity(basics, { issuer: tokens.issuer });
   const tracing = options.tracing === false ? undefined : await buildTracing(basics, { metrics });
   const cores = buildCores(basics, { sealer, metrics, core: options.core });
   const { institutions } = cores;
@@ -266,6 +273,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
       await security.replayGuard.close();
       await institutions.close();
       await changeFeed?.close();
+      keyToken?.close();
       await database.close();
       // Last: the spans of what closing did are exported too.
       await tracing?.shutdown();
