@@ -92,6 +92,8 @@ export const ConfigSchema = Type.Object({
   COREGATE_PKCS11_SLOT: Type.Optional(
     Type.Integer({
       minimum: 0,
+      maximum: 4_294_967_295,
+      valuesText: 'slot ID',
       description: 'the token holding the keys, by its slot ID (or `COREGATE_PKCS11_TOKEN_LABEL`)',
     }),
   ),

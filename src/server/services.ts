@@ -54,6 +54,7 @@ import { buildCores } from './compose/cores.js';
 import { openCrypto } from './compose/crypto.js';
 import { openKeyToken } from './compose/key-custody.js';
 import { registerSigningMetrics } from '../adapters/metrics/signing-metrics.js';
+import type { Pkcs11Token } from '../adapters/crypto/pkcs11/pkcs11-token.js';
 import { buildRateLimits } from './compose/rate-limits.js';
 import { buildReadiness } from './compose/readiness.js';
 import { buildRetentionPruner } from './compose/retention.js';
@@ -150,6 +151,8 @@ export interface ServiceOptions {
   readonly listenForChanges?: boolean;
   /** Export traces when the configuration asks for them; true unless set (a CLI command does not). */
   readonly tracing?: boolean;
+  /** The PKCS#11 token, opened already (`openServices` opens it before the database); else opened here when configured. */
+  readonly keyToken?: Pkcs11Token;
 }
 
 /** Builds every use case on an open database, after applying pending migrations. */
@@ -161,7 +164,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     logger.info({ applied: migration.applied.map((m) => m.version), current: migration.current }, 'database migrated');
   }
   const basics: Basics = { config, logger, clock, database };
-  const keyToken = openKeyToken(basics);
+  const keyToken = options.keyToken ?? openKeyToken(config);
   const { sealer, hasher } = await openCrypto(basics, keyToken).catch((error: unknown) => {
     keyToken?.close();
     throw error;
@@ -303,9 +306,14 @@ export async function openServices(
 ): Promise<Services> {
   const logger =
     options.logger ?? createLogger(role === 'command' && config.logLevel === 'info' ? 'warn' : config.logLevel);
+  // First: a missing module, an unknown token or a refused PIN stops the start before the database is touched.
+  const keyToken = openKeyToken(config);
   const opened = await openDatabase(config, {
     role,
     ...(options.adminSocket ? { adminSocket: options.adminSocket } : {}),
+  }).catch((error: unknown) => {
+    keyToken?.close();
+    throw error;
   });
   if (opened.tightened)
     logger.warn(
@@ -319,8 +327,10 @@ export async function openServices(
       onClose: opened.release,
       listenForChanges: role === 'server',
       tracing: role === 'server',
+      ...(keyToken ? { keyToken } : {}),
     });
   } catch (error) {
+    keyToken?.close();
     await opened.database.close().catch(() => {});
     opened.release();
     throw error;

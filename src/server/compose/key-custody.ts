@@ -5,11 +5,10 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { Pkcs11Token } from '../../adapters/crypto/pkcs11/pkcs11-token.js';
-import { ConfigError, type Pkcs11Config } from '../../config/config.js';
-import type { Basics } from './basics.js';
+import { ConfigError, type Config, type Pkcs11Config } from '../../config/config.js';
 
 /** Opens the configured token; `undefined` with the file store. */
-export function openKeyToken({ config }: Basics): Pkcs11Token | undefined {
+export function openKeyToken(config: Config): Pkcs11Token | undefined {
   if (!config.pkcs11) return undefined;
   return Pkcs11Token.open({
     library: config.pkcs11.library,

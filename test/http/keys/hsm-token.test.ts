@@ -57,7 +57,10 @@ for (const backend of BACKENDS) {
       h.app.inject({
         method: 'POST',
         url: '/oauth2/token',
-        headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: basic(client.id, client.secret),
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         payload: 'grant_type=client_credentials',
       });
 
@@ -123,7 +126,10 @@ for (const backend of BACKENDS) {
     });
 
     it('never logs the PIN', () => {
-      assert.ok(logLines.some((line) => line.includes('upstream failure')), 'the outage was logged');
+      assert.ok(
+        logLines.some((line) => line.includes('upstream failure')),
+        'the outage was logged',
+      );
       assert.equal(logLines.filter((line) => line.includes(token.pin)).length, 0);
     });
   });
