@@ -59,6 +59,8 @@ export interface SoftHsmToken {
   readonly env: Record<string, string>;
   /** Every object on the token, read with pkcs11-tool. */
   objects(): TokenObject[];
+  /** Writes a private key made elsewhere into the token (C_CreateObject), as an operator importing one would. */
+  importPrivateKey(pem: string, label: string): void;
   /** Makes the token vanish from under a running process (its directory moved away), and back. */
   remove(): void;
   restore(): void;
@@ -66,7 +68,7 @@ export interface SoftHsmToken {
 }
 
 /** Initialises a token in a fresh directory and points this process's SoftHSM2 at it. */
-export function createSoftHsmToken(label = 'coregate-test'): SoftHsmToken {
+export function createSoftHsmToken(tokenLabel = 'coregate-test'): SoftHsmToken {
   const dir = mkdtempSync(join(tmpdir(), 'coregate-softhsm-'));
   const tokens = join(dir, 'tokens');
   mkdirSync(tokens);
@@ -74,31 +76,53 @@ export function createSoftHsmToken(label = 'coregate-test'): SoftHsmToken {
   writeFileSync(conf, `directories.tokendir = ${tokens}\nobjectstore.backend = file\nlog.level = ERROR\n`);
   process.env['SOFTHSM2_CONF'] = conf;
   const pin = `pin-${Math.random().toString(36).slice(2, 10)}`;
-  execFileSync('softhsm2-util', ['--init-token', '--free', '--label', label, '--pin', pin, '--so-pin', `so-${pin}`], {
-    stdio: 'ignore',
-    env: { ...process.env, SOFTHSM2_CONF: conf },
-  });
+  execFileSync(
+    'softhsm2-util',
+    ['--init-token', '--free', '--label', tokenLabel, '--pin', pin, '--so-pin', `so-${pin}`],
+    {
+      stdio: 'ignore',
+      env: { ...process.env, SOFTHSM2_CONF: conf },
+    },
+  );
   const pinFile = join(dir, 'pin');
   writeFileSync(pinFile, `${pin}\n`, { mode: 0o600 });
   const away = join(dir, 'away');
   return {
-    label,
+    label: tokenLabel,
     pin,
     pinFile,
     env: {
       COREGATE_KEY_STORE: 'pkcs11',
       COREGATE_PKCS11_LIBRARY: SOFTHSM_MODULE!,
-      COREGATE_PKCS11_TOKEN_LABEL: label,
+      COREGATE_PKCS11_TOKEN_LABEL: tokenLabel,
       COREGATE_PKCS11_PIN_FILE: pinFile,
       SOFTHSM2_CONF: conf,
     },
     objects() {
       const listing = execFileSync(
         'pkcs11-tool',
-        ['--module', SOFTHSM_MODULE!, '--token-label', label, '--login', '--pin', pin, '--list-objects'],
+        ['--module', SOFTHSM_MODULE!, '--token-label', tokenLabel, '--login', '--pin', pin, '--list-objects'],
         { encoding: 'utf8', env: { ...process.env, SOFTHSM2_CONF: conf }, stdio: ['ignore', 'pipe', 'ignore'] },
       );
       return parseObjects(listing);
+    },
+    importPrivateKey(pem, label) {
+      const file = join(dir, 'imported.pem');
+      writeFileSync(file, pem, { mode: 0o600 });
+      execFileSync(
+        'pkcs11-tool',
+        ['--module', SOFTHSM_MODULE!, '--token-label', tokenLabel, '--login', '--pin', pin].concat([
+          '--write-object',
+          file,
+          '--type',
+          'privkey',
+          '--label',
+          label,
+          '--usage-sign',
+        ]),
+        { env: { ...process.env, SOFTHSM2_CONF: conf }, stdio: 'ignore' },
+      );
+      rmSync(file);
     },
     remove() {
       renameSync(tokens, away);

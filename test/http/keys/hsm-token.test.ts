@@ -4,13 +4,16 @@
  * (the clock is the harness's); a token that stops answering while serving (its directory
  * moved away: a real fault of the module, not a stub) gives 503 `temporarily_unavailable`
  * with Retry-After at the token endpoint and an unready `/readyz`, and both recover by
- * themselves when it is back. The PIN appears in no log line.
+ * themselves when it is back; a key imported into the token is refused. The PIN appears in
+ * no log line.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { pino } from 'pino';
+import { SqlSigningKeyStore } from '../../../src/adapters/store/sql-signing-key-store.js';
 import { BACKENDS } from '../../support/backends.js';
 import { basic, createHarness, type Harness } from '../../support/harness.js';
 import { createSoftHsmToken, softHsmSkip, type SoftHsmToken } from '../../support/softhsm.js';
@@ -123,6 +126,37 @@ for (const backend of BACKENDS) {
       assert.match(metrics, /coregate_token_signatures_total\{store="pkcs11",alg="EdDSA",outcome="ok"\} [1-9]/);
       assert.match(metrics, /coregate_token_signatures_total\{store="pkcs11",alg="EdDSA",outcome="error"\} [1-9]/);
       assert.match(metrics, /coregate_token_signature_duration_seconds_count\{store="pkcs11",alg="EdDSA"\} [1-9]/);
+    });
+
+    it('refuses to sign with a key imported into the token under its label', async () => {
+      // A P-256 key made outside the token and written into it (pkcs11-tool, C_CreateObject), then
+      // made the active key in the database as if it were one of coregate's.
+      const kid = randomUUID();
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      token.importPrivateKey(privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), `coregate-${kid}`);
+      const { kty, crv, x, y } = publicKey.export({ format: 'jwk' });
+      await new SqlSigningKeyStore(h.services.database).activate(
+        {
+          kid,
+          alg: 'ES256',
+          publicJwk: { kty, crv, x, y },
+          privateSealed: `pkcs11:coregate-${kid}`,
+          createdAt: h.clock.now(),
+          retiredAt: null,
+          publishUntil: null,
+        },
+        { retireActive: true, publishUntil: new Date(h.clock.now().getTime() + 3_660_000) },
+      );
+      h.services.keyring.forgetAll();
+
+      const refused = await requestToken(await h.client());
+      assert.equal(refused.statusCode, 503, refused.body);
+      assert.equal(refused.json<{ error: string }>().error, 'temporarily_unavailable');
+      assert.ok(logLines.some((line) => line.includes(`coregate-${kid} was not generated on the token`)));
+
+      // The operator's way out: a rotation generates a key on the token again.
+      await h.services.keyring.rotate();
+      assert.equal((await requestToken(await h.client())).statusCode, 200);
     });
 
     it('never logs the PIN', () => {
