@@ -96,6 +96,15 @@ for (const backend of BACKENDS) {
       assert.equal(kidOf(await h.token(client)), newKid);
     });
 
+    it('signs concurrent requests on its pool of sessions', async () => {
+      const client = await h.client();
+      const answers = await Promise.all(Array.from({ length: 24 }, () => requestToken(client)));
+      assert.deepEqual(
+        answers.map((answer) => answer.statusCode),
+        answers.map(() => 200),
+      );
+    });
+
     it('answers 503 temporarily_unavailable with Retry-After while the token is away, and recovers without a restart', async () => {
       const client = await h.client();
       assert.equal((await requestToken(client)).statusCode, 200);
