@@ -121,6 +121,8 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   private readonly signingAlg: SigningAlg;
   /** One sweep of expired keys at a time ({@link destroyExpiredKeys}). */
   private sweeping: Promise<readonly string[]> | undefined;
+  /** The kids published at the last load: one gone since then sets off a sweep. */
+  private lastPublished = new Set<string>();
 
   /**
    * `custodies`: the first makes new keys; any of them signs with an active key it holds (an
@@ -158,6 +160,8 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     const active = (await this.store.listPublished(this.clock.now())).find((key) => key.retiredAt === null);
     if (active && !this.custodies[0].holds(active.privateSealed)) await this.rotate();
     this.loaded.forget(KEYS);
+    // Keys that expired while no process was running.
+    this.sweepInBackground();
   }
 
   private async createFirstKey(): Promise<void> {
@@ -176,7 +180,8 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   /**
    * Destroys the private parts of keys retired and out of the JWKS (their last token has
    * expired, or they were revoked), where the custody keeps them apart from the database
-   * (an HSM token). Runs after each load of the keys and each rotation; one sweep at a time.
+   * (an HSM token). Runs at start, after each rotation and when a load finds a key gone from the
+   * JWKS; one sweep at a time.
    */
   destroyExpiredKeys(): Promise<readonly string[]> {
     this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
@@ -394,16 +399,20 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     }
     const activeAlg = algOf(active);
     const custody = this.custodies.find((candidate) => candidate.holds(active.privateSealed));
-    if (!custody) {
-      throw new KeyCustodyUnavailable(
-        `the active signing key ${active.kid} is kept by a key store this process is not configured for (COREGATE_KEY_STORE)`,
-      );
-    }
+    // A key this process cannot sign with still leaves the JWKS and verification working.
+    const sign: JwsSign = custody
+      ? await custody.signer({ kid: active.kid, alg: activeAlg, privatePart: active.privateSealed })
+      : () =>
+          Promise.reject(
+            new KeyCustodyUnavailable(
+              `the active signing key ${active.kid} is kept by a key store this process is not configured for (COREGATE_KEY_STORE)`,
+            ),
+          );
     const loaded: LoadedKeys = {
       activeKid: active.kid,
       activeAlg,
-      custody: custody.name,
-      sign: await custody.signer({ kid: active.kid, alg: activeAlg, privatePart: active.privateSealed }),
+      custody: custody?.name ?? 'none',
+      sign,
       encodedHeader: Buffer.from(JSON.stringify({ alg: activeAlg, kid: active.kid, typ: ACCESS_TOKEN_TYP })).toString(
         'base64url',
       ),
@@ -412,7 +421,10 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
       loadedAt: this.clock.now().getTime(),
       generation,
     };
-    this.sweepInBackground();
+    // A key that left the JWKS since the last load: its private part can go.
+    const kids = new Set(published.map((key) => key.kid));
+    if ([...this.lastPublished].some((kid) => !kids.has(kid))) this.sweepInBackground();
+    this.lastPublished = kids;
     return loaded;
   }
 

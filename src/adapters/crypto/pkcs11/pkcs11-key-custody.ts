@@ -16,7 +16,7 @@ import {
   type JwsSign,
   type SigningKeyCustody,
 } from '../../../ports/signing-key-custody.js';
-import type { Attribute, Handle, Mechanism, Pkcs11Module } from './pkcs11-binding.js';
+import type { Attribute, Handle, Mechanism, Pkcs11Failure, Pkcs11Module } from './pkcs11-binding.js';
 import { CK, CURVE_OIDS } from './pkcs11-constants.js';
 import type { Pkcs11Token } from './pkcs11-token.js';
 
@@ -28,6 +28,7 @@ const RSA_BITS = 2048;
 const CKA_LOCAL = 0x163;
 const CKA_NEVER_EXTRACTABLE = 0x164;
 const CKA_ALWAYS_SENSITIVE = 0x165;
+const CKR_OBJECT_HANDLE_INVALID = 0x82;
 
 export class Pkcs11KeyCustody implements SigningKeyCustody {
   readonly name = 'pkcs11';
@@ -112,8 +113,14 @@ export class Pkcs11KeyCustody implements SigningKeyCustody {
 
   destroy(kid: string): Promise<void> {
     return this.token.withSession((module, session) => {
-      for (const handle of this.token.find(session, [{ type: CK.CKA_LABEL, value: this.labelPrefix + kid }]))
-        module.C_DestroyObject(session, handle);
+      for (const handle of this.token.find(session, [{ type: CK.CKA_LABEL, value: this.labelPrefix + kid }])) {
+        try {
+          module.C_DestroyObject(session, handle);
+        } catch (error) {
+          // Another process destroyed it first: what was asked is done.
+          if ((error as Pkcs11Failure).code !== CKR_OBJECT_HANDLE_INVALID) throw error;
+        }
+      }
       this.token.forgetHandles();
     });
   }
