@@ -6,11 +6,13 @@
  * sensitive, never extractable, generated there, labelled with the prefix and its kid.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { SIGNING_ALGS } from '../../../src/domain/signing-alg.js';
-import { BACKENDS } from '../../support/backends.js';
-import { createHarness, protectedTestRoute, TEST_ISSUER, type Harness } from '../../support/harness.js';
+import { SqlSigningKeyStore } from '../../../src/adapters/store/sql-signing-key-store.js';
+import { BACKENDS, QUICKEST_BACKEND } from '../../support/backends.js';
+import { basic, createHarness, protectedTestRoute, TEST_ISSUER, type Harness } from '../../support/harness.js';
 import { createSoftHsmToken, softHsmSkip, type SoftHsmToken } from '../../support/softhsm.js';
 
 const STORES = ['file', 'pkcs11'] as const;
@@ -88,3 +90,42 @@ for (const backend of BACKENDS) {
     }
   }
 }
+
+describe('an active key kept by a key store this process is not configured for', () => {
+  it('keeps the JWKS answering and refuses only to sign, with 503 temporarily_unavailable', async (t) => {
+    // A file-store process beside a moved installation: the active key is on a token.
+    const h = await createHarness(QUICKEST_BACKEND);
+    t.after(() => h.close());
+    const client = await h.client();
+    await h.token(client);
+    const { publicKey } = generateKeyPairSync('ed25519');
+    const { kty, crv, x } = publicKey.export({ format: 'jwk' });
+    const kid = randomUUID();
+    await new SqlSigningKeyStore(h.services.database).activate(
+      {
+        kid,
+        alg: 'EdDSA',
+        publicJwk: { kty, crv, x },
+        privateSealed: `pkcs11:coregate-${kid}`,
+        createdAt: h.clock.now(),
+        retiredAt: null,
+        publishUntil: null,
+      },
+      { retireActive: true, publishUntil: new Date(h.clock.now().getTime() + 3_660_000) },
+    );
+    h.services.keyring.forgetAll();
+
+    const jwks = await h.app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
+    assert.equal(jwks.statusCode, 200);
+    assert.ok(jwks.json<JSONWebKeySet>().keys.some((key) => key.kid === kid));
+    const refused = await h.app.inject({
+      method: 'POST',
+      url: '/oauth2/token',
+      headers: { authorization: basic(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'grant_type=client_credentials',
+    });
+    assert.equal(refused.statusCode, 503, refused.body);
+    assert.equal(refused.json<{ error: string }>().error, 'temporarily_unavailable');
+    assert.ok(refused.headers['retry-after']);
+  });
+});
