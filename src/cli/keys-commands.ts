@@ -50,7 +50,8 @@ export function keysCommand(context: AdminContext): Command {
           published.map((key) => [
             String(key['kid']),
             String(key['alg']),
-            String(key['crv']),
+            // RSA keys (PS256) have no curve.
+            typeof key['crv'] === 'string' ? key['crv'] : null,
             key['kid'] === activeKid ? 'ACTIVE' : null,
           ]),
         ),

@@ -52,6 +52,8 @@ const PLAIN_SETTINGS = {
   requestTimeoutMs: 'COREGATE_REQUEST_TIMEOUT_MS',
   coreRetries: 'COREGATE_CORE_RETRIES',
   coreKind: 'COREGATE_CORE_KIND',
+  keyStore: 'COREGATE_KEY_STORE',
+  signingAlg: 'COREGATE_SIGNING_ALG',
 } as const satisfies Record<string, SettingName>;
 
 type PlainConfig = { readonly [K in keyof typeof PLAIN_SETTINGS]: Settings[(typeof PLAIN_SETTINGS)[K]] };
@@ -108,6 +110,23 @@ interface DecodedConfig {
   };
   /** OpenTelemetry tracing (the standard `OTEL_*` variables); `undefined`: off, nothing of the SDK is loaded. */
   readonly tracing: TracingConfig | undefined;
+  /** The PKCS#11 token holding the keys; set exactly when `keyStore` is `pkcs11`. */
+  readonly pkcs11: Pkcs11Config | undefined;
+}
+
+/** Where the PKCS#11 token is and how to log in (docs/operations.md#keys-in-an-hsm). */
+export interface Pkcs11Config {
+  /** Absolute path of the vendor's PKCS#11 module. */
+  readonly library: string;
+  /** The token by its label, or else by its slot ID (one of the two is set). */
+  readonly tokenLabel: string | undefined;
+  readonly slot: number | undefined;
+  /** Absolute path of the file holding the user PIN: read at start, never logged. */
+  readonly pinFile: string;
+  /** `CKA_LABEL` prefix of coregate's objects on the token. */
+  readonly keyLabelPrefix: string;
+  /** Sessions kept open for concurrent signing. */
+  readonly sessions: number;
 }
 
 /** Where and how traces are exported (OTLP over HTTP), read from OpenTelemetry's standard variables. */
@@ -310,7 +329,32 @@ function toConfig(settings: Settings, cwd: string): Config {
       keepAliveSeconds: settings.COREGATE_DB_KEEPALIVE_SECONDS,
     }),
     tracing: tracingConfig(settings),
+    pkcs11: pkcs11Config(settings, cwd),
   };
+}
+
+function pkcs11Config(settings: Settings, cwd: string): Pkcs11Config | undefined {
+  if (settings.COREGATE_KEY_STORE !== 'pkcs11') return undefined;
+  const needed = 'with COREGATE_KEY_STORE=pkcs11 (docs/operations.md#keys-in-an-hsm)';
+  if (settings.COREGATE_PKCS11_LIBRARY === undefined)
+    throw new ConfigError('COREGATE_PKCS11_LIBRARY', `is required ${needed}: the path of the PKCS#11 module`);
+  if (settings.COREGATE_PKCS11_PIN_FILE === undefined)
+    throw new ConfigError('COREGATE_PKCS11_PIN_FILE', `is required ${needed}: a file holding the user PIN`);
+  if (settings.COREGATE_PKCS11_TOKEN_LABEL === undefined && settings.COREGATE_PKCS11_SLOT === undefined)
+    throw new ConfigError('COREGATE_PKCS11_TOKEN_LABEL', `or COREGATE_PKCS11_SLOT is required ${needed}`);
+  if (settings.COREGATE_PKCS11_TOKEN_LABEL !== undefined && settings.COREGATE_PKCS11_SLOT !== undefined)
+    throw new ConfigError(
+      'COREGATE_PKCS11_SLOT',
+      'names the token a second time: set it or COREGATE_PKCS11_TOKEN_LABEL',
+    );
+  return Object.freeze({
+    library: absolute(settings.COREGATE_PKCS11_LIBRARY, cwd),
+    tokenLabel: settings.COREGATE_PKCS11_TOKEN_LABEL,
+    slot: settings.COREGATE_PKCS11_SLOT,
+    pinFile: absolute(settings.COREGATE_PKCS11_PIN_FILE, cwd),
+    keyLabelPrefix: settings.COREGATE_PKCS11_KEY_LABEL_PREFIX,
+    sessions: settings.COREGATE_PKCS11_SESSIONS,
+  });
 }
 
 /**
@@ -344,9 +388,11 @@ function tracingConfig(settings: Settings): TracingConfig | undefined {
 /**
  * Every process sharing a database must seal and open with the same key, so none can
  * be generated; in production a key generated into the data dir would sit next to
- * what it protects.
+ * what it protects. With a PKCS#11 token the key is generated once and kept wrapped
+ * by the token (docs/operations.md#keys-in-an-hsm): every process unwraps the same one.
  */
 function requireEncryptionKeyWhereNoneCanBeGenerated(config: Config): void {
+  if (config.pkcs11 !== undefined) return;
   if (config.encryptionKey !== undefined || (config.databaseUrl === undefined && !config.production)) return;
   const why = config.databaseUrl !== undefined ? 'DATABASE_URL' : 'NODE_ENV=production';
   throw new ConfigError(

@@ -12,6 +12,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FINERACT_DEFAULTS } from '../domain/institution.js';
 import { institutionSettingSchema } from './institution-setting-schema.js';
+import { KEY_STORES, SIGNING_ALGS } from '../domain/signing-alg.js';
 import './setting-formats.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -59,6 +60,63 @@ export const ConfigSchema = Type.Object({
         'older encryption keys (comma-separated base64) that still open what they sealed, after a key rotation ([operations](docs/operations.md#key-rotation))',
     }),
   ),
+  COREGATE_KEY_STORE: Type.Union(
+    KEY_STORES.map((kind) => Type.Literal(kind)),
+    {
+      default: 'file',
+      description:
+        'where private signing keys live: `file` (in the database, sealed with the encryption key) or `pkcs11` (generated on an HSM token, never leaving it; the encryption key is then kept wrapped by the token, [operations](docs/operations.md#keys-in-an-hsm))',
+    },
+  ),
+  COREGATE_SIGNING_ALG: Type.Union(
+    SIGNING_ALGS.map((alg) => Type.Literal(alg)),
+    {
+      default: 'EdDSA',
+      description:
+        'the JWS algorithm of new signing keys (`keys rotate`); each published key keeps its own `alg` in the JWKS',
+    },
+  ),
+  COREGATE_PKCS11_LIBRARY: Type.Optional(
+    Type.String({
+      valuesText: 'path',
+      description: "the HSM vendor's PKCS#11 module (`.so`), with `COREGATE_KEY_STORE=pkcs11`",
+    }),
+  ),
+  COREGATE_PKCS11_TOKEN_LABEL: Type.Optional(
+    Type.String({
+      pattern: '^.{1,32}$',
+      errorMessage: 'must be 1 to 32 characters (a PKCS#11 token label)',
+      valuesText: 'text',
+      description: 'the token holding the keys, by its label (or `COREGATE_PKCS11_SLOT`)',
+    }),
+  ),
+  COREGATE_PKCS11_SLOT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 4_294_967_295,
+      valuesText: 'slot ID',
+      description: 'the token holding the keys, by its slot ID (or `COREGATE_PKCS11_TOKEN_LABEL`)',
+    }),
+  ),
+  COREGATE_PKCS11_PIN_FILE: Type.Optional(
+    Type.String({
+      valuesText: 'path',
+      description: "file holding the token user's PIN (mode 0600, owned by the service user); the PIN is never logged",
+    }),
+  ),
+  COREGATE_PKCS11_KEY_LABEL_PREFIX: Type.String({
+    default: 'coregate-',
+    pattern: '^[\\x21-\\x7e]{1,32}$',
+    errorMessage: 'must be 1 to 32 printable characters without spaces',
+    description:
+      "`CKA_LABEL` of coregate's keys on the token: the prefix, then the key's kid (`sealing` for the wrapping key)",
+  }),
+  COREGATE_PKCS11_SESSIONS: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 4,
+    description: 'PKCS#11 sessions each process keeps open for signing concurrently',
+  }),
   COREGATE_ISSUER: Type.Optional(
     Type.String({
       format: 'http-url',

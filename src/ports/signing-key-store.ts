@@ -5,7 +5,10 @@ export interface StoredSigningKey {
   readonly kid: string;
   readonly alg: string;
   readonly publicJwk: Readonly<Record<string, unknown>>;
-  /** The private JWK, sealed with the encryption key (see `SecretSealer`). */
+  /**
+   * The private part: the private JWK sealed with the encryption key (see `SecretSealer`),
+   * or, for a key kept on an HSM, the reference its custody gave (`signing-key-custody.ts`).
+   */
   readonly privateSealed: string;
   readonly createdAt: Date;
   /** When the key stopped signing; `null` for the active key. */
@@ -29,6 +32,8 @@ export interface SigningKeyStore {
    * {@link ActiveKeyConflict} if an active key exists. Atomic across processes.
    */
   activate(key: StoredSigningKey, options: { retireActive: boolean; publishUntil: Date }): Promise<void>;
+  /** Of `kids`, those retired and out of the JWKS at `now`: their private parts can be destroyed. */
+  expiredAmong(kids: readonly string[], now: Date): Promise<string[]>;
   /** Takes a retired key out of the JWKS at `now` (an emergency revocation); `false` if no such retired key. */
   unpublish(kid: string, now: Date): Promise<boolean>;
 }

@@ -56,6 +56,9 @@ import { buildClients } from './compose/clients.js';
 import { buildClientSecurity, type ClientSecurityMetadata } from './compose/client-security.js';
 import { buildCores } from './compose/cores.js';
 import { openCrypto } from './compose/crypto.js';
+import { openKeyToken } from './compose/key-custody.js';
+import { registerSigningMetrics } from '../adapters/metrics/signing-metrics.js';
+import type { Pkcs11Token } from '../adapters/crypto/pkcs11/pkcs11-token.js';
 import { buildRateLimits } from './compose/rate-limits.js';
 import { buildDependencyWatch, buildReadiness } from './compose/readiness.js';
 import { buildRetentionPruner } from './compose/retention.js';
@@ -154,6 +157,8 @@ export interface ServiceOptions {
   readonly listenForChanges?: boolean;
   /** Export traces when the configuration asks for them; true unless set (a CLI command does not). */
   readonly tracing?: boolean;
+  /** The PKCS#11 token, opened already (`openServices` opens it before the database); else opened here when configured. */
+  readonly keyToken?: Pkcs11Token;
 }
 
 /** Builds every use case on an open database, after applying pending migrations. */
@@ -165,11 +170,16 @@ export async function createServices(config: Config, options: ServiceOptions): P
     logger.info({ applied: migration.applied.map((m) => m.version), current: migration.current }, 'database migrated');
   }
   const basics: Basics = { config, logger, clock, database };
-  const { sealer, hasher } = await openCrypto(basics);
+  const keyToken = options.keyToken ?? openKeyToken(config);
+  const { sealer, hasher } = await openCrypto(basics, keyToken).catch((error: unknown) => {
+    keyToken?.close();
+    throw error;
+  });
   const changeFeed = options.listenForChanges === false ? undefined : database.changeFeed?.();
-  const tokens = buildTokens(basics, { sealer, hasher, changeFeed });
-  const security = buildClientSecurity(basics, { issuer: tokens.issuer });
   const metrics = new PrometheusMetrics(database.poolStats ? { poolStats: () => database.poolStats!() } : {});
+  const signingMetrics = registerSigningMetrics(metrics.registry);
+  const tokens = buildTokens(basics, { sealer, hasher, changeFeed, keyToken, signingMetrics });
+  const security = buildClientSecurity(basics, { issuer: tokens.issuer });
   const tracing = options.tracing === false ? undefined : await buildTracing(basics, { metrics });
   const cores = buildCores(basics, { sealer, metrics, core: options.core });
   const { institutions } = cores;
@@ -276,6 +286,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
       await security.replayGuard.close();
       await institutions.close();
       await changeFeed?.close();
+      keyToken?.close();
       await database.close();
       // Last: the spans of what closing did are exported too.
       await tracing?.shutdown();
@@ -313,9 +324,14 @@ export async function openServices(
       { dataDir: config.dataDir },
       'first start on this data dir: creating the embedded database and applying its migrations (once; later starts skip this)',
     );
+  // First: a missing module, an unknown token or a refused PIN stops the start before the database is touched.
+  const keyToken = openKeyToken(config);
   const opened = await openDatabase(config, {
     role,
     ...(options.adminSocket ? { adminSocket: options.adminSocket } : {}),
+  }).catch((error: unknown) => {
+    keyToken?.close();
+    throw error;
   });
   if (opened.tightened)
     logger.warn(
@@ -329,8 +345,10 @@ export async function openServices(
       onClose: opened.release,
       listenForChanges: role === 'server',
       tracing: role === 'server',
+      ...(keyToken ? { keyToken } : {}),
     });
   } catch (error) {
+    keyToken?.close();
     await opened.database.close().catch(() => {});
     opened.release();
     throw error;

@@ -49,7 +49,7 @@ describe('the configuration table', () => {
       .split('\n')
       .filter((line) => line.startsWith('| `'));
     assert.deepEqual(
-      rows.map((row) => /^\| `([A-Z_]+)`/.exec(row)?.[1]),
+      rows.map((row) => /^\| `([A-Z0-9_]+)`/.exec(row)?.[1]),
       names,
     );
     for (const setting of describeSettings()) assert.ok(setting.description.length > 0, `${setting.name} is described`);

@@ -1,28 +1,27 @@
 /**
- * Access-token signing and verification with keys kept in the database (private
- * parts sealed), so every process and every restart signs with the same key and
- * accepts the same tokens. Keys are cached in memory and re-read periodically, or
+ * Access-token signing and verification with keys listed in the database, so every
+ * process and every restart signs with the same key and accepts the same tokens. The
+ * private parts are kept by a custody (`signing-key-custody.ts`): sealed in the rows,
+ * or on a PKCS#11 token that signs for us (docs/operations.md#keys-in-an-hsm). Keys are cached in memory and re-read periodically, or
  * at once when a token names a key this process has not seen yet (another
  * process rotated), at most once per `minReloadIntervalMs`. After a change to the
  * keys announced by the change feed (a rotation or `keys revoke` in any process) the
  * next use reads them again ({@link JoseKeyring.forgetAll}).
  */
-import { createPrivateKey, randomUUID, sign as cryptoSign, type JsonWebKey, type KeyObject } from 'node:crypto';
-import {
-  exportJWK,
-  generateKeyPair,
-  importJWK,
-  jwtVerify,
-  errors as joseErrors,
-  type CryptoKey,
-  type JWK,
-  type JWTHeaderParameters,
-} from 'jose';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { importJWK, jwtVerify, errors as joseErrors, type CryptoKey, type JWK, type JWTHeaderParameters } from 'jose';
 import { isWellFormedClientId } from '../../domain/client.js';
+import { isSigningAlg, SIGNING_ALGS, type SigningAlg } from '../../domain/signing-alg.js';
 import type { Clock } from '../../ports/clock.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import { LoadingCache } from '../../ports/loading-cache.js';
-import type { SecretSealer } from '../../ports/secret-sealer.js';
+import {
+  KeyCustodyUnavailable,
+  type JwsSign,
+  type SigningKeyCustody,
+  type SigningMetrics,
+} from '../../ports/signing-key-custody.js';
 import { ActiveKeyConflict, type SigningKeyStore, type StoredSigningKey } from '../../ports/signing-key-store.js';
 import {
   AccessTokenForAnotherAudience,
@@ -34,7 +33,6 @@ import {
 } from '../../ports/token-signer.js';
 import { inSpan } from '../../ports/tracing.js';
 
-const ALG = 'EdDSA';
 /** RFC 9068 media type of JWT access tokens: stops an ID token or other JWT being replayed as one. */
 const ACCESS_TOKEN_TYP = 'at+jwt';
 
@@ -58,23 +56,33 @@ export interface KeyringOptions {
   readonly accessTokenTtlSeconds: number;
   readonly cacheSeconds?: number;
   readonly minReloadIntervalMs?: number;
+  /** The algorithm of keys made from now on (COREGATE_SIGNING_ALG); published keys keep their own. */
+  readonly signingAlg?: SigningAlg;
+  readonly metrics?: SigningMetrics;
+  /** Work done in the background (destroying expired keys) failed: for the log. */
+  readonly onBackgroundError?: (error: unknown) => void;
+}
+
+/** A published key as verification needs it: the key and the one algorithm it verifies. */
+interface VerificationKey {
+  readonly key: CryptoKey;
+  readonly alg: SigningAlg;
 }
 
 interface LoadedKeys {
   readonly activeKid: string;
-  /** The active private key as a node:crypto KeyObject: signing is the token endpoint's hot path. */
-  readonly signingKey: KeyObject;
+  readonly activeAlg: SigningAlg;
+  /** Which custody signs with the active key (`file`, `pkcs11`), for metrics and logs. */
+  readonly custody: string;
+  /** Signs with the active key, held ready between loads: signing is the token endpoint's hot path. */
+  readonly sign: JwsSign;
   /** The encoded protected header of tokens signed with the active key. */
   readonly encodedHeader: string;
-  readonly verificationKeys: ReadonlyMap<string, CryptoKey>;
+  readonly verificationKeys: ReadonlyMap<string, VerificationKey>;
   readonly jwks: PublicJwks;
   readonly loadedAt: number;
   /** {@link JoseKeyring.generation} when the read began. */
   readonly generation: number;
-}
-
-function sealContext(kid: string): string {
-  return `signing-key:${kid}`;
 }
 
 /** Verified tokens remembered; the least recently used is forgotten first. */
@@ -111,13 +119,23 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   private generation = 0;
   /** Tokens without `aud` issued later than this are refused ({@link UNAUDIENCED_TOKENS_GRACE_SECONDS}). */
   private readonly unaudiencedIssuedBy: number;
+  private readonly signingAlg: SigningAlg;
+  /** One sweep of expired keys at a time ({@link destroyExpiredKeys}). */
+  private sweeping: Promise<readonly string[]> | undefined;
+  /** The kids published at the last load: one gone since then sets off a sweep. */
+  private lastPublished = new Set<string>();
 
+  /**
+   * `custodies`: the first makes new keys; any of them signs with an active key it holds (an
+   * installation moving its keys to an HSM still signs with the sealed key until the rotation).
+   */
   constructor(
     private readonly store: SigningKeyStore,
-    private readonly sealer: SecretSealer,
+    private readonly custodies: readonly [SigningKeyCustody, ...SigningKeyCustody[]],
     private readonly clock: Clock,
     private readonly options: KeyringOptions,
   ) {
+    this.signingAlg = options.signingAlg ?? 'EdDSA';
     this.minReloadIntervalMs = options.minReloadIntervalMs ?? 1000;
     this.unaudiencedIssuedBy = Math.floor(clock.now().getTime() / 1000) + UNAUDIENCED_TOKENS_GRACE_SECONDS;
     // A rotation drops the keys while a load may be under way: that load answers its
@@ -133,20 +151,59 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     });
   }
 
-  /** Creates the first signing key if the database has none (safe when processes race). */
+  /**
+   * Creates the first signing key if the database has none (safe when processes race). An
+   * active key that the configured custody does not hold (an installation moving its keys to
+   * an HSM, or back) is rotated, so that keys of the configured store sign from now on.
+   */
   async ensureActiveKey(): Promise<void> {
     await this.createFirstKey();
+    const active = (await this.store.listPublished(this.clock.now())).find((key) => key.retiredAt === null);
+    if (active && !this.custodies[0].holds(active.privateSealed)) await this.rotate();
     this.loaded.forget(KEYS);
+    // Keys that expired while no process was running.
+    this.sweepInBackground();
   }
 
   private async createFirstKey(): Promise<void> {
     const published = await this.store.listPublished(this.clock.now());
     if (published.some((key) => key.retiredAt === null)) return;
+    const key = await this.generate();
     try {
-      await this.store.activate(await this.generate(), { retireActive: false, publishUntil: this.clock.now() });
+      await this.store.activate(key, { retireActive: false, publishUntil: this.clock.now() });
     } catch (error) {
       if (!(error instanceof ActiveKeyConflict)) throw error;
+      // Another process's first key won: this one was never published.
+      await this.custodies[0].destroy(key.kid);
     }
+  }
+
+  /**
+   * Destroys the private parts of keys retired and out of the JWKS (their last token has
+   * expired, or they were revoked), where the custody keeps them apart from the database
+   * (an HSM token). Runs at start, after each rotation and when a load finds a key gone from the
+   * JWKS; one sweep at a time.
+   */
+  destroyExpiredKeys(): Promise<readonly string[]> {
+    this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  private async sweep(): Promise<readonly string[]> {
+    const custody = this.custodies[0];
+    const held = await custody.heldKids();
+    const expired = await this.store.expiredAmong(held, this.clock.now());
+    for (const kid of expired) await custody.destroy(kid);
+    return expired;
+  }
+
+  private sweepInBackground(): void {
+    this.destroyExpiredKeys().catch((error: unknown) => this.options.onBackgroundError?.(error));
+  }
+
+  /** Signs a fixed input with the active key: `/readyz` checks that the custody still signs. */
+  async checkSigning(): Promise<void> {
+    await (await this.keys()).sign(Buffer.from('coregate readiness'));
   }
 
   /** Publishes a new active key; the old one stays in the JWKS until its tokens have expired. */
@@ -155,6 +212,7 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     const publishUntil = new Date(key.createdAt.getTime() + this.options.accessTokenTtlSeconds * 1000 + 60_000);
     await this.store.activate(key, { retireActive: true, publishUntil });
     this.loaded.forget(KEYS);
+    this.sweepInBackground();
     return { kid: key.kid, previousKeysPublishedUntil: publishUntil };
   }
 
@@ -188,11 +246,11 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   }
 
   /**
-   * A compact JWS (RFC 7515) signed with node:crypto directly, its header encoded once per
-   * key, rather than jose's `SignJWT`: jose signs through WebCrypto, whose Ed25519 signature
-   * costs nearly twice as much of the CPU, and encodes the header again for every token:
-   * far more of a whole token request than a library's way may cost here; the figures are
-   * in docs/benchmarks.md (the token target). The tokens are the
+   * A compact JWS (RFC 7515) signed by the custody directly (node:crypto, or the HSM), its
+   * header encoded once per key, rather than jose's `SignJWT`: jose signs through WebCrypto,
+   * whose Ed25519 signature costs nearly twice as much of the CPU, and encodes the header
+   * again for every token: far more of a whole token request than a library's way may cost
+   * here; the figures are in docs/benchmarks.md (the token target). The tokens are the
    * same bytes; verification stays with jose.
    */
   sign(claims: AccessTokenClaims, deadline?: DatabaseDeadline): Promise<string> {
@@ -200,8 +258,21 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     return inSpan('token sign', { childOnly: true }, async () => {
       const keys = await this.keys(false, deadline);
       const signingInput = `${keys.encodedHeader}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-      return `${signingInput}.${cryptoSign(null, Buffer.from(signingInput), keys.signingKey).toString('base64url')}`;
+      const signature = await this.timedSign(keys, Buffer.from(signingInput));
+      return `${signingInput}.${signature.toString('base64url')}`;
     });
+  }
+
+  private async timedSign(keys: LoadedKeys, input: Buffer): Promise<Buffer> {
+    const started = performance.now();
+    try {
+      const signature = await keys.sign(input);
+      this.options.metrics?.signed(keys.custody, keys.activeAlg, 'ok', (performance.now() - started) / 1000);
+      return signature;
+    } catch (error) {
+      this.options.metrics?.signed(keys.custody, keys.activeAlg, 'error', (performance.now() - started) / 1000);
+      throw error;
+    }
   }
 
   async jwks(): Promise<PublicJwks> {
@@ -234,6 +305,7 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
   private async verifySignedToken(token: string, { now, deadline }: Verification): Promise<Verified> {
     let kid = '';
     const resolveKey = async (header: JWTHeaderParameters): Promise<CryptoKey> => {
+      // Each key verifies its own algorithm only (RFC 8725 §3.1).
       if (!header.kid) throw new InvalidAccessToken('no kid in header');
       kid = header.kid;
       let keys = await this.keys(false, deadline);
@@ -245,12 +317,13 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
       }
       const key = keys.verificationKeys.get(header.kid);
       if (!key) throw new InvalidAccessToken('unknown kid');
-      return key;
+      if (header.alg !== key.alg) throw new InvalidAccessToken("alg is not the key's");
+      return key.key;
     };
     try {
       const { payload } = await jwtVerify(token, resolveKey, {
         issuer: this.options.issuer(),
-        algorithms: [ALG],
+        algorithms: [...SIGNING_ALGS],
         typ: ACCESS_TOKEN_TYP,
         currentDate: now,
         requiredClaims: ['iss', 'sub', 'exp', 'iat', 'jti', 'scope', 'client_id'],
@@ -321,38 +394,59 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     }
     const active = published.find((key) => key.retiredAt === null);
     if (!active) throw new Error('no active signing key');
-    const verificationKeys = new Map<string, CryptoKey>();
+    const verificationKeys = new Map<string, VerificationKey>();
     for (const key of published) {
-      verificationKeys.set(key.kid, (await importJWK(key.publicJwk as JWK, ALG)) as CryptoKey);
+      const alg = algOf(key);
+      verificationKeys.set(key.kid, { key: (await importJWK(key.publicJwk as JWK, alg)) as CryptoKey, alg });
     }
-    const privateJwk = JSON.parse(this.sealer.open(active.privateSealed, sealContext(active.kid))) as JWK;
+    const activeAlg = algOf(active);
+    const custody = this.custodies.find((candidate) => candidate.holds(active.privateSealed));
+    // A key this process cannot sign with still leaves the JWKS and verification working.
+    const sign: JwsSign = custody
+      ? await custody.signer({ kid: active.kid, alg: activeAlg, privatePart: active.privateSealed })
+      : () =>
+          Promise.reject(
+            new KeyCustodyUnavailable(
+              `the active signing key ${active.kid} is kept by a key store this process is not configured for (COREGATE_KEY_STORE)`,
+            ),
+          );
     const loaded: LoadedKeys = {
       activeKid: active.kid,
-      signingKey: createPrivateKey({ key: privateJwk as JsonWebKey, format: 'jwk' }),
-      encodedHeader: Buffer.from(JSON.stringify({ alg: ALG, kid: active.kid, typ: ACCESS_TOKEN_TYP })).toString(
+      activeAlg,
+      custody: custody?.name ?? 'none',
+      sign,
+      encodedHeader: Buffer.from(JSON.stringify({ alg: activeAlg, kid: active.kid, typ: ACCESS_TOKEN_TYP })).toString(
         'base64url',
       ),
       verificationKeys,
-      jwks: { keys: published.map((key) => ({ ...key.publicJwk, kid: key.kid, alg: ALG, use: 'sig' })) },
+      jwks: { keys: published.map((key) => ({ ...key.publicJwk, kid: key.kid, alg: algOf(key), use: 'sig' })) },
       loadedAt: this.clock.now().getTime(),
       generation,
     };
+    // A key that left the JWKS since the last load: its private part can go.
+    const kids = new Set(published.map((key) => key.kid));
+    if ([...this.lastPublished].some((kid) => !kids.has(kid))) this.sweepInBackground();
+    this.lastPublished = kids;
     return loaded;
   }
 
   private async generate(): Promise<StoredSigningKey> {
-    const { publicKey, privateKey } = await generateKeyPair(ALG, { extractable: true });
     const kid = randomUUID();
-    const publicJwk = await exportJWK(publicKey);
-    const privateJwk = await exportJWK(privateKey);
+    const made = await this.custodies[0].generate(kid, this.signingAlg);
     return {
       kid,
-      alg: ALG,
-      publicJwk: { kty: publicJwk.kty, crv: publicJwk.crv, x: publicJwk.x },
-      privateSealed: this.sealer.seal(JSON.stringify(privateJwk), sealContext(kid)),
+      alg: this.signingAlg,
+      publicJwk: made.publicJwk,
+      privateSealed: made.privatePart,
       createdAt: this.clock.now(),
       retiredAt: null,
       publishUntil: null,
     };
   }
+}
+
+/** A stored key's algorithm; rows written before other algorithms existed all say EdDSA. */
+function algOf(key: StoredSigningKey): SigningAlg {
+  if (!isSigningAlg(key.alg)) throw new Error(`signing key ${key.kid} has an unknown alg ${key.alg}`);
+  return key.alg;
 }

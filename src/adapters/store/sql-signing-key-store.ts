@@ -58,6 +58,15 @@ export class SqlSigningKeyStore implements SigningKeyStore {
     }
   }
 
+  async expiredAmong(kids: readonly string[], now: Date): Promise<string[]> {
+    if (kids.length === 0) return [];
+    const rows = await this.db.query<{ kid: string }>(
+      `select kid from signing_keys where kid = any($1) and retired_at is not null and publish_until <= $2`,
+      [kids, now],
+    );
+    return rows.map((row) => row.kid);
+  }
+
   async unpublish(kid: string, now: Date): Promise<boolean> {
     const rows = await this.db.query<{ kid: string }>(
       `update signing_keys set publish_until = $2 where kid = $1 and retired_at is not null returning kid`,

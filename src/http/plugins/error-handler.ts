@@ -12,10 +12,12 @@ import {
   methodNotAllowed as wrongMethod,
   payloadTooLarge,
   routeNotFound,
+  unavailable,
   type FieldProblem,
 } from '../../domain/errors.js';
 import { fromDatabaseFailure } from '../../app/database-failures.js';
 import { DatabaseUnavailable } from '../../ports/database-unavailable.js';
+import { KeyCustodyUnavailable } from '../../ports/signing-key-custody.js';
 import { callerOf } from './request-log.js';
 
 declare module 'fastify' {
@@ -139,7 +141,9 @@ export function installErrorHandling(app: FastifyInstance): void {
         ? error
         : error instanceof DatabaseUnavailable
           ? fromDatabaseFailure(error)
-          : fromFrameworkError(error, format);
+          : error instanceof KeyCustodyUnavailable
+            ? unavailable('the service is temporarily unavailable', error.detail, error.retryAfterSeconds)
+            : fromFrameworkError(error, format);
     const caller = format === 'oauth' ? {} : callerOf(request);
     const answer = known ?? internalError();
     // One log line per refusal, with the code the answer and the audit row carry; the cause in `err`.

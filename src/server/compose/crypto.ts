@@ -1,8 +1,11 @@
 /** Sealing and digests under the configured encryption keys. */
 import { AesGcmSealer } from '../../adapters/crypto/aes-gcm-sealer.js';
-import { encryptionKeys } from '../../adapters/crypto/encryption-keys.js';
+import { encryptionKey, encryptionKeys, type EncryptionKey } from '../../adapters/crypto/encryption-keys.js';
 import { HmacCredentialHasher } from '../../adapters/crypto/hmac-credential-hasher.js';
+import { unwrapEncryptionKey } from '../../adapters/crypto/pkcs11/pkcs11-sealing-key.js';
+import type { Pkcs11Token } from '../../adapters/crypto/pkcs11/pkcs11-token.js';
 import { SqlSigningKeyStore } from '../../adapters/store/sql-signing-key-store.js';
+import { SqlWrappedKeyStore } from '../../adapters/store/sql-wrapped-key-store.js';
 import { ConfigError } from '../../config/config.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Basics } from './basics.js';
@@ -17,9 +20,21 @@ export interface SealerAndHasher {
 /**
  * The sealer and the hasher under COREGATE_ENCRYPTION_KEY (and the previous keys),
  * once a stored signing key shows that one of them opens what the database holds.
+ * With a PKCS#11 `token` the key that seals is the one the token unwraps; the
+ * configured keys, if any, still open what they sealed before the move to the HSM.
  */
-export async function openCrypto({ config, database, clock }: Basics): Promise<SealerAndHasher> {
-  const keys = encryptionKeys(config);
+export async function openCrypto({ config, database, clock }: Basics, token?: Pkcs11Token): Promise<SealerAndHasher> {
+  const keys: [EncryptionKey, ...EncryptionKey[]] =
+    token && config.pkcs11
+      ? [
+          encryptionKey(
+            await unwrapEncryptionKey(token, config.pkcs11.keyLabelPrefix, new SqlWrappedKeyStore(database), clock),
+          ),
+          ...[config.encryptionKey, ...config.previousEncryptionKeys].flatMap((material) =>
+            material ? [encryptionKey(material)] : [],
+          ),
+        ]
+      : encryptionKeys(config);
   await requireKeyForStoredData(new SqlSigningKeyStore(database), keys, clock);
   return { sealer: new AesGcmSealer(keys), hasher: new HmacCredentialHasher(keys) };
 }

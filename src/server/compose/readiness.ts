@@ -25,7 +25,8 @@ export function buildReadiness(
   return new ReadinessProbe(
     async () => [
       { name: 'database', check: () => database.ping() },
-      { name: 'signing_key', check: async () => void (await keyring.jwks()) },
+      // The keys are read and the custody still signs (an HSM that stopped answering makes the instance unready).
+      { name: 'signing_key', check: () => keyring.checkSigning() },
       ...(await institutions.enabledCores().catch(() => [])).map(({ id, core }) => ({
         name: id === DEFAULT_INSTITUTION ? 'core' : `core:${id}`,
         required: false,

@@ -368,4 +368,18 @@ export const MIGRATIONS: readonly Migration[] = [
       `alter table used_proof_ids set unlogged`,
     ],
   },
+  {
+    version: 20,
+    name: 'the encryption key wrapped by an HSM key',
+    statements: [
+      // With COREGATE_KEY_STORE=pkcs11 the encryption key exists only wrapped (encrypted) by an
+      // AES key on the token, named by its label; each process unwraps it into memory at start
+      // (docs/operations.md#keys-in-an-hsm). One row per wrapping key; the first one written wins.
+      `create table wrapped_encryption_keys (
+        wrapping_key_label text primary key,
+        wrapped text not null,
+        created_at timestamptz not null
+      )`,
+    ],
+  },
 ];

@@ -25,7 +25,9 @@ export interface TokenRouteDeps {
 
 const TokenResponseSchema = Type.Object(
   {
-    access_token: Type.String({ description: 'Signed JWT access token (EdDSA), verifiable with the JWKS' }),
+    access_token: Type.String({
+      description: 'Signed JWT access token (EdDSA, or the COREGATE_SIGNING_ALG of its key), verifiable with the JWKS',
+    }),
     token_type: Type.Union([Type.Literal('Bearer'), Type.Literal('DPoP')], {
       description: '`DPoP` when the request carried a valid DPoP proof: the token is bound to its key (`cnf.jkt`)',
     }),
@@ -82,7 +84,7 @@ const TOKEN_DESCRIPTION = [
   "Client authentication, by the method the client is registered with: HTTP Basic (`client_secret_basic`: client_id and client_secret each form-urlencoded, then base64), or `private_key_jwt` (RFC 7523: form parameters `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer` and `client_assertion`, a JWT signed with a key of the client's registered JWKS — EdDSA/Ed25519, ES256 or PS256 — with `iss` = `sub` = client id, `aud` the issuer or this endpoint's URL, `exp` at most 5 minutes ahead and a `jti` used once). A `client_secret` in the body is `invalid_request`.",
   'The body is `application/x-www-form-urlencoded`; a parameter given twice is `invalid_request`.',
   'Checks run in this order: client authentication (`invalid_client`), then `grant_type`, then the other parameters.',
-  'Access tokens are EdDSA-signed JWTs (RFC 9068, `typ: at+jwt`), verifiable with `GET /.well-known/jwks.json`. Besides `iss`, `sub`/`client_id`, `aud` (the gateway, `COREGATE_TOKEN_AUDIENCE`), `scope`, `exp`, `iat` and `jti` they carry `institution`: the bank the client acts for (`default` in a one-bank deployment).',
+  'Access tokens are JWTs (RFC 9068, `typ: at+jwt`) signed with EdDSA, or ES256 or PS256 (`COREGATE_SIGNING_ALG`), verifiable with `GET /.well-known/jwks.json`. Besides `iss`, `sub`/`client_id`, `aud` (the gateway, `COREGATE_TOKEN_AUDIENCE`), `scope`, `exp`, `iat` and `jti` they carry `institution`: the bank the client acts for (`default` in a one-bank deployment).',
   'A client of a disabled institution is `invalid_client`.',
   'Refresh tokens rotate on use; presenting one already used is `invalid_grant` and revokes every token of its chain.',
   'Every answer carries `Cache-Control: no-store` and `Pragma: no-cache`.',

@@ -24,16 +24,23 @@ export interface WellKnownRouteDeps {
 }
 
 /**
- * The public members of an Ed25519 key (RFC 8037). The response schema is an
- * allow-list: a private member (`d`) could never be published, whatever a key holds.
+ * The public members of an Ed25519 (RFC 8037 §2), P-256 (RFC 7518 §6.2.1) or RSA
+ * (§6.3.1) key. The response schema is an allow-list: a private member (`d`, the RSA
+ * primes) could never be published, whatever a key holds.
  */
 const PublicJwkSchema = Type.Object(
   {
     kty: Type.String({ examples: ['OKP'] }),
-    crv: Type.String({ examples: ['Ed25519'] }),
-    x: Type.String(),
+    crv: Type.Optional(Type.String({ examples: ['Ed25519'], description: 'OKP and EC keys' })),
+    x: Type.Optional(Type.String({ description: 'OKP and EC keys' })),
+    y: Type.Optional(Type.String({ description: 'EC keys' })),
+    n: Type.Optional(Type.String({ description: 'RSA keys' })),
+    e: Type.Optional(Type.String({ description: 'RSA keys' })),
     kid: Type.String(),
-    alg: Type.String({ examples: ['EdDSA'] }),
+    alg: Type.String({
+      examples: ['EdDSA'],
+      description: "the key's algorithm: EdDSA, ES256 or PS256 (COREGATE_SIGNING_ALG when it was made)",
+    }),
     use: Type.String({ examples: ['sig'] }),
   },
   { additionalProperties: false },

@@ -1,0 +1,60 @@
+/**
+ * PKCS#11 numbers coregate uses, from the OASIS PKCS#11 specification (v2.40 `pkcs11t.h`;
+ * v3.0 for Ed25519: CKK_EC_EDWARDS, CKM_EC_EDWARDS_KEY_PAIR_GEN, CKM_EDDSA), written out
+ * because the binding predates v3.0's names.
+ */
+export const CK = {
+  CKF_RW_SESSION: 0x2,
+  CKF_SERIAL_SESSION: 0x4,
+  CKF_OS_LOCKING_OK: 0x2,
+  CKU_USER: 0x1,
+  CKO_PUBLIC_KEY: 0x2,
+  CKO_PRIVATE_KEY: 0x3,
+  CKO_SECRET_KEY: 0x4,
+  CKK_RSA: 0x0,
+  CKK_EC: 0x3,
+  CKK_AES: 0x1f,
+  CKK_EC_EDWARDS: 0x40,
+  CKA_CLASS: 0x0,
+  CKA_TOKEN: 0x1,
+  CKA_PRIVATE: 0x2,
+  CKA_LABEL: 0x3,
+  CKA_KEY_TYPE: 0x100,
+  CKA_ID: 0x102,
+  CKA_SENSITIVE: 0x103,
+  CKA_ENCRYPT: 0x104,
+  CKA_DECRYPT: 0x105,
+  CKA_WRAP: 0x106,
+  CKA_UNWRAP: 0x107,
+  CKA_SIGN: 0x108,
+  CKA_VERIFY: 0x10a,
+  CKA_DERIVE: 0x10c,
+  CKA_MODULUS: 0x120,
+  CKA_MODULUS_BITS: 0x121,
+  CKA_PUBLIC_EXPONENT: 0x122,
+  CKA_VALUE_LEN: 0x161,
+  CKA_EXTRACTABLE: 0x162,
+  CKA_EC_PARAMS: 0x180,
+  CKA_EC_POINT: 0x181,
+  CKM_RSA_PKCS_KEY_PAIR_GEN: 0x0,
+  CKM_RSA_PKCS_PSS: 0xd,
+  CKM_SHA256: 0x250,
+  CKG_MGF1_SHA256: 0x2,
+  CKM_EC_KEY_PAIR_GEN: 0x1040,
+  CKM_ECDSA: 0x1041,
+  CKM_EC_EDWARDS_KEY_PAIR_GEN: 0x1055,
+  CKM_EDDSA: 0x1057,
+  CKM_AES_KEY_GEN: 0x1080,
+  CKM_AES_GCM: 0x1087,
+  CKR_USER_ALREADY_LOGGED_IN: 0x100,
+  CKR_CRYPTOKI_ALREADY_INITIALIZED: 0x191,
+} as const;
+
+/**
+ * CKA_EC_PARAMS of each curve: the DER of its object identifier (RFC 8410 §3 id-Ed25519
+ * 1.3.101.112; RFC 5480 §2.1.1.1 secp256r1 1.2.840.10045.3.1.7).
+ */
+export const CURVE_OIDS = {
+  Ed25519: Buffer.from('06032b6570', 'hex'),
+  'P-256': Buffer.from('06082a8648ce3d030107', 'hex'),
+} as const;
