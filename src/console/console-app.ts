@@ -71,6 +71,19 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Whether a write comes from a page of this console. Its `Origin` is this origin; but under
+ * `Referrer-Policy: no-referrer` a browser sends `Origin: null` even on a same-origin form
+ * (Fetch, "serializing a request origin"), and then its Fetch Metadata header
+ * `Sec-Fetch-Site: same-origin` says where the form was. A cross-site form says `cross-site`,
+ * a sandboxed frame `null` with `cross-site`; neither passes.
+ */
+function fromThisOrigin(request: FastifyRequest, secure: boolean): boolean {
+  const origin = request.headers.origin;
+  if (origin === `${secure ? 'https' : 'http'}://${request.headers.host ?? ''}`) return true;
+  return origin === 'null' && request.headers['sec-fetch-site'] === 'same-origin';
+}
+
 function send(reply: FastifyReply, status: number, body: SafeHtml): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body.markup);
 }
@@ -159,6 +172,8 @@ export async function buildConsoleApp(deps: ConsoleDeps): Promise<FastifyInstanc
   app.get(STYLESHEET_PATH, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'private, max-age=3600').send(CONSOLE_CSS),
   );
+  // Browsers ask for it on every page: an empty answer rather than a 404 in their console.
+  app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
   for (const route of signInRoutes(deps.signIn, { secure, cookieName }))
     app.route({ method: route.method, url: route.url, handler: route.handler });
 
@@ -167,8 +182,7 @@ export async function buildConsoleApp(deps: ConsoleDeps): Promise<FastifyInstanc
     pages.addHook('preHandler', async (request, reply) => {
       if (request.method === 'POST') {
         const origin = request.headers.origin;
-        const own = `${secure ? 'https' : 'http'}://${request.headers.host ?? ''}`;
-        if (origin !== own) {
+        if (!fromThisOrigin(request, secure)) {
           request.log.warn({ origin: origin ?? null }, 'console write refused: foreign or missing Origin');
           return send(reply, 403, refusedPage('This form did not come from a page of this console.'));
         }

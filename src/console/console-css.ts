@@ -11,9 +11,10 @@ body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, s
 a { color: var(--accent); }
 a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible, [tabindex]:focus-visible
   { outline: 3px solid var(--focus); outline-offset: 2px; }
-.skip { position: absolute; left: -10000px; }
-.skip:focus { position: static; }
-.bar { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1.5rem; padding: .5rem 1.5rem; background: var(--band); border-bottom: 1px solid var(--line); }
+.skip { position: absolute; left: -10000px; top: .5rem; padding: .25rem .5rem; background: var(--paper); z-index: 1; }
+/* Shown over the bar, not in it: moving the bar under a pointer would drop the click it started. */
+.skip:focus { left: .5rem; }
+.bar { position: relative; display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1.5rem; padding: .5rem 1.5rem; background: var(--band); border-bottom: 1px solid var(--line); }
 .brand { margin: 0; font-weight: 700; }
 nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0; padding: 0; list-style: none; }
 nav a { text-decoration: none; padding: .25rem 0; }

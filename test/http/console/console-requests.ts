@@ -64,7 +64,7 @@ export function postForm(
   app: FastifyInstance,
   url: string,
   fields: Record<string, string>,
-  options: { cookie?: string; origin?: string | null } = {},
+  options: { cookie?: string; origin?: string | null; fetchSite?: string } = {},
 ): Promise<LightMyRequestResponse> {
   const origin = options.origin === undefined ? ORIGIN : options.origin;
   return app.inject({
@@ -74,6 +74,7 @@ export function postForm(
       host: HOST,
       'content-type': 'application/x-www-form-urlencoded',
       ...(origin === null ? {} : { origin }),
+      ...(options.fetchSite ? { 'sec-fetch-site': options.fetchSite } : {}),
       ...(options.cookie ? { cookie: options.cookie } : {}),
     },
     payload: new URLSearchParams(fields).toString(),

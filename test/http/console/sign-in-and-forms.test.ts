@@ -154,6 +154,17 @@ for (const backend of BACKENDS) {
           { cookie, origin: 'http://console.test.evil.example' },
           { name: 'alike', _csrf: token },
         ],
+        ['Origin null without Fetch Metadata', { cookie, origin: 'null' }, { name: 'null', _csrf: token }],
+        [
+          'Origin null from another site',
+          { cookie, origin: 'null', fetchSite: 'cross-site' },
+          { name: 'null cross', _csrf: token },
+        ],
+        [
+          'a foreign Origin that claims same-origin',
+          { cookie, origin: 'https://evil.example', fetchSite: 'same-origin' },
+          { name: 'claims', _csrf: token },
+        ],
       ];
       for (const [why, options, fields] of attempts) {
         const answer = await postForm(app, '/console/clients', fields, options);
@@ -167,8 +178,16 @@ for (const backend of BACKENDS) {
       const made = await postForm(app, '/console/clients', { name: 'made by alice', _csrf: token }, { cookie });
       assert.equal(made.statusCode, 200, made.body);
       assert.match(made.body, /Copy the secret now/);
+      // What a browser sends for the console's own form under Referrer-Policy: no-referrer.
+      const underNoReferrer = await postForm(
+        app,
+        '/console/clients',
+        { name: 'made with origin null', _csrf: token },
+        { cookie, origin: 'null', fetchSite: 'same-origin' },
+      );
+      assert.equal(underNoReferrer.statusCode, 200, underNoReferrer.body);
       const rows = await h.services.auditReader.list({ type: 'client.created', actor: 'operator:alice' });
-      assert.equal(rows.length, 1, 'the write is audited with the operator as actor');
+      assert.equal(rows.length, 2, 'the writes are audited with the operator as actor');
     });
 
     it('a bad value answers with the CLI message beside its field and changes nothing', async () => {
