@@ -25,8 +25,9 @@ export function rateChart(series: RateSeries, stepSeconds: number, capacity: num
   };
   const total = series.requests.reduce((sum, value) => sum + value, 0);
   const errors = series.errors.reduce((sum, value) => sum + value, 0);
-  const minutes = Math.round((series.requests.length * stepSeconds) / 60);
-  const summary = `${series.label}: ${total} in the last ${minutes} minutes, ${errors} failed`;
+  const seconds = series.requests.length * stepSeconds;
+  const span = seconds < 120 ? `${seconds} seconds` : `${Math.round(seconds / 60)} minutes`;
+  const summary = `${series.label}: ${total} in the last ${span}, ${errors} failed`;
   return html`<figure class="chart">
     <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${summary}">
       <rect class="frame" x="0" y="0" width="${WIDTH}" height="${HEIGHT}"></rect>
