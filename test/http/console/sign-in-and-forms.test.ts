@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { NAVIGATION } from '../../../src/console/layout.js';
+import { adminOperations, executeAdminOperation } from '../../../src/server/admin-operations.js';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { selfSignedCertificate } from '../../support/tls.js';
@@ -70,6 +71,22 @@ for (const backend of BACKENDS) {
       assert.match(late.body, /has expired/);
       assert.ok(late.body.includes(HOW_TO));
       assert.equal(late.headers['set-cookie'], undefined);
+    });
+
+    it('console link through the admin operations: refused while the console is off', async () => {
+      await assert.rejects(
+        () => executeAdminOperation(adminOperations(h.services), 'console.link', { operator: 'alice' }),
+        /the console is off: set COREGATE_CONSOLE_PORT/,
+      );
+      const link = await executeAdminOperation(
+        adminOperations(h.services, { consoleUrl: () => 'https://ops.bank.example:8443' }),
+        'console.link',
+        { operator: 'alice', ttlSeconds: 120 },
+      );
+      assert.match(link.url, /^https:\/\/ops\.bank\.example:8443\/console\/sign-in\?token=[A-Za-z0-9_-]{43}$/);
+      assert.equal(new Date(link.expiresAt).getTime() - h.clock.now().getTime(), 120_000);
+      const [made] = await h.services.auditReader.list({ type: 'console.link_created', limit: 1 });
+      assert.deepEqual([made?.actor, made?.reason], ['operator', 'alice']);
     });
 
     it('refuses a link for a bad operator name or lifetime with the CLI message', async () => {
