@@ -63,6 +63,13 @@ module.exports = {
       to: { path: '^src/cli/' },
     },
     {
+      name: 'console-goes-through-the-operations',
+      comment:
+        'The operator console is a client of the admin operations, like the CLI: it gets its services injected and never reaches an adapter.',
+      from: { path: '^src/console/' },
+      to: { path: '^src/(adapters|cli)/' },
+    },
+    {
       name: 'cli-goes-through-the-server',
       severity: 'error',
       comment: 'The CLI reaches the database, the simulator and other adapters through src/server/.',

@@ -56,6 +56,36 @@ export class AssociationAdmin {
     return { associations: associations.slice(0, limit), truncated: associations.length > limit };
   }
 
+  /** One customer's association (never its delegate reference ID); not found when it is not registered. */
+  async show(
+    platform: string,
+    customerId: string,
+    institution: string = DEFAULT_INSTITUTION,
+  ): Promise<AssociationSummary> {
+    const problems: FieldProblem[] = [];
+    if (platform.length === 0) problems.push({ path: 'platform', message: 'must not be empty' });
+    if (!CUSTOMER_ID.test(customerId))
+      problems.push({ path: 'customer', message: 'must be 1 to 128 printable characters without spaces' });
+    if (!isInstitutionId(institution))
+      problems.push({ path: 'institution', message: 'must be 1 to 64 of a-z, 0-9 and -' });
+    if (problems.length > 0) throw invalidRequest('invalid session', { problems });
+    const found = await this.store.find({ institution, platform, customerId });
+    if (!found)
+      throw notFound(
+        `no registered customer "${customerId}" on platform "${platform}" at institution "${institution}"`,
+      );
+    return {
+      institution: found.institution,
+      platform: found.platform,
+      customerId: found.customerId,
+      customerKey: found.customerKey,
+      expiresAt: found.expiresAt,
+      needsReregistration: found.needsReregistration,
+      createdAt: found.createdAt,
+      updatedAt: found.updatedAt,
+    };
+  }
+
   /**
    * Deletes the association and audits it as `session.revoked` by the operator; the
    * platform's webhooks get `customer.deregistered` (`operator_revoked`), recorded

@@ -16,6 +16,10 @@ export interface AuditListInput {
   /** One of {@link AUDIT_EVENT_TYPES}. */
   readonly type?: string | undefined;
   readonly limit?: number | undefined;
+  /** Only events by this actor: `client`, `operator` (the CLI) or `operator:NAME` (the console). */
+  readonly actor?: string | undefined;
+  /** The next page: events listed after the event with this id. */
+  readonly before?: string | undefined;
 }
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -64,6 +68,10 @@ export class AuditReader {
     }
     if (input.platform === '') problems.push({ path: 'platform', message: 'must not be empty' });
     if (input.customerId === '') problems.push({ path: 'customer', message: 'must not be empty' });
+    if (input.actor !== undefined && !/^(client|operator|operator:[A-Za-z0-9][A-Za-z0-9._@-]{0,63})$/.test(input.actor))
+      problems.push({ path: 'actor', message: 'must be client, operator or operator:NAME' });
+    if (input.before !== undefined && !/^[1-9]\d{0,17}$/.test(input.before))
+      problems.push({ path: 'before', message: 'must be an event id, as audit list shows it' });
     if (problems.length > 0) throw invalidRequest('invalid audit query', { problems });
     return this.log.list({
       platform: input.platform,
@@ -71,6 +79,8 @@ export class AuditReader {
       since,
       ...(until !== undefined ? { until } : {}),
       ...(input.type !== undefined ? { type: input.type as AuditEventType } : {}),
+      ...(input.actor !== undefined ? { actor: input.actor } : {}),
+      ...(input.before !== undefined ? { before: input.before } : {}),
       limit,
     });
   }

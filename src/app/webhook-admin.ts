@@ -103,6 +103,14 @@ export class WebhookAdmin {
     return { endpoint, secret, previousSecretUntil };
   }
 
+  /** Sends a failed delivery again, soon (`webhooks retry`); its endpoint must be enabled. */
+  async retry(deliveryId: string): Promise<void> {
+    if (!(await this.store.retryDelivery(deliveryId, this.clock.now())))
+      throw notFound(
+        `no failed delivery "${deliveryId}" to an enabled endpoint (webhooks deliveries lists them; enable the endpoint first)`,
+      );
+  }
+
   async deliveries(platform: string, limit: number = DEFAULT_DELIVERIES_LIMIT): Promise<DeliveryView[]> {
     const problems: FieldProblem[] = [];
     if (platform.length === 0) problems.push({ path: 'platform', message: 'must not be empty' });

@@ -11,7 +11,8 @@ session.renewed, session.reregistration_required, session.revoked, accounts.list
 session.deregistered; operator actions (actor operator): client.created, client.updated,
 client.deleted, client.disabled, client.enabled, client.secret_rotated, key.rotated, key.revoked
 (the kid in REASON), institution.added, institution.updated, institution.disabled,
-institution.enabled, webhook.added, webhook.removed, webhook.secret_rotated (the endpoint id in REASON).`;
+institution.enabled, webhook.added, webhook.removed, webhook.secret_rotated (the endpoint id in REASON);
+console sign-in: console.link_created, console.signed_in. Console actions have the actor operator:NAME.`;
 
 interface AuditOptions {
   platform?: string;
@@ -20,6 +21,8 @@ interface AuditOptions {
   since?: string;
   until?: string;
   limit?: number;
+  actor?: string;
+  before?: string;
   json?: boolean;
 }
 
@@ -36,17 +39,21 @@ export function auditCommand(context: AdminContext): Command {
       .description(
         'Audit log events, newest first. --since and --until take an ISO-8601 date (2026-03-01, midnight UTC) or a date-time with a zone (2026-03-01T12:00:00Z, 2026-03-01T14:00:00+02:00).',
       )
-      .usage('[--platform P] [--customer ID] [--type TYPE] [--since T] [--until T] [--limit N] [--json]')
+      .usage(
+        '[--platform P] [--customer ID] [--type TYPE] [--actor A] [--since T] [--until T] [--limit N] [--before ID] [--json]',
+      )
       .option('--platform <P>', "only this platform's events")
       .option('--customer <ID>', "only this customerId's events")
       .option('--type <TYPE>', 'only events of this type (listed below)')
+      .option('--actor <A>', 'only events by this actor: client, operator (the CLI) or operator:NAME (the console)')
       .option('--since <T>', 'events at or after T')
       .option('--until <T>', 'events before T')
       .option(
         '--limit <N>',
         `at most N events (default: 100, at most ${MAX_AUDIT_LIMIT})`,
         wholeNumber(1, MAX_AUDIT_LIMIT),
-      ),
+      )
+      .option('--before <ID>', 'the next page: events listed after the event ID (the last ID of the previous page)'),
   )
     .addHelpText(
       'after',
@@ -62,6 +69,8 @@ export function auditCommand(context: AdminContext): Command {
         ...(options.until !== undefined ? { until: options.until } : {}),
         ...(options.type !== undefined ? { type: options.type } : {}),
         ...(options.limit !== undefined ? { limit: options.limit } : {}),
+        ...(options.actor !== undefined ? { actor: options.actor } : {}),
+        ...(options.before !== undefined ? { before: options.before } : {}),
       });
       if (!options.json && records.length === 0) io.err('no matching audit events');
       else {
@@ -78,6 +87,7 @@ export function auditCommand(context: AdminContext): Command {
               'INSTITUTION',
               'CUSTOMER_ID',
               'REQUEST_ID',
+              'ID',
             ],
             records.map((r) => [
               r.occurredAt,
@@ -90,6 +100,7 @@ export function auditCommand(context: AdminContext): Command {
               r.institution,
               r.customerId,
               r.requestId,
+              r.id,
             ]),
           ),
         );

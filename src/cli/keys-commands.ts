@@ -37,14 +37,14 @@ export function keysCommand(context: AdminContext): Command {
       .command('list')
       .summary('the keys in the JWKS; ACTIVE marks the one that signs')
       .description(
-        'Lists the published keys: kid, algorithm, curve, and which one signs new tokens (ACTIVE; the others only verify tokens they signed). --json prints the JWKS with active_kid beside its keys.',
+        "Lists the published keys: kid, algorithm, curve, and which one signs new tokens (ACTIVE; the others only verify tokens they signed). --json prints the JWKS with active_kid beside its keys, and each key's dates (created, retired, published until).",
       )
       .usage('[--json]'),
   )
     .addHelpText('after', examples('coregate keys list', 'coregate keys list --json'))
     .action(async (options: { json?: boolean }) => {
-      const { keys: published, activeKid } = await (await context.admin()).call('keys.list', {});
-      printData(io, options.json, { keys: published, active_kid: activeKid }, () =>
+      const { keys: published, activeKid, dates } = await (await context.admin()).call('keys.list', {});
+      printData(io, options.json, { keys: published, active_kid: activeKid, dates }, () =>
         table(
           ['KID', 'ALG', 'CRV', 'ACTIVE'],
           published.map((key) => [

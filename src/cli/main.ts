@@ -5,6 +5,7 @@ import { PACKAGE_INFO } from '../config/package-info.js';
 import { AdminOperationFailed, type AdminClient } from '../server/admin-operations.js';
 import { auditCommand } from './audit-commands.js';
 import { clientsCommand } from './clients-commands.js';
+import { consoleCommand } from './console-commands.js';
 import { coreCommand } from './core-commands.js';
 import { coreSimCommand } from './core-sim-command.js';
 import { fineractSimCommand } from './fineract-sim-command.js';
@@ -42,6 +43,7 @@ export function program(context: AdminContext): Command {
     institutionsCommand,
     coreCommand,
     webhooksCommand,
+    consoleCommand,
   ]) {
     root.addCommand(command(context));
   }

@@ -9,7 +9,7 @@ import { MAX_ASSOCIATIONS_LIMIT } from '../app/association-admin.js';
 import type { AssociationView } from '../server/admin-operations.js';
 import { loadConfig, type Config } from '../config/config.js';
 import { UsageError } from './io.js';
-import { examples, printData, required, table, wholeNumber, withJson, type AdminContext } from './program.js';
+import { examples, fields, printData, required, table, wholeNumber, withJson, type AdminContext } from './program.js';
 import { importRegistrations, summaryText } from './sessions-import.js';
 
 /** Registrations in flight at once by default: the SDK's own default. */
@@ -102,6 +102,47 @@ export function sessionsCommand(context: AdminContext): Command {
         );
       }
       if (truncated) io.err(`only the first ${associations.length} shown: raise --limit to see more`);
+    });
+
+  withJson(
+    sessions
+      .command('show')
+      .summary('one registered customer: status, registered and renewed times, last failure')
+      .description(
+        "One customer's registration: whether it needs registering again, when it was registered and last renewed, and the last failure the audit log holds for it.",
+      )
+      .usage('--platform P --customer ID [--institution ID] [--json]')
+      .option('--platform <P>', 'the platform (required)')
+      .option('--customer <ID>', 'the customerId (required)')
+      .option('--institution <ID>', 'where it is registered (default: "default")'),
+  )
+    .addHelpText('after', examples('coregate sessions show --platform acme --customer ada'))
+    .action(async (options: { platform?: string; customer?: string; institution?: string; json?: boolean }) => {
+      const platform = required(options.platform, 'platform');
+      const customerId = required(options.customer, 'customer');
+      const shown = await (
+        await context.admin()
+      ).call('associations.show', {
+        platform,
+        customerId,
+        ...(options.institution !== undefined ? { institution: options.institution } : {}),
+      });
+      printData(io, options.json, { ...associationJson(shown), lastFailure: shown.lastFailure }, () =>
+        fields([
+          ['institution', shown.institution],
+          ['customer', shown.customerId],
+          ['status', shown.needsReregistration ? 'needs registering again' : 'registered'],
+          ['registered', shown.createdAt],
+          ['last renewed', shown.updatedAt],
+          ['core session until', shown.expiresAt],
+          [
+            'last failure',
+            shown.lastFailure
+              ? `${shown.lastFailure.type} ${shown.lastFailure.reason ?? ''} at ${shown.lastFailure.occurredAt}`
+              : null,
+          ],
+        ]),
+      );
     });
 
   withJson(

@@ -235,5 +235,21 @@ export function webhooksCommand(context: AdminContext): Command {
         );
       }
     });
+
+  withJson(
+    webhooks
+      .command('retry')
+      .summary('send a failed delivery again')
+      .description(
+        'Puts a failed delivery back in the queue, due now; its attempts count on. Its endpoint must be enabled (webhooks enable ID first).',
+      )
+      .usage('DELIVERY_ID [--json]')
+      .argument('<DELIVERY_ID>', 'the delivery, as webhooks deliveries shows it'),
+  )
+    .addHelpText('after', examples('coregate webhooks deliveries --platform acme', 'coregate webhooks retry dlv_0123'))
+    .action(async (id: string, options: { json?: boolean }) => {
+      const retried = await (await context.admin()).call('webhooks.retry', { id });
+      printData(io, options.json, retried, () => `delivery ${retried.id} is queued again`);
+    });
   return webhooks;
 }

@@ -42,6 +42,8 @@ const PLAIN_SETTINGS = {
   coreTimeoutMs: 'COREGATE_CORE_TIMEOUT_MS',
   simulatorSessionTtlSeconds: 'COREGATE_SIM_SESSION_TTL_SECONDS',
   adminPort: 'COREGATE_ADMIN_PORT',
+  consolePort: 'COREGATE_CONSOLE_PORT',
+  consoleHost: 'COREGATE_CONSOLE_HOST',
   coreBreakerFailures: 'COREGATE_CORE_BREAKER_FAILURES',
   coreBreakerCooldownSeconds: 'COREGATE_CORE_BREAKER_COOLDOWN_SECONDS',
   workers: 'COREGATE_WORKERS',

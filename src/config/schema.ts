@@ -253,6 +253,19 @@ export const ConfigSchema = Type.Object({
         'serve `/healthz`, `/readyz` and `/metrics` only on this port (plain HTTP, on `HOST`; `0` picks a free one); unset: on `PORT`',
     }),
   ),
+  COREGATE_CONSOLE_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 65_535,
+      defaultText: 'unset → no console',
+      description:
+        'serve the operator console at `/console` on this port (HTTPS with the TLS certificate when one is configured; `0` picks a free one); unset: no console',
+    }),
+  ),
+  COREGATE_CONSOLE_HOST: Type.String({
+    default: '127.0.0.1',
+    description: 'listen address of the operator console (`COREGATE_CONSOLE_PORT`)',
+  }),
   COREGATE_SESSION_SKEW_SECONDS: Type.Integer({
     minimum: 0,
     maximum: DAY,

@@ -104,6 +104,8 @@ const SETTING_CONCERNS: Readonly<Record<SettingName, Concern>> = {
   PORT: 'listening',
   HOST: 'listening',
   COREGATE_ADMIN_PORT: 'listening',
+  COREGATE_CONSOLE_PORT: 'listening',
+  COREGATE_CONSOLE_HOST: 'listening',
   COREGATE_WORKERS: 'listening',
   COREGATE_REQUEST_TIMEOUT_MS: 'listening',
   COREGATE_TLS_CERT_FILE: 'TLS and proxies',

@@ -48,13 +48,21 @@ export const AUDIT_EVENT_TYPES = [
   'webhook.enabled',
   /** By the operator (actor `operator`), or because the receiver answered 410 Gone (actor `client`: coregate acting on the platform's answer). */
   'webhook.disabled',
+  /** An operator sent a failed delivery again (`webhooks retry`; the delivery id in `reason`). */
+  'webhook.delivery_retried',
+  // The operator console (docs/operations.md#console): a sign-in link made, and opened.
+  'console.link_created',
+  'console.signed_in',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
 export type AuditOutcome = 'success' | 'failure';
 
-/** `client`: a platform client's request (or coregate acting for it); `operator`: the CLI. */
-export type AuditActor = 'client' | 'operator';
+/**
+ * `client`: a platform client's request (or coregate acting for it); `operator`: the CLI;
+ * `operator:NAME`: an operator signed in to the console (docs/operations.md#console).
+ */
+export type AuditActor = 'client' | 'operator' | `operator:${string}`;
 
 export interface AuditEvent {
   readonly type: AuditEventType;
@@ -97,6 +105,10 @@ export interface AuditQuery {
   readonly until?: Date | undefined;
   /** Only events of this type. */
   readonly type?: AuditEventType | undefined;
+  /** Only events by this actor (`operator`, `operator:alice`, `client`). */
+  readonly actor?: string | undefined;
+  /** The next page: only events listed after the event with this id (newest first). */
+  readonly before?: string | undefined;
   readonly limit: number;
 }
 

@@ -109,6 +109,12 @@ export interface WebhookStore {
   ): Promise<ClaimedDelivery[]>;
   /** Records an attempt of a delivery this owner holds, and releases the lease; false when the lease had passed to another. */
   recordAttempt(id: string, owner: string, outcome: AttemptOutcome, now: Date): Promise<boolean>;
+  /**
+   * Puts a failed delivery to an enabled endpoint back in the queue, due at `now`, its attempts
+   * counting on; false when there is no such delivery (unknown, pending, delivered, or its
+   * endpoint disabled).
+   */
+  retryDelivery(id: string, now: Date): Promise<boolean>;
   /** A platform's deliveries, newest first. */
   listDeliveries(platform: string, limit: number): Promise<DeliveryView[]>;
   queueStats(now: Date): Promise<QueueStats>;

@@ -16,6 +16,8 @@ import { coreCheckOperations, type CoreCheckOperations } from './core-check.js';
 import { institutionOperations, type InstitutionOperations } from './institution-operations.js';
 import { webhookOperations, type WebhookOperations } from './webhook-operations.js';
 import { operatorAudit, operatorOperations, type OperatorOperations } from './operator-operations.js';
+import { consoleOperations, type ConsoleOperations } from './console-operations.js';
+import type { AuditActor } from '../ports/audit-log.js';
 
 /** A client as the operator sees it: never its secret digest. */
 export interface ClientView {
@@ -70,7 +72,12 @@ export interface AssociationView {
  * them, in the code's words: `coregate sessions …` lists and revokes associations.
  */
 export interface AdminOperations
-  extends InstitutionOperations, CoreCheckOperations, WebhookOperations, OperatorOperations<ClientView> {
+  extends
+    InstitutionOperations,
+    CoreCheckOperations,
+    WebhookOperations,
+    OperatorOperations<ClientView>,
+    ConsoleOperations {
   ping: { args: Record<string, never>; result: { ok: true } };
   'clients.create': {
     args: {
@@ -97,15 +104,38 @@ export interface AdminOperations
   };
   'keys.rotate': { args: Record<string, never>; result: { kid: string; previousKeysPublishedUntil: string } };
   /** The JWKS, and which of its keys signs new tokens. */
-  'keys.list': { args: Record<string, never>; result: PublicJwks & { activeKid: string } };
+  'keys.list': {
+    args: Record<string, never>;
+    result: PublicJwks & {
+      activeKid: string;
+      /** Each key's dates (ISO): made, stopped signing (`null` while active), leaves the JWKS. */
+      dates: { kid: string; createdAt: string; retiredAt: string | null; publishUntil: string | null }[];
+    };
+  };
   migrate: { args: Record<string, never>; result: MigrationReport };
   'audit.list': {
-    args: { platform?: string; customerId?: string; since?: string; until?: string; type?: string; limit?: number };
+    args: {
+      platform?: string;
+      customerId?: string;
+      since?: string;
+      until?: string;
+      type?: string;
+      limit?: number;
+      actor?: string;
+      before?: string;
+    };
     result: AuditEventView[];
   };
   'associations.list': {
     args: { platform: string; limit?: number; institution?: string };
     result: { associations: AssociationView[]; truncated: boolean };
+  };
+  /** One customer: its association and the last failure the audit log holds for it (a core error's code). */
+  'associations.show': {
+    args: { platform: string; customerId: string; institution?: string };
+    result: AssociationView & {
+      lastFailure: { occurredAt: string; type: string; reason: string | null } | null;
+    };
   };
   'associations.revoke': {
     args: { platform: string; customerId: string; institution?: string };
@@ -145,6 +175,10 @@ export interface AdminOperationsOptions {
   readonly migratedOnOpen?: MigrationReport;
   /** The running server serves these operations (on its admin socket), rather than a command on its own services. */
   readonly server?: boolean;
+  /** Who the audit log names for the writes: `operator` (the CLI, by default) or `operator:NAME` (the console). */
+  readonly actor?: AuditActor;
+  /** The running console's base URL, for `console.link`; unset: made from the configuration. */
+  readonly consoleUrl?: () => string | undefined;
 }
 
 function clientView(client: Client): ClientView {
@@ -180,11 +214,12 @@ export type AdminServices = Pick<
   | 'webhookAdmin'
   | 'audit'
   | 'config'
+  | 'consoleSignIn'
 >;
 
 /** The existing operator operations, each followed by its audit row once it succeeded (docs/behaviour.md#audit-log). */
-function audited(services: AdminServices, handlers: AdminHandlers): AdminHandlers {
-  const audit = operatorAudit(services);
+function audited(services: AdminServices, handlers: AdminHandlers, actor?: AuditActor): AdminHandlers {
+  const audit = operatorAudit(services, actor);
   return {
     ...handlers,
     'clients.create': async (args) => {
@@ -255,6 +290,11 @@ function audited(services: AdminServices, handlers: AdminHandlers): AdminHandler
       await audit('webhook.disabled', { platform: result.platform, reason: result.id });
       return result;
     },
+    'webhooks.retry': async (args) => {
+      const result = await handlers['webhooks.retry'](args);
+      await audit('webhook.delivery_retried', { reason: result.id });
+      return result;
+    },
     'webhooks.rotate-secret': async (args) => {
       const result = await handlers['webhooks.rotate-secret'](args);
       await audit('webhook.secret_rotated', { reason: result.id });
@@ -265,71 +305,108 @@ function audited(services: AdminServices, handlers: AdminHandlers): AdminHandler
 
 /** The handler table: one use-case call per operation. */
 export function adminOperations(services: AdminServices, options: AdminOperationsOptions = {}): AdminHandlers {
-  return audited(services, {
-    ...operatorOperations(services, clientView),
-    ...webhookOperations(services.webhookAdmin, {
-      production: services.config.production,
-      allowPrivate: services.config.webhookAllowPrivate,
-      server: options.server ?? false,
-    }),
-    ping: () => Promise.resolve({ ok: true }),
-    ...institutionOperations(services),
-    ...coreCheckOperations(services),
-    'clients.create': async (args) => {
-      const { client, secret } = await services.clientRegistry.create(args);
-      return { client: clientView(client), ...(secret !== undefined ? { secret } : {}) };
+  return audited(
+    services,
+    {
+      ...operatorOperations(services, clientView, options.actor),
+      ...consoleOperations(services, options.consoleUrl),
+      ...webhookOperations(services.webhookAdmin, {
+        production: services.config.production,
+        allowPrivate: services.config.webhookAllowPrivate,
+        server: options.server ?? false,
+      }),
+      ping: () => Promise.resolve({ ok: true }),
+      ...institutionOperations(services),
+      ...coreCheckOperations(services),
+      'clients.create': async (args) => {
+        const { client, secret } = await services.clientRegistry.create(args);
+        return { client: clientView(client), ...(secret !== undefined ? { secret } : {}) };
+      },
+      'clients.list': async ({ platform }) => (await services.clientRegistry.list(platform)).map(clientView),
+      'clients.show': async ({ id }) => clientView(await services.clientRegistry.show(id)),
+      'clients.set-enabled': async ({ id, enabled }) =>
+        clientView(await services.clientRegistry.setEnabled(id, enabled)),
+      'clients.rotate-secret': async ({ id, graceSeconds }) => {
+        const { client, secret, previousSecretUntil } = await services.clientRegistry.rotateSecret(
+          id,
+          graceSeconds ?? 0,
+        );
+        return { client: clientView(client), secret, previousSecretUntil: previousSecretUntil?.toISOString() ?? null };
+      },
+      'keys.rotate': async () => {
+        const rotated = await services.keyring.rotate();
+        return { kid: rotated.kid, previousKeysPublishedUntil: rotated.previousKeysPublishedUntil.toISOString() };
+      },
+      'keys.list': async () => ({
+        ...(await services.keyring.jwks()),
+        activeKid: await services.keyring.activeKid(),
+        dates: (await services.keyring.keyDates()).map((key) => ({
+          kid: key.kid,
+          createdAt: key.createdAt.toISOString(),
+          retiredAt: key.retiredAt?.toISOString() ?? null,
+          publishUntil: key.publishUntil?.toISOString() ?? null,
+        })),
+      }),
+      migrate: async () => {
+        const pending = await migrate(services.database);
+        return { applied: [...(options.migratedOnOpen?.applied ?? []), ...pending.applied], current: pending.current };
+      },
+      'audit.list': async (args) => {
+        const records = await services.auditReader.list(args);
+        return records.map((record) => ({
+          id: record.id,
+          occurredAt: record.occurredAt.toISOString(),
+          type: record.type,
+          outcome: record.outcome,
+          reason: record.reason,
+          actor: record.actor,
+          clientId: record.clientId,
+          platform: record.platform,
+          institution: record.institution ?? null,
+          customerId: record.customerId,
+          requestId: record.requestId,
+          ...(record.count == null ? {} : { count: record.count, sourceIp: record.sourceIp ?? null }),
+        }));
+      },
+      'associations.list': async ({ platform, limit, institution }) => {
+        const listing = await services.associationAdmin.list(platform, limit, institution);
+        const associations = listing.associations.map((association) => ({
+          institution: association.institution,
+          customerId: association.customerId,
+          customerKey: association.customerKey,
+          expiresAt: association.expiresAt.toISOString(),
+          needsReregistration: association.needsReregistration,
+          createdAt: association.createdAt.toISOString(),
+          updatedAt: association.updatedAt.toISOString(),
+        }));
+        return { associations, truncated: listing.truncated };
+      },
+      'associations.show': async ({ platform, customerId, institution = DEFAULT_INSTITUTION }) => {
+        const association = await services.associationAdmin.show(platform, customerId, institution);
+        const events = await services.auditReader.list({ platform, customerId, limit: 100 });
+        const failure = events.find(
+          (event) => event.outcome === 'failure' && (event.institution ?? DEFAULT_INSTITUTION) === institution,
+        );
+        return {
+          institution: association.institution,
+          customerId: association.customerId,
+          customerKey: association.customerKey,
+          expiresAt: association.expiresAt.toISOString(),
+          needsReregistration: association.needsReregistration,
+          createdAt: association.createdAt.toISOString(),
+          updatedAt: association.updatedAt.toISOString(),
+          lastFailure: failure
+            ? { occurredAt: failure.occurredAt.toISOString(), type: failure.type, reason: failure.reason }
+            : null,
+        };
+      },
+      'associations.revoke': async ({ platform, customerId, institution = DEFAULT_INSTITUTION }) => {
+        await services.associationAdmin.revoke(platform, customerId, institution);
+        return { platform, customerId, institution, revoked: true };
+      },
     },
-    'clients.list': async ({ platform }) => (await services.clientRegistry.list(platform)).map(clientView),
-    'clients.show': async ({ id }) => clientView(await services.clientRegistry.show(id)),
-    'clients.set-enabled': async ({ id, enabled }) => clientView(await services.clientRegistry.setEnabled(id, enabled)),
-    'clients.rotate-secret': async ({ id, graceSeconds }) => {
-      const { client, secret, previousSecretUntil } = await services.clientRegistry.rotateSecret(id, graceSeconds ?? 0);
-      return { client: clientView(client), secret, previousSecretUntil: previousSecretUntil?.toISOString() ?? null };
-    },
-    'keys.rotate': async () => {
-      const rotated = await services.keyring.rotate();
-      return { kid: rotated.kid, previousKeysPublishedUntil: rotated.previousKeysPublishedUntil.toISOString() };
-    },
-    'keys.list': async () => ({ ...(await services.keyring.jwks()), activeKid: await services.keyring.activeKid() }),
-    migrate: async () => {
-      const pending = await migrate(services.database);
-      return { applied: [...(options.migratedOnOpen?.applied ?? []), ...pending.applied], current: pending.current };
-    },
-    'audit.list': async (args) => {
-      const records = await services.auditReader.list(args);
-      return records.map((record) => ({
-        id: record.id,
-        occurredAt: record.occurredAt.toISOString(),
-        type: record.type,
-        outcome: record.outcome,
-        reason: record.reason,
-        actor: record.actor,
-        clientId: record.clientId,
-        platform: record.platform,
-        institution: record.institution ?? null,
-        customerId: record.customerId,
-        requestId: record.requestId,
-        ...(record.count == null ? {} : { count: record.count, sourceIp: record.sourceIp ?? null }),
-      }));
-    },
-    'associations.list': async ({ platform, limit, institution }) => {
-      const listing = await services.associationAdmin.list(platform, limit, institution);
-      const associations = listing.associations.map((association) => ({
-        institution: association.institution,
-        customerId: association.customerId,
-        customerKey: association.customerKey,
-        expiresAt: association.expiresAt.toISOString(),
-        needsReregistration: association.needsReregistration,
-        createdAt: association.createdAt.toISOString(),
-        updatedAt: association.updatedAt.toISOString(),
-      }));
-      return { associations, truncated: listing.truncated };
-    },
-    'associations.revoke': async ({ platform, customerId, institution = DEFAULT_INSTITUTION }) => {
-      await services.associationAdmin.revoke(platform, customerId, institution);
-      return { platform, customerId, institution, revoked: true };
-    },
-  });
+    options.actor,
+  );
 }
 
 export function isAdminOperation(handlers: AdminHandlers, name: unknown): name is AdminOperationName {

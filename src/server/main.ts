@@ -16,6 +16,7 @@ import { guessedIssuerWarning } from './issuer-url.js';
 import { welcomeFirstRun } from './first-run.js';
 import { leaveCluster, reportReady, superviseWorkers, supervisesWorkers } from './cluster.js';
 import { startOpsServer, type OpsServer } from './ops-server.js';
+import { startConsoleServer, type ConsoleServer } from './console-server.js';
 import { openServices, type Services } from './services.js';
 // Operations: HTTPS, rate limits, production checks.
 import { readClientCa, readTlsCredentials } from '../adapters/tls/read-tls-credentials.js';
@@ -29,6 +30,8 @@ export interface RunningServer {
   readonly url: string;
   /** URL of the COREGATE_ADMIN_PORT listener (`/healthz`, `/readyz`, `/metrics`); `undefined` when they are on `url`. */
   readonly adminUrl: string | undefined;
+  /** Base URL of the operator console (COREGATE_CONSOLE_PORT; pages under `/console`); `undefined` when it is off. */
+  readonly consoleUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -53,6 +56,7 @@ interface Started {
   services?: Services;
   app?: FastifyInstance;
   opsServer?: OpsServer | undefined;
+  consoleServer?: ConsoleServer | undefined;
   adminServer?: Server;
 }
 
@@ -68,6 +72,7 @@ async function closeStarted(started: Started): Promise<void> {
     // No background readiness round starts from here on; one under way ends within its checks' deadline.
     void started.services?.dependencyWatch.stop();
     await started.opsServer?.close();
+    await started.consoleServer?.close();
     await started.app?.close();
   } finally {
     try {
@@ -113,6 +118,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     if (tls) services.metrics.tlsCertificateExpires(new Date(new X509Certificate(tls.cert).validTo));
     await app.listen({ port: config.port, host: config.host });
     started.opsServer = await startOpsServer(config, services, logger);
+    started.consoleServer = await startConsoleServer(config, services, logger, tls);
     const url = listeningUrl(app.server.address() as AddressInfo, tls !== undefined);
     services.issuer.resolve(url);
 
@@ -122,7 +128,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // coregate_dependency_up stays current without a /readyz poller: the alerts need it.
     services.dependencyWatch.start();
     if (socketPath)
-      started.adminServer = await serveAdminSocket(socketPath, adminOperations(services, { server: true }));
+      started.adminServer = await serveAdminSocket(
+        socketPath,
+        adminOperations(services, { server: true, consoleUrl: () => started.consoleServer?.url }),
+      );
     logger.info({ url, issuer: services.issuer.get() }, `coregate listening on ${url}`);
     logStartupChecks(config, logger, {
       tls,
@@ -139,7 +148,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
     let stopping: Promise<void> | undefined;
     const stop = () => (stopping ??= closeStarted(started));
-    return { app, services, url, adminUrl: started.opsServer?.url, stop };
+    return { app, services, url, adminUrl: started.opsServer?.url, consoleUrl: started.consoleServer?.url, stop };
   } catch (error) {
     await closeStarted(started).catch((closing: unknown) =>
       logger.error({ err: closing }, 'error while closing a failed start'),

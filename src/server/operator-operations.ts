@@ -6,7 +6,7 @@
  */
 import type { Client } from '../domain/client.js';
 import { notFound } from '../domain/errors.js';
-import type { AuditEventType } from '../ports/audit-log.js';
+import type { AuditActor, AuditEventType } from '../ports/audit-log.js';
 import type { Services } from './services.js';
 
 /** `V` is the client view of `admin-operations.ts` (generic here so that the two files import each other in one direction only). */
@@ -38,13 +38,14 @@ export type OperatorAudit = (
   target: { clientId?: string; platform?: string; institution?: string; reason?: string },
 ) => Promise<void>;
 
-export function operatorAudit(services: Pick<Services, 'audit'>): OperatorAudit {
+/** `actor`: `operator` for the CLI, `operator:NAME` for an operator signed in to the console. */
+export function operatorAudit(services: Pick<Services, 'audit'>, actor: AuditActor = 'operator'): OperatorAudit {
   return (type, target) =>
     services.audit.record({
       type,
       outcome: 'success',
       reason: target.reason ?? null,
-      actor: 'operator',
+      actor,
       clientId: target.clientId ?? null,
       platform: target.platform ?? null,
       ...(target.institution ? { institution: target.institution } : {}),
@@ -60,8 +61,12 @@ type Handlers<V> = {
 };
 
 /** The new operations, each audited once it succeeded. */
-export function operatorOperations<V>(services: OperatorServices, view: (client: Client) => V): Handlers<V> {
-  const audit = operatorAudit(services);
+export function operatorOperations<V>(
+  services: OperatorServices,
+  view: (client: Client) => V,
+  actor?: AuditActor,
+): Handlers<V> {
+  const audit = operatorAudit(services, actor);
   return {
     'clients.update': async ({ id, ...changes }) => {
       const client = await services.clientRegistry.update(id, changes);

@@ -29,6 +29,8 @@ import type { RetentionPruner } from '../app/retention-pruner.js';
 import type { TokenRevoker } from '../app/revoke-token.js';
 import type { WebhookAdmin } from '../app/webhook-admin.js';
 import type { WebhookDispatcher } from '../app/webhook-dispatcher.js';
+import { ConsoleSignIn } from '../app/console-sign-in.js';
+import { SqlConsoleSessionStore } from '../adapters/store/sql-console-session-store.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
 import type { CoreBreaker } from '../adapters/core/guarded-core-connector.js';
 import type { CoreSimulator } from '../fakes/core-simulator/core-simulator.js';
@@ -139,6 +141,8 @@ export interface Services {
   readonly retentionPruner: RetentionPruner;
   /** OpenTelemetry tracing, when an OTLP endpoint is configured and the services serve requests. */
   readonly tracing: Tracing | undefined;
+  /** The operator console's sign-in links and sessions (docs/operations.md#console). */
+  readonly consoleSignIn: ConsoleSignIn;
   close(): Promise<void>;
 }
 
@@ -271,6 +275,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
     webhookDispatcher: webhooks.dispatcher,
     retentionPruner,
     tracing,
+    consoleSignIn: new ConsoleSignIn(new SqlConsoleSessionStore(database), clock, audit),
     async close() {
       if (closed) return;
       closed = true;

@@ -39,6 +39,8 @@ export interface WebhookOperations {
   /** The target policy the process running the operations applies, and whether that is the server (which applies it at send time too). */
   'webhooks.policy': { args: Record<string, never>; result: WebhookPolicyView };
   'webhooks.deliveries': { args: { platform: string; limit?: number }; result: DeliveryRecordView[] };
+  /** A failed delivery back in the queue, due now. */
+  'webhooks.retry': { args: { id: string }; result: { id: string; retried: true } };
 }
 
 export interface WebhookPolicyView {
@@ -96,6 +98,10 @@ export function webhookOperations(admin: WebhookAdmin, policy: WebhookPolicyView
     'webhooks.rotate-secret': async ({ id }) => {
       const { endpoint, secret, previousSecretUntil } = await admin.rotateSecret(id);
       return { id: endpoint.id, secret, previousSecretValidUntil: previousSecretUntil.toISOString() };
+    },
+    'webhooks.retry': async ({ id }) => {
+      await admin.retry(id);
+      return { id, retried: true };
     },
     'webhooks.deliveries': async ({ platform, limit }) => (await admin.deliveries(platform, limit)).map(deliveryView),
   };

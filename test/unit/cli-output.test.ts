@@ -72,6 +72,7 @@ const RESULTS: Results = {
       { kid: 'k2', alg: 'EdDSA', crv: 'Ed25519', kty: 'OKP', x: 'x2' },
     ],
     activeKid: 'k2',
+    dates: [],
   },
   'keys.revoke': { kid: 'k1', revoked: true, rotatedTo: null },
   migrate: { applied: [], current: 9 },
@@ -299,6 +300,7 @@ describe('CLI output', () => {
       'INSTITUTION',
       'CUSTOMER_ID',
       'REQUEST_ID',
+      'ID',
     ]);
   });
 

@@ -279,6 +279,17 @@ export class JoseKeyring implements TokenSigner, TokenVerifier {
     return (await this.keys()).jwks;
   }
 
+  /** When each published key was made, stopped signing, and leaves the JWKS (`keys list`, the console). */
+  async keyDates(): Promise<{ kid: string; createdAt: Date; retiredAt: Date | null; publishUntil: Date | null }[]> {
+    const published = await this.store.listPublished(this.clock.now());
+    return published.map(({ kid, createdAt, retiredAt, publishUntil }) => ({
+      kid,
+      createdAt,
+      retiredAt,
+      publishUntil,
+    }));
+  }
+
   /** The kid of the key that signs new tokens (`coregate keys list` marks it). */
   async activeKid(): Promise<string> {
     return (await this.keys()).activeKid;

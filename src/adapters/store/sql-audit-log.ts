@@ -112,6 +112,14 @@ export class SqlAuditLog implements AuditLog {
     if (query.since !== undefined) where('occurred_at', '>=', query.since);
     if (query.until !== undefined) where('occurred_at', '<', query.until);
     if (query.type !== undefined) where('event_type', '=', query.type);
+    if (query.actor !== undefined) where('actor', '=', query.actor);
+    // Keyset paging in the listing's own order: what follows the given event.
+    if (query.before !== undefined) {
+      params.push(query.before);
+      conditions.push(
+        `(occurred_at, id) < (select occurred_at, id from audit_log where id = $${params.length}::bigint)`,
+      );
+    }
     params.push(query.limit);
     const rows = await this.db.query<AuditRow>(
       `select ${COLUMNS} from audit_log

@@ -225,6 +225,17 @@ export class SqlWebhookStore implements WebhookStore {
     });
   }
 
+  async retryDelivery(id: string, now: Date): Promise<boolean> {
+    const rows = await this.db.query(
+      `update webhook_deliveries d set status = 'pending', next_attempt_at = $2, lease_owner = null, lease_until = null
+       where d.id = $1 and d.status = 'failed'
+         and exists (select 1 from webhook_endpoints e where e.id = d.endpoint_id and e.enabled)
+       returning d.id`,
+      [id, now],
+    );
+    return rows.length > 0;
+  }
+
   async listDeliveries(platform: string, limit: number): Promise<DeliveryView[]> {
     const rows = await this.db.query<{
       id: string;

@@ -369,6 +369,29 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 19,
+    name: 'operator console: sign-in links and sessions, operators named in the audit log',
+    statements: [
+      // Found by the SHA-256 digest of their token: a copy of the table signs nobody in.
+      `create table console_links (
+        digest text primary key,
+        operator text not null,
+        created_at timestamptz not null,
+        expires_at timestamptz not null,
+        used_at timestamptz
+      )`,
+      `create table console_sessions (
+        digest text primary key,
+        operator text not null,
+        created_at timestamptz not null,
+        last_seen_at timestamptz not null
+      )`,
+      // The console's writes name their operator (`operator:alice`); the CLI's stay `operator`.
+      `alter table audit_log drop constraint audit_log_actor_check`,
+      `alter table audit_log add constraint audit_log_actor_check check (actor in ('client', 'operator') or actor ~ '^operator:[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$')`,
+    ],
+  },
+  {
     version: 20,
     name: 'the encryption key wrapped by an HSM key',
     statements: [
