@@ -26,6 +26,7 @@ describe('the error code table', () => {
         'Unprocessable unprocessable 422',
         'TooManyRequests too-many-requests 429',
         'GeneralError general-error 500',
+        'NotImplemented not-implemented 501',
         'BadGateway bad-gateway 502',
         'Unavailable unavailable 503',
       ],
