@@ -67,6 +67,7 @@ describe('the error code table', () => {
             rate_limited: [code, 'invalid_request', 429],
             internal_error: [code, 'server_error', 500],
             core_failed: [code, 'server_error', 500],
+            not_supported_by_core: [code, 'server_error', 500],
             unavailable: [code, 'temporarily_unavailable', 503],
           }[code as string],
           code,
