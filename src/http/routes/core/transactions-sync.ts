@@ -12,6 +12,12 @@ export interface TransactionsSyncRouteDeps {
   readonly transactionSyncer: TransactionSyncer;
 }
 
+/**
+ * The record schema once more without its `$id`: a response may name one schema id once
+ * (fast-json-stringify resolves ids per response), and `added` names it already.
+ */
+const { $id: _recordId, ...UnnamedRecordSchema } = TransactionRecordSchema;
+
 const SyncQuery = Type.Object({
   ...CustomerAccountQuery,
   cursor: Type.Optional(
@@ -32,7 +38,7 @@ const SyncResponseSchema = SuccessEnvelope(
   Type.Object(
     {
       added: Type.Array(TransactionRecordSchema, { description: 'transactions not told before (newest first)' }),
-      modified: Type.Array(TransactionRecordSchema, {
+      modified: Type.Array(UnnamedRecordSchema, {
         description: 'transactions told before whose record changed (a reversal among them)',
       }),
       removed: Type.Array(Type.Object({ id: Type.String() }, { additionalProperties: false }), {
