@@ -125,7 +125,7 @@ export function errorForAnswer(operation: CoreOperation, status: number, code: s
     return new SessionRejected();
   if (operation === 'listTransactions' && status === 404) {
     // The account is not the session's customer's; any other 404 is a core (or adapter)
-    // without the call, protocol 1.0 (docs/core-protocol.md#5-get-v1accountsaccountidtransactions).
+    // without the call, protocol 1.0 (docs/core-protocol.md#3b-get-v1accountsaccountidtransactions--an-accounts-transactions-11-optional).
     if (code === 'account_not_found') return new AccountNotFound();
     return new TransactionsNotSupported(
       `the core answered 404${code === undefined ? '' : ` (${safeCode(code)})`} to the transactions path`,

@@ -1,5 +1,5 @@
 /**
- * Strict reading of a core's transactions page (docs/core-protocol.md#5-get-v1accountsaccountidtransactions)
+ * Strict reading of a core's transactions page (docs/core-protocol.md#3b-get-v1accountsaccountidtransactions--an-accounts-transactions-11-optional)
  * from untrusted JSON. A page of valid records costs one compiled check per record; a record
  * that fails is named by its index and field, never by a value (amounts and descriptions are
  * customers' financial data). A `type` the closed list does not know is read as `other`: a core
