@@ -22,7 +22,7 @@ import { canonicalRecord, syncPage, type DigestedTransaction } from '../domain/t
 import type { Clock } from '../ports/clock.js';
 import { CoreProtocolError, type CoreCallContext, type CoreConnector } from '../ports/core-connector.js';
 import type { CredentialHasher } from '../ports/credential-hasher.js';
-import type { KeptSyncState, SyncStateKey, TransactionSyncStore } from '../ports/transaction-sync-store.js';
+import type { KeptSyncHead, SyncStateKey, TransactionSyncStore } from '../ports/transaction-sync-store.js';
 import { checkPage, transactionPage } from './list-transactions.js';
 import type { TransactionCursors } from './transaction-cursors.js';
 import { withCoreSession, type CoreSessionDeps } from './with-core-session.js';
@@ -64,11 +64,11 @@ export class TransactionSyncer {
   async sync(key: AssociationKey, request: SyncRequest, callContext: CoreCallContext): Promise<SyncAnswer> {
     const stateKey: SyncStateKey = { ...key, accountId: request.accountId };
     const from = request.cursor === undefined ? 'restart' : this.cursors.openSync(stateKey, request.cursor);
-    let state: KeptSyncState | undefined;
+    let head: KeptSyncHead | undefined;
     if (from !== 'restart') {
-      state = await this.store.read(stateKey, callContext.deadline);
-      if (state?.generation !== from)
-        throw invalidCursor(state ? 'the cursor is older than the kept sync state' : 'no sync state is kept');
+      head = await this.store.head(stateKey, callContext.deadline);
+      if (head?.generation !== from)
+        throw invalidCursor(head ? 'the cursor is older than the kept sync state' : 'no sync state is kept');
     }
     const today = utcDay(this.clock.now());
     const window: TransactionFilters = {
@@ -79,20 +79,39 @@ export class TransactionSyncer {
     const records = await withCoreSession(this.sessions, key, callContext, (core, association, context) =>
       readWindow(core, association.delegateReferenceId, request.accountId, window, context),
     );
-    const current: DigestedTransaction[] = records.map((record) => ({ record, digest: this.digestOf(record) }));
+    const canonical = records.map(canonicalRecord);
+    // One keyed digest of the whole window: the same as when the platform was last fully told,
+    // nothing changed, and neither the kept rows nor a digest per record are needed.
+    const windowDigest = this.digests.digest(`${DIGEST_DOMAIN}window\n${canonical.join('\n')}`);
+    if (from !== 'restart' && head?.windowDigest === windowDigest)
+      return {
+        added: [],
+        modified: [],
+        removed: [],
+        nextCursor: this.cursors.sealSync(stateKey, from),
+        hasMore: false,
+      };
+    const kept = from === 'restart' ? new Map() : await this.store.kept(stateKey, callContext.deadline);
+    const current: DigestedTransaction[] = records.map((record, index) => ({
+      record,
+      digest: this.digests.digest(DIGEST_DOMAIN + canonical[index]!),
+    }));
     const page = syncPage(
-      state?.kept ?? new Map(),
+      kept,
       current,
       request.count ?? DEFAULT_PAGE_SIZE,
       today,
-      (entry, kept) =>
-        kept === entry.digest || this.digests.matches(DIGEST_DOMAIN + canonicalRecord(entry.record), kept),
+      (entry, keptDigest) =>
+        keptDigest === entry.digest || this.digests.matches(DIGEST_DOMAIN + canonicalRecord(entry.record), keptDigest),
     );
-    // An unchanged account writes nothing: its cursor stays the one given.
-    const generation =
-      from !== 'restart' && page.upserts.length === 0 && page.deletes.length === 0
-        ? from
-        : await this.store.apply(stateKey, from, page, this.clock.now(), callContext.deadline);
+    const generation = await this.store.apply(
+      stateKey,
+      from,
+      page,
+      page.hasMore ? null : windowDigest,
+      this.clock.now(),
+      callContext.deadline,
+    );
     if (generation === undefined) throw invalidCursor('another sync moved the kept state on meanwhile');
     return {
       added: page.added,
@@ -101,10 +120,6 @@ export class TransactionSyncer {
       nextCursor: this.cursors.sealSync(stateKey, generation),
       hasMore: page.hasMore,
     };
-  }
-
-  private digestOf(record: TransactionRecord): string {
-    return this.digests.digest(DIGEST_DOMAIN + canonicalRecord(record));
   }
 }
 

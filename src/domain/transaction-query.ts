@@ -80,6 +80,8 @@ export function resolveFilters(
   if (problems.length > 0) return { problems };
   const toDate = input.toDate ?? today;
   const fromDate = input.fromDate ?? addDays(toDate, -DEFAULT_WINDOW_DAYS);
+  // Only a toDate in the first 90 days of year 1 has a default window starting before the calendar.
+  if (!isDay(fromDate)) return { problems: [{ path: '/toDate', message: 'must be a later day' }] };
   const span = daysFrom(fromDate, toDate);
   if (span < 0) problems.push({ path: '/fromDate', message: 'must not be after toDate' });
   else if (span > MAX_WINDOW_DAYS)

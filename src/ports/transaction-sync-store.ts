@@ -11,9 +11,13 @@ export interface SyncStateKey extends AssociationKey {
   readonly accountId: string;
 }
 
-export interface KeptSyncState {
+export interface KeptSyncHead {
   readonly generation: number;
-  readonly kept: ReadonlyMap<string, KeptTransaction>;
+  /**
+   * A keyed digest of the whole window as the platform was last fully told it (no change left
+   * over); null while changes wait. Equal to the current window's: nothing changed.
+   */
+  readonly windowDigest: string | null;
 }
 
 /** What one sync page writes: rows to insert or replace, ids to delete. */
@@ -23,10 +27,13 @@ export interface SyncStateChanges {
 }
 
 export interface TransactionSyncStore {
-  /** The kept state, or `undefined` when the platform never synced this account (or it was deleted). */
-  read(key: SyncStateKey, deadline?: DatabaseDeadline): Promise<KeptSyncState | undefined>;
+  /** The kept generation and window digest, or `undefined` when the platform never synced this account (or it was deleted). */
+  head(key: SyncStateKey, deadline?: DatabaseDeadline): Promise<KeptSyncHead | undefined>;
+  /** The transactions kept, by id. */
+  kept(key: SyncStateKey, deadline?: DatabaseDeadline): Promise<ReadonlyMap<string, KeptTransaction>>;
   /**
-   * Applies `changes` and moves the generation on by one, when it is still `from`;
+   * Applies `changes`, sets the window digest (null while changes wait) and moves the
+   * generation on by one, when it is still `from`;
    * `'restart'` replaces whatever is kept (a sync without a cursor). Returns the new
    * generation, or `undefined` when another sync moved the state on meanwhile (nothing written).
    */
@@ -34,6 +41,7 @@ export interface TransactionSyncStore {
     key: SyncStateKey,
     from: number | 'restart',
     changes: SyncStateChanges,
+    windowDigest: string | null,
     now: Date,
     deadline?: DatabaseDeadline,
   ): Promise<number | undefined>;

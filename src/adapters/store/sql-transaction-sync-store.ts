@@ -7,7 +7,7 @@
 import type { KeptTransaction } from '../../domain/transaction-sync.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import type {
-  KeptSyncState,
+  KeptSyncHead,
   SyncStateChanges,
   SyncStateKey,
   TransactionSyncStore,
@@ -23,14 +23,18 @@ function keyParams(key: SyncStateKey): string[] {
 export class SqlTransactionSyncStore implements TransactionSyncStore {
   constructor(private readonly db: Database) {}
 
-  async read(key: SyncStateKey, deadline?: DatabaseDeadline): Promise<KeptSyncState | undefined> {
-    const params = keyParams(key);
-    const states = await this.db.query<{ generation: string | number }>(
-      `select generation from transaction_sync_states where ${KEY}`,
-      params,
+  async head(key: SyncStateKey, deadline?: DatabaseDeadline): Promise<KeptSyncHead | undefined> {
+    const states = await this.db.query<{ generation: string | number; window_digest: string | null }>(
+      `select generation, window_digest from transaction_sync_states where ${KEY}`,
+      keyParams(key),
       deadline,
     );
-    if (!states[0]) return undefined;
+    const state = states[0];
+    return state && { generation: Number(state.generation), windowDigest: state.window_digest };
+  }
+
+  async kept(key: SyncStateKey, deadline?: DatabaseDeadline): Promise<ReadonlyMap<string, KeptTransaction>> {
+    const params = keyParams(key);
     const rows = await this.db.query<{ transaction_id: string; digest: string; leaves_window_on: string | null }>(
       `select transaction_id, digest, leaves_window_on::text as leaves_window_on from transaction_sync_items where ${KEY}`,
       params,
@@ -43,13 +47,14 @@ export class SqlTransactionSyncStore implements TransactionSyncStore {
         digest: row.digest,
         leavesWindowOn: row.leaves_window_on,
       });
-    return { generation: Number(states[0].generation), kept };
+    return kept;
   }
 
   apply(
     key: SyncStateKey,
     from: number | 'restart',
     changes: SyncStateChanges,
+    windowDigest: string | null,
     now: Date,
     deadline?: DatabaseDeadline,
   ): Promise<number | undefined> {
@@ -58,17 +63,18 @@ export class SqlTransactionSyncStore implements TransactionSyncStore {
       const moved =
         from === 'restart'
           ? await tx.query<{ generation: string | number }>(
-              `insert into transaction_sync_states (institution, platform, customer_id, account_id, generation, updated_at)
-               values ($1, $2, $3, $4, 1, $5)
+              `insert into transaction_sync_states (institution, platform, customer_id, account_id, generation, window_digest, updated_at)
+               values ($1, $2, $3, $4, 1, $5, $6)
                on conflict (institution, platform, customer_id, account_id)
-               do update set generation = transaction_sync_states.generation + 1, updated_at = excluded.updated_at
+               do update set generation = transaction_sync_states.generation + 1,
+                 window_digest = excluded.window_digest, updated_at = excluded.updated_at
                returning generation`,
-              [...params, now],
+              [...params, windowDigest, now],
             )
           : await tx.query<{ generation: string | number }>(
-              `update transaction_sync_states set generation = generation + 1, updated_at = $6
+              `update transaction_sync_states set generation = generation + 1, window_digest = $7, updated_at = $6
                where ${KEY} and generation = $5 returning generation`,
-              [...params, from, now],
+              [...params, from, now, windowDigest],
             );
       if (!moved[0]) return undefined;
       if (from === 'restart') await tx.query(`delete from transaction_sync_items where ${KEY}`, params);

@@ -111,7 +111,7 @@ for (const backend of BACKENDS) {
       for (const record of modified) assert.equal(record.reversed, true, `${record.id} modified as reversed`);
     });
 
-    it('keeps only ids, digests and a window day; deregistration deletes them', async () => {
+    it('keeps only ids, digests, a window day and a window digest; deregistration deletes them', async () => {
       const columns = await h.services.database.query<{ column_name: string }>(
         `select column_name from information_schema.columns where table_name in ('transaction_sync_items', 'transaction_sync_states') order by column_name`,
       );
@@ -125,6 +125,7 @@ for (const backend of BACKENDS) {
         'platform',
         'transaction_id',
         'updated_at',
+        'window_digest',
       ]);
       const digests = await h.services.database.query<{ digest: string }>(
         'select digest from transaction_sync_items where customer_id = $1 limit 5',

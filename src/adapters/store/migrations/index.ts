@@ -382,6 +382,7 @@ export const MIGRATIONS: readonly Migration[] = [
         customer_id text not null,
         account_id text not null,
         generation bigint not null,
+        window_digest text,
         updated_at timestamptz not null,
         primary key (institution, platform, customer_id, account_id),
         foreign key (institution, platform, customer_id)

@@ -3,20 +3,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TransactionSyncer } from '../../../app/sync-transactions.js';
-import { TransactionRecordSchema } from '../../../domain/transaction.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WINDOW_DAYS, MAX_PAGE_SIZE } from '../../../domain/transaction-query.js';
 import { gatewayErrors, success, SuccessEnvelope } from '../../schemas/envelope.js';
-import { CursorParameter, CustomerAccountQuery } from './transactions.js';
+import { AnsweredRecord, AnsweredRecordWithoutId, CursorParameter, CustomerAccountQuery } from './transactions.js';
 
 export interface TransactionsSyncRouteDeps {
   readonly transactionSyncer: TransactionSyncer;
 }
-
-/**
- * The record schema once more without its `$id`: a response may name one schema id once
- * (fast-json-stringify resolves ids per response), and `added` names it already.
- */
-const { $id: _recordId, ...UnnamedRecordSchema } = TransactionRecordSchema;
 
 const SyncQuery = Type.Object({
   ...CustomerAccountQuery,
@@ -37,8 +30,8 @@ const SyncQuery = Type.Object({
 const SyncResponseSchema = SuccessEnvelope(
   Type.Object(
     {
-      added: Type.Array(TransactionRecordSchema, { description: 'transactions not told before (newest first)' }),
-      modified: Type.Array(UnnamedRecordSchema, {
+      added: Type.Array(AnsweredRecord, { description: 'transactions not told before (newest first)' }),
+      modified: Type.Array(AnsweredRecordWithoutId, {
         description: 'transactions told before whose record changed (a reversal among them)',
       }),
       removed: Type.Array(Type.Object({ id: Type.String() }, { additionalProperties: false }), {

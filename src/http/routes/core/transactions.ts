@@ -17,6 +17,12 @@ import {
   MAX_WINDOW_DAYS,
 } from '../../../domain/transaction-query.js';
 import { gatewayErrors, success, SuccessEnvelope } from '../../schemas/envelope.js';
+import { forFastSerialization } from '../../schemas/fast-serialization.js';
+
+/** The record as answered: one schema id per answer (fast-json-stringify resolves ids per response). */
+export const AnsweredRecord = forFastSerialization(TransactionRecordSchema, { keepId: true });
+/** The same without its id, for a second list of records in one answer. */
+export const AnsweredRecordWithoutId = forFastSerialization(TransactionRecordSchema, { keepId: false });
 
 export interface TransactionsRouteDeps {
   readonly transactionReader: TransactionReader;
@@ -67,7 +73,7 @@ const TransactionsQuery = Type.Object({
 const TransactionsResponseSchema = SuccessEnvelope(
   Type.Object(
     {
-      transactions: Type.Array(TransactionRecordSchema),
+      transactions: Type.Array(AnsweredRecord),
       nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page' }),
     },
     { additionalProperties: false },
