@@ -5,18 +5,15 @@
  * and never printed: the output says `hasApiKey` and `hasCredentials`.
  */
 import { Command } from 'commander';
-import {
-  MAX_CORE_TIMEOUT_MS,
-  MAX_FINERACT_SESSION_TTL_SECONDS,
-  MIN_CORE_TIMEOUT_MS,
-  MIN_FINERACT_SESSION_TTL_SECONDS,
-} from '../app/institution-admin.js';
+import type { InstitutionInput } from '../app/institution-admin.js';
+import { INSTITUTION_SETTING_RULES } from '../domain/institution-settings.js';
 import {
   CORE_KINDS,
   DEFAULT_INSTITUTION,
   FINERACT_CUSTOMER_KEY_MODES,
   FINERACT_DEFAULTS,
 } from '../domain/institution.js';
+import { AdminOperationFailed } from '../server/admin-operations.js';
 import type { InstitutionArgs, InstitutionView } from '../server/institution-operations.js';
 import { UsageError } from './io.js';
 import {
@@ -35,6 +32,54 @@ import {
 const DEFAULT_INSTITUTION_HELP = `"default" always exists and takes its core from CORE_URL, COREGATE_CORE_KIND,
 COREGATE_CORE_API_KEY, COREGATE_FINERACT_* and COREGATE_CORE_TIMEOUT_MS. Changes reach every running server at once (within
 COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while its change feed is down).`;
+
+/**
+ * The flag of each field of `institutions add|update`: the use case names fields, the operator
+ * typed flags, so its refusals are shown with these ({@link inFlags}).
+ */
+const FLAG_OF_FIELD: { readonly [Field in keyof InstitutionInput]-?: string } = {
+  name: 'name',
+  coreUrl: 'core-url',
+  coreApiKey: 'core-api-key-file',
+  coreCaFile: 'core-ca-file',
+  coreCertFile: 'core-cert-file',
+  coreKeyFile: 'core-key-file',
+  coreTimeoutMs: 'core-timeout-ms',
+  coreKind: 'core-kind',
+  coreCredentials: 'core-credentials-file',
+  fineractTenant: 'fineract-tenant',
+  fineractSsnDocumentType: 'fineract-ssn-document-type',
+  fineractCustomerKey: 'fineract-customer-key',
+  fineractSessionTtlSeconds: 'fineract-session-ttl-seconds',
+};
+
+/** The fields a message may name: the camel-case ones, never a plain word such as "name". */
+const FIELD_NAMES = new RegExp(
+  `\\b(${Object.keys(FLAG_OF_FIELD)
+    .filter((field) => /[A-Z]/.test(field))
+    .join('|')})\\b`,
+  'g',
+);
+
+/**
+ * A refusal of the institution admin in the operator's words: each problem under its flag
+ * (the main loop prints `--path`), and a field named in a message as `--flag`.
+ */
+function inFlags(error: unknown): unknown {
+  if (!(error instanceof AdminOperationFailed)) return error;
+  const flag = (field: string) => FLAG_OF_FIELD[field as keyof InstitutionInput] ?? field;
+  return new AdminOperationFailed(
+    error.message,
+    error.problems.map((problem) => ({
+      path: flag(problem.path),
+      message: problem.message.replace(FIELD_NAMES, (field) => `--${flag(field)}`),
+    })),
+  );
+}
+
+function rethrowInFlags(error: unknown): never {
+  throw inFlags(error);
+}
 
 /** The flags that describe an institution's core, shared by `add` (where the first two are required) and `update`. */
 function coreOptions(command: Command, adding: boolean): Command {
@@ -63,7 +108,10 @@ function coreOptions(command: Command, adding: boolean): Command {
     .option(
       '--fineract-session-ttl-seconds <N>',
       `lifetime of a Fineract session (default: ${FINERACT_DEFAULTS.sessionTtlSeconds})`,
-      wholeNumber(MIN_FINERACT_SESSION_TTL_SECONDS, MAX_FINERACT_SESSION_TTL_SECONDS),
+      wholeNumber(
+        INSTITUTION_SETTING_RULES.fineractSessionTtlSeconds.minimum,
+        INSTITUTION_SETTING_RULES.fineractSessionTtlSeconds.maximum,
+      ),
     )
     .option('--core-ca-file <FILE>', 'CA certificates to trust for the core (PEM)')
     .option('--core-cert-file <FILE>', 'client certificate (PEM) for mutual TLS')
@@ -71,7 +119,7 @@ function coreOptions(command: Command, adding: boolean): Command {
     .option(
       '--core-timeout-ms <N>',
       'core timeout (default: COREGATE_CORE_TIMEOUT_MS)',
-      wholeNumber(MIN_CORE_TIMEOUT_MS, MAX_CORE_TIMEOUT_MS),
+      wholeNumber(INSTITUTION_SETTING_RULES.coreTimeoutMs.minimum, INSTITUTION_SETTING_RULES.coreTimeoutMs.maximum),
     );
 }
 
@@ -214,7 +262,8 @@ export function institutionsCommand(context: AdminContext): Command {
         }
       }
       const args = coreArgs(options);
-      print(await (await context.admin()).call('institutions.add', { id, ...args }), options.json);
+      const admin = await context.admin();
+      print(await admin.call('institutions.add', { id, ...args }).catch(rethrowInFlags), options.json);
     });
 
   withJson(
@@ -242,7 +291,8 @@ export function institutionsCommand(context: AdminContext): Command {
     )
     .action(async (id: string, options: CoreOptions) => {
       const args = coreArgs(options);
-      print(await (await context.admin()).call('institutions.update', { id, ...args }), options.json);
+      const admin = await context.admin();
+      print(await admin.call('institutions.update', { id, ...args }).catch(rethrowInFlags), options.json);
     });
 
   withJson(

@@ -17,6 +17,7 @@ import type { AccountRecord, CustomerStatus, Deregistration, RegisterCustomerInp
 import { TokenSource } from './token-source.js';
 import { Transactions } from './transactions.js';
 import { ClientAssertionSigner, DpopSigner, type PrivateKeyInput } from './proofs.js';
+import type { AbortSignalLike, FetchFunction, FetchResponse } from './platform-types.js';
 
 export interface CoregateClientOptions {
   /** Where coregate serves `/core/*`, e.g. `https://gateway.example.com`. */
@@ -47,7 +48,7 @@ export interface CoregateClientOptions {
   /** Longest single wait for a retry: a `Retry-After` above it fails at once; default 30 000 ms. */
   readonly maxRetryWaitMs?: number;
   /** The fetch to use (a proxy agent, instrumentation); defaults to the global one. */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: FetchFunction;
   /** The current time in ms, for token expiry; defaults to `Date.now`. */
   readonly now?: () => number;
 }
@@ -55,7 +56,7 @@ export interface CoregateClientOptions {
 /** Options of one call. */
 export interface CallOptions {
   /** Cancels the call; it then rejects with the signal's reason. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
   /** Overrides the client's `timeoutMs` for this call. */
   readonly timeoutMs?: number;
 }
@@ -67,7 +68,7 @@ function endpoint(base: string, path: string): string {
 }
 
 /** A 401 that says the access token itself is bad (RFC 6750 §3.1), not the customer. */
-function isInvalidToken(response: Response): boolean {
+function isInvalidToken(response: FetchResponse): boolean {
   return response.status === 401 && /error="invalid_token"/.test(response.headers.get('www-authenticate') ?? '');
 }
 
@@ -93,7 +94,7 @@ function envelopeError(
 export class CoregateClient {
   readonly #baseUrl: string;
   readonly #tokens: TokenSource;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: FetchFunction;
   readonly #timeoutMs: number;
   readonly #limits: RetryLimits;
   readonly #now: () => number;
@@ -224,7 +225,7 @@ export class CoregateClient {
       for (let retry = 0; ;) {
         const token = await this.#tokens.get(call.signal, call.failure);
         const scheme = this.#tokens.scheme;
-        let response: Response;
+        let response: FetchResponse;
         try {
           response = await this.#fetch(url, {
             method,
