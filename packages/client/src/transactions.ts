@@ -3,6 +3,8 @@
  * iterator over pages, and incremental sync (`GET /core/transactions/sync`), Plaid-style.
  */
 
+import type { CallOptions } from './client.js';
+
 /** One movement of an account. */
 export interface TransactionRecord {
   /** Stable for the transaction's life; a pending one and the booked one that replaces it have different ids. */
@@ -67,7 +69,7 @@ export interface SyncOptions {
   readonly count?: number;
 }
 
-type Get = <T>(path: string, options: { readonly signal?: AbortSignal; readonly timeoutMs?: number }) => Promise<T>;
+type Get = <T>(path: string, options: CallOptions) => Promise<T>;
 
 function query(parameters: Record<string, string | number | undefined>): string {
   const search = new URLSearchParams();
@@ -97,7 +99,7 @@ export class Transactions {
     customerId: string,
     accountId: string,
     filters: TransactionFilters = {},
-    options: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {},
+    options: CallOptions = {},
   ): AsyncGenerator<TransactionPage, void, undefined> {
     let cursor: string | undefined;
     do {
@@ -119,7 +121,7 @@ export class Transactions {
     customerId: string,
     accountId: string,
     sync: SyncOptions = {},
-    options: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {},
+    options: CallOptions = {},
   ): Promise<TransactionSync> {
     return this.#get<TransactionSync>(
       `core/transactions/sync?${query({ customerId, accountId, cursor: sync.cursor, count: sync.count })}`,
