@@ -10,15 +10,18 @@ import * as accounts from './accounts.mjs';
 import * as accountsDpop from './accounts-dpop.mjs';
 import * as accountsTraced from './accounts-traced.mjs';
 import * as registration from './registration.mjs';
+import * as transactions from './transactions.mjs';
 import { clientWithToken, HOT_CUSTOMER_KEY } from './accounts.mjs';
 import { startBareProxy, startCoregate, startSimulator } from '../lib/servers.mjs';
 import { freshStorage } from '../lib/storage.mjs';
 
-export const names = [accounts.name, accountsDpop.name, accountsTraced.name, registration.name];
+export const names = [accounts.name, accountsDpop.name, accountsTraced.name, transactions.name, registration.name];
 export const title = '2. Accounts hot path (bearer and DPoP-bound tokens), 3. Registration, 5. on each storage';
 
 export async function run(ctx, selected) {
-  const parts = [accounts, accountsDpop, accountsTraced, registration].filter((part) => selected.includes(part.name));
+  const parts = [accounts, accountsDpop, accountsTraced, transactions, registration].filter((part) =>
+    selected.includes(part.name),
+  );
   const simulator = await startSimulator(ctx);
   const peers = [simulator];
   try {

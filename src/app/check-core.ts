@@ -9,6 +9,9 @@
  *   ends up in shell histories and process lists);
  * - `accounts`: that session's accounts, every record an account record of
  *   docs/core-protocol.md, field by field;
+ * - `transactions`: the first account's first page of transactions (protocol 1.1, optional: a core
+ *   without the call passes, saying platforms get 501), every record a transaction record, newest
+ *   first, of that account;
  * - `forged_session_rejected`: a delegate reference ID the core never issued (that session's
  *   with one character changed, or random without a session) is refused as a rejected session;
  *   a connector that refuses it without calling the core (Fineract's sealed handles) is named
@@ -19,14 +22,22 @@
  * error messages, never a value read from the core or a delegate reference ID.
  */
 import { randomBytes } from 'node:crypto';
-import { CoreError, SessionRejected, type CoreConnector, type CoreSession } from '../ports/core-connector.js';
+import {
+  CoreError,
+  SessionRejected,
+  TransactionsNotSupported,
+  type CoreConnector,
+  type CoreSession,
+} from '../ports/core-connector.js';
+import { DEFAULT_PAGE_SIZE, DEFAULT_WINDOW_DAYS, addDays, utcDay } from '../domain/transaction-query.js';
+import { checkPage, transactionPage } from './list-transactions.js';
 import { notFound, type FieldProblem } from '../domain/errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { InstitutionCoreFactory } from '../ports/institution-core-factory.js';
 import type { InstitutionStore } from '../ports/institution-store.js';
 
 /** The checks' names, in the order they run. */
-type CoreCheckName = 'readiness' | 'session' | 'accounts' | 'forged_session_rejected' | 'end_session';
+type CoreCheckName = 'readiness' | 'session' | 'accounts' | 'transactions' | 'forged_session_rejected' | 'end_session';
 
 interface CoreCheckResult {
   readonly name: CoreCheckName;
@@ -112,9 +123,12 @@ export async function checkCore(core: CoreConnector, options: CoreCheckOptions):
     }
   }
 
+  let firstAccountId: string | undefined;
   if (session) {
     try {
       const records: unknown[] = await core.listAccounts(session.delegateReferenceId, context());
+      const first = records[0] as { id?: unknown } | undefined;
+      if (typeof first?.id === 'string') firstAccountId = first.id;
       const problems = records.flatMap((record, index) => options.checkRecord(record, `accounts[${index}]`));
       if (problems.length === 0) {
         pass('accounts', `${records.length} account(s), each record an account record with every field`);
@@ -127,6 +141,9 @@ export async function checkCore(core: CoreConnector, options: CoreCheckOptions):
       fail('accounts', `expected the session's accounts; got ${described(error)}`);
     }
   }
+
+  if (session && firstAccountId !== undefined)
+    await checkTransactions(core, session, firstAccountId, options, context, pass, fail);
 
   const forgedFrom = session ? "the session's delegate reference ID with one character changed" : 'a random one';
   try {
@@ -164,6 +181,50 @@ export async function checkCore(core: CoreConnector, options: CoreCheckOptions):
   }
 
   return { ok: checks.every((check) => check.ok), checks };
+}
+
+/** The `transactions` check: one page of the last 90 days of `accountId`, held to the protocol. */
+async function checkTransactions(
+  core: CoreConnector,
+  session: CoreSession,
+  accountId: string,
+  options: CoreCheckOptions,
+  context: () => { requestId: string; institution: string },
+  pass: (name: CoreCheckName, detail: string) => void,
+  fail: (name: CoreCheckName, detail: string) => void,
+): Promise<void> {
+  const today = utcDay(options.now());
+  try {
+    const page = await transactionPage(
+      core,
+      session.delegateReferenceId,
+      {
+        accountId,
+        fromDate: addDays(today, -DEFAULT_WINDOW_DAYS),
+        toDate: today,
+        status: 'both',
+        limit: DEFAULT_PAGE_SIZE,
+      },
+      context(),
+    );
+    checkPage(page.transactions, accountId, 'both', DEFAULT_PAGE_SIZE);
+    pass(
+      'transactions',
+      `${page.transactions.length} transaction(s) of the first account in the last ${DEFAULT_WINDOW_DAYS} days, newest first, each a transaction record${page.nextCursor === null ? '' : ', and a cursor to the next page'}`,
+    );
+  } catch (error) {
+    if (error instanceof TransactionsNotSupported) {
+      pass(
+        'transactions',
+        'the core does not offer transactions (protocol 1.0): platforms get 501 not_supported_by_core',
+      );
+    } else {
+      fail(
+        'transactions',
+        `expected a page of the first account's transactions (docs/core-protocol.md, section 3b); got ${described(error)}`,
+      );
+    }
+  }
 }
 
 /** `core check --institution ID`: the institution's core, built afresh from its record and closed after. */

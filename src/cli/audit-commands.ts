@@ -7,7 +7,7 @@ import { MAX_AUDIT_LIMIT } from '../app/read-audit-log.js';
 import { examples, printData, table, wholeNumber, withJson, type AdminContext } from './program.js';
 
 const AUDIT_EVENTS = `Event types (--type): token.issued, token.denied, access.denied, session.registered,
-session.renewed, session.reregistration_required, session.revoked, accounts.listed, session.read,
+session.renewed, session.reregistration_required, session.revoked, accounts.listed, transactions.listed, transactions.synced, session.read,
 session.deregistered; operator actions (actor operator): client.created, client.updated,
 client.deleted, client.disabled, client.enabled, client.secret_rotated, key.rotated, key.revoked
 (the kid in REASON), institution.added, institution.updated, institution.disabled,

@@ -22,6 +22,7 @@ export const ENVELOPE_KINDS = {
   Unprocessable: { status: 422, className: 'unprocessable' },
   TooManyRequests: { status: 429, className: 'too-many-requests' },
   GeneralError: { status: 500, className: 'general-error' },
+  NotImplemented: { status: 501, className: 'not-implemented' },
   BadGateway: { status: 502, className: 'bad-gateway' },
   Unavailable: { status: 503, className: 'unavailable' },
 } as const;
@@ -90,6 +91,8 @@ export const ERROR_CODES = {
   reregistration_required: { envelope: 'NotAuthenticated', oauth: OAUTH_INVALID_REQUEST },
   customer_not_registered: { envelope: 'NotFound', oauth: OAUTH_INVALID_REQUEST },
   customer_id_taken: { envelope: 'Conflict', oauth: OAUTH_INVALID_REQUEST },
+  // A page or sync cursor that is tampered with, malformed, made for another request or too old.
+  invalid_cursor: { envelope: 'BadRequest', oauth: OAUTH_INVALID_REQUEST },
   // The HTTP edge.
   route_not_found: { envelope: 'NotFound', oauth: OAUTH_INVALID_REQUEST },
   method_not_allowed: { envelope: 'MethodNotAllowed', oauth: { error: 'invalid_request', status: 405 } },
@@ -102,6 +105,8 @@ export const ERROR_CODES = {
   // What fails behind the request.
   internal_error: { envelope: 'GeneralError', oauth: OAUTH_SERVER_ERROR },
   core_failed: { envelope: 'BadGateway', oauth: OAUTH_SERVER_ERROR },
+  // The institution's core does not offer the call (transactions, docs/behaviour.md#transactions).
+  not_supported_by_core: { envelope: 'NotImplemented', oauth: OAUTH_SERVER_ERROR },
   unavailable: { envelope: 'Unavailable', oauth: { error: 'temporarily_unavailable', status: 503 } },
   // A disabled institution's clients are told the service is unavailable; the operator learns which.
   institution_disabled: {
@@ -332,6 +337,25 @@ export function customerNotRegistered(): ApiError {
 export function customerIdTaken(customerId: string): ApiError {
   return new ApiError('customer_id_taken', 'this customerId is already registered for another core customer', {
     data: { customerId },
+  });
+}
+
+/**
+ * A page or sync cursor that cannot be used here: tampered with, malformed, made for another
+ * platform, customer, account or filters, or older than the kept sync state. Which one is
+ * the `detail`, logged only: a caller learns nothing about other platforms' cursors.
+ */
+export function invalidCursor(detail: string): ApiError {
+  return new ApiError('invalid_cursor', 'the cursor cannot be used with this request; start again without one', {
+    data: { errors: [{ path: '/cursor', message: 'is not a cursor of this request' }] },
+    detail,
+  });
+}
+
+/** The institution's core does not offer what was asked (501): nothing was done. */
+export function notSupportedByCore(detail: string): ApiError {
+  return new ApiError('not_supported_by_core', "the institution's core banking system does not offer this", {
+    detail,
   });
 }
 

@@ -10,6 +10,8 @@ import type { ClientAuthenticator } from '../app/authenticate-client.js';
 import type { ClientDirectory } from '../app/client-directory.js';
 import type { TokenIssuer } from '../app/issue-token.js';
 import type { AccountReader } from '../app/list-accounts.js';
+import type { TransactionReader } from '../app/list-transactions.js';
+import type { TransactionSyncer } from '../app/sync-transactions.js';
 import { DEFAULT_SCOPE } from '../domain/client.js';
 import type { TokenRevoker } from '../app/revoke-token.js';
 import type { DpopProofs } from '../app/dpop-proofs.js';
@@ -23,6 +25,8 @@ import { refuseDuplicateJsonKeys } from './plugins/json-body.js';
 import { requireSingleAuthorization } from './plugins/single-authorization.js';
 import { clientErrorHandling, serverTimeouts } from './plugins/client-errors.js';
 import { accountsRoute } from './routes/core/accounts.js';
+import { transactionsRoute } from './routes/core/transactions.js';
+import { transactionsSyncRoute } from './routes/core/transactions-sync.js';
 import { sessionsRoutes, type SessionsRouteDeps } from './routes/core/sessions.js';
 import { revokeRoute } from './routes/oauth/revoke.js';
 import { tokenRoute } from './routes/oauth/token.js';
@@ -81,6 +85,9 @@ export interface AppDeps {
     /** `POST`, `GET` and `DELETE /core/sessions`. */
     readonly sessions: Omit<SessionsRouteDeps, 'clock'>;
     readonly accountReader: AccountReader;
+    /** `GET /core/transactions` and `GET /core/transactions/sync`. */
+    readonly transactionReader: TransactionReader;
+    readonly transactionSyncer: TransactionSyncer;
   };
   /** Records request and token metrics (`plugins/request-metrics.ts`). */
   readonly metrics: MetricsRecorder;
@@ -246,6 +253,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     core.addHook('onRequest', gatewayRateLimit(deps.throttle));
     await core.register(sessionsRoutes, { ...gateway.sessions, clock: deps.clock });
     await core.register(accountsRoute, { accountReader: gateway.accountReader });
+    await core.register(transactionsRoute, { transactionReader: gateway.transactionReader });
+    await core.register(transactionsSyncRoute, { transactionSyncer: gateway.transactionSyncer });
   });
   if (deps.ops) await app.register(opsRoutes, deps.ops);
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());

@@ -42,6 +42,8 @@ export async function openApiDocument(version: string): Promise<Record<string, u
         deregistrar: notServing('deregistrar'),
       },
       accountReader: notServing('accountReader'),
+      transactionReader: notServing('transactionReader'),
+      transactionSyncer: notServing('transactionSyncer'),
     },
     metrics: notServing('metrics'),
     clientSecurity: notServing('clientSecurity'),

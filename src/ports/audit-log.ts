@@ -24,6 +24,10 @@ export const AUDIT_EVENT_TYPES = [
   'session.revoked',
   /** `GET /core/accounts`, successful or not. */
   'accounts.listed',
+  /** `GET /core/transactions`, successful or not (never an amount or a description). */
+  'transactions.listed',
+  /** `GET /core/transactions/sync`, successful or not. */
+  'transactions.synced',
   /** `GET /core/sessions`: a platform read its customer's state, successful or not. */
   'session.read',
   /** `DELETE /core/sessions`: a platform deregistered its customer, successful or not. */

@@ -6,6 +6,7 @@
  * institution's transport is wrapped in (retries, circuit breaker, metrics).
  */
 import type { AccountRecord } from '../domain/account.js';
+import type { StatusFilter, TransactionRecord } from '../domain/transaction.js';
 import type { RegistrationSubject } from '../domain/registration.js';
 import type { DatabaseDeadline } from './database-deadline.js';
 
@@ -29,12 +30,43 @@ export interface CoreCallContext {
   readonly deadline?: DatabaseDeadline | undefined;
 }
 
+/** One page of an account's transactions asked of the core (docs/core-protocol.md, transactions). */
+export interface TransactionPageRequest {
+  /** An account `id` as the core lists it in the session's accounts. */
+  readonly accountId: string;
+  /** Both days inclusive, `YYYY-MM-DD`. */
+  readonly fromDate: string;
+  readonly toDate: string;
+  readonly status: StatusFilter;
+  /** At most this many transactions, 1 to 500. */
+  readonly limit: number;
+  /** The core's own cursor from the previous page; absent for the first page. */
+  readonly cursor?: string | undefined;
+}
+
+/** A page of transactions, newest first, and the core's cursor of the next page (null: the last page). */
+export interface TransactionPage {
+  readonly transactions: readonly TransactionRecord[];
+  readonly nextCursor: string | null;
+}
+
 export interface CoreConnector {
   /** Throws {@link CustomerNotRecognised} when the core does not know the subject. */
   /** `subject` is a validated, normalised registration subject. */
   startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession>;
   /** Throws {@link SessionRejected} when the core refuses the delegate reference ID. */
   listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]>;
+  /**
+   * One page of an account of the session's customer. Throws {@link SessionRejected} when the
+   * core refuses the delegate reference ID, {@link AccountNotFound} when the account is not the
+   * session's customer's, {@link TransactionsNotSupported} when the core does not offer the call.
+   * Optional: a transport without it does not offer transactions.
+   */
+  listTransactions?(
+    delegateReferenceId: string,
+    request: TransactionPageRequest,
+    context: CoreCallContext,
+  ): Promise<TransactionPage>;
   /**
    * A cheap readiness check (`/readyz`): resolves when the core answers, throws a
    * {@link CoreError} when it cannot be reached. Optional: a connector without it
@@ -88,6 +120,22 @@ export class SessionRejected extends CoreError {
         ? 'the core rejected the delegate reference ID'
         : 'the delegate reference ID was rejected before any call to the core',
     );
+  }
+}
+
+/** The account asked for is not one of the session's customer's accounts at the core. */
+export class AccountNotFound extends CoreError {
+  readonly retrySafe = true;
+  constructor() {
+    super("the account is not one of the session's customer's accounts");
+  }
+}
+
+/** The core does not offer the call (it answered 404 to the path): nothing was done there. */
+export class TransactionsNotSupported extends CoreError {
+  readonly retrySafe = true;
+  constructor(readonly reason: string) {
+    super(`the core does not offer transactions: ${reason}`);
   }
 }
 

@@ -6,9 +6,17 @@
 
 /** Outcome of one call to the core, named after the port's typed results. */
 export type CoreCallOutcome =
-  'ok' | 'customer_not_recognised' | 'session_rejected' | 'unavailable' | 'busy' | 'protocol_error' | 'error';
+  | 'ok'
+  | 'customer_not_recognised'
+  | 'session_rejected'
+  | 'unavailable'
+  | 'busy'
+  | 'protocol_error'
+  | 'account_not_found'
+  | 'not_supported'
+  | 'error';
 
-export type CoreCallOperation = 'startSession' | 'listAccounts' | 'ping' | 'endSession';
+export type CoreCallOperation = 'startSession' | 'listAccounts' | 'listTransactions' | 'ping' | 'endSession';
 
 /** State of the core circuit breaker. */
 export type CircuitState = 'closed' | 'open' | 'half_open';

@@ -33,6 +33,8 @@ export function appDepsFrom(services: Services): AppDeps {
         deregistrar: services.deregistrar,
       },
       accountReader: services.accountReader,
+      transactionReader: services.transactionReader,
+      transactionSyncer: services.transactionSyncer,
     },
     metrics: services.metrics,
     audit: services.audit,

@@ -19,6 +19,8 @@ import type { InstitutionAdmin } from '../app/institution-admin.js';
 import type { InstitutionRegistry } from '../app/institution-registry.js';
 import type { TokenIssuer } from '../app/issue-token.js';
 import type { AccountReader } from '../app/list-accounts.js';
+import type { TransactionReader } from '../app/list-transactions.js';
+import type { TransactionSyncer } from '../app/sync-transactions.js';
 import type { AuditReader } from '../app/read-audit-log.js';
 import type { AssociationReader } from '../app/read-association.js';
 import type { ReadinessProbe } from '../app/readiness.js';
@@ -111,6 +113,9 @@ export interface Services {
   readonly sessionKeeper: CoreSessionKeeper;
   readonly registrar: AssociationRegistrar;
   readonly accountReader: AccountReader;
+  /** `GET /core/transactions` and its sync (docs/behaviour.md#transactions). */
+  readonly transactionReader: TransactionReader;
+  readonly transactionSyncer: TransactionSyncer;
   /** This process's metrics (its own registry), for `/metrics`. */
   readonly metrics: PrometheusMetrics;
   /** The `/readyz` checks: database and signing key required, each institution's core reported (docs/behaviour.md#health). */
@@ -198,6 +203,7 @@ export async function createServices(config: Config, options: ServiceOptions): P
   // A commit that queued webhook deliveries nudges this process's dispatcher (when it runs).
   const customers = buildAssociations(basics, {
     sealer,
+    hasher,
     institutions,
     audit,
     metrics,
@@ -260,6 +266,8 @@ export async function createServices(config: Config, options: ServiceOptions): P
     sessionKeeper: customers.sessionKeeper,
     registrar: customers.registrar,
     accountReader: customers.accountReader,
+    transactionReader: customers.transactionReader,
+    transactionSyncer: customers.transactionSyncer,
     metrics,
     readiness,
     dependencyWatch,

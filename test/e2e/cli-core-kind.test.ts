@@ -307,11 +307,13 @@ describe('coregate core check', { timeout: 420_000 }, () => {
         ['readiness', true],
         ['session', true],
         ['accounts', true],
+        ['transactions', true],
         ['forged_session_rejected', true],
         ['end_session', true],
       ],
     );
     assert.match(report.checks[2]!.detail, /^3 account\(s\)/);
+    assert.match(report.checks[3]!.detail, /^100 transaction\(s\)/);
     // Nothing read from the core: no account number, balance field value or customer name.
     assert.doesNotMatch(atUrl.stdout, /70001234|Ada|DRID/i);
 
@@ -326,7 +328,8 @@ describe('coregate core check', { timeout: 420_000 }, () => {
     assert.equal(inProcess.code, 0, inProcess.stderr);
     assert.match(inProcess.stdout, /^PASS readiness: /m);
     assert.match(inProcess.stdout, /^PASS accounts: 3 account\(s\)/m);
-    assert.match(inProcess.stdout, /^all 5 checks passed$/m);
+    assert.match(inProcess.stdout, /^PASS transactions: 100 transaction\(s\)/m);
+    assert.match(inProcess.stdout, /^all 6 checks passed$/m);
 
     const noKey = await runCli(['core', 'check', '--institution', 'default'], env);
     assert.equal(noKey.code, 0, noKey.stderr);
@@ -403,9 +406,11 @@ describe('coregate core check against the Fineract stand-in', { timeout: 420_000
         ['readiness', true],
         ['session', true],
         ['accounts', true],
+        ['transactions', true],
         ['forged_session_rejected', true],
       ],
     );
+    assert.match(report.checks[3]!.detail, /does not offer transactions/);
     assert.doesNotMatch(good.stdout + good.stderr, new RegExp(standIn.credentials.password));
 
     standIn.setFaults({ malformed: true });

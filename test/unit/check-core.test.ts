@@ -64,10 +64,12 @@ describe('checkCore', () => {
       'PASS readiness',
       'PASS session',
       'PASS accounts',
+      'PASS transactions',
       'PASS forged_session_rejected',
       'PASS end_session',
     ]);
     assert.match(report.checks[1]!.detail, /expiring in 900 s/);
+    assert.match(report.checks[3]!.detail, /^100 transaction\(s\) of the first account/);
   });
 
   it('without a customer key: readiness and a random forged ID only', async () => {

@@ -15,6 +15,7 @@ import { readJson } from './read-json.js';
 import { parseRetryAfter, retryDelay, type RetryLimits } from './retry-policy.js';
 import type { AccountRecord, CustomerStatus, Deregistration, RegisterCustomerInput, Registration } from './schema.js';
 import { TokenSource } from './token-source.js';
+import { Transactions } from './transactions.js';
 import { ClientAssertionSigner, DpopSigner, type PrivateKeyInput } from './proofs.js';
 import type { AbortSignalLike, FetchFunction, FetchResponse } from './platform-types.js';
 
@@ -98,6 +99,8 @@ export class CoregateClient {
   readonly #limits: RetryLimits;
   readonly #now: () => number;
   readonly #dpop: DpopSigner | undefined;
+  /** An account's transactions: `list()` pages through them, `sync()` answers what changed. */
+  readonly transactions: Transactions;
 
   constructor(options: CoregateClientOptions) {
     if (!options.baseUrl || !options.clientId || (!options.clientSecret && !options.privateKey)) {
@@ -126,6 +129,9 @@ export class CoregateClient {
       fetch: this.#fetch,
       now: this.#now,
     });
+    this.transactions = new Transactions(<T>(path: string, options: CallOptions) =>
+      this.#call<T>('GET', path, undefined, options),
+    );
   }
 
   /**

@@ -5,6 +5,8 @@
  * const cg = new CoregateClient({ baseUrl, clientId, clientSecret });
  * await cg.registerCustomer({ customerId: 'c-1', customer: { customerKey: 'C-1001' } });
  * const accounts = await cg.listAccounts('c-1');
+ * for await (const page of cg.transactions.list('c-1', accounts[0].id)) console.log(page.transactions.length);
+ * const { added, modified, removed, nextCursor } = await cg.transactions.sync('c-1', accounts[0].id);
  * // Onboarding an existing customer base: 16 at a time, 429/503 waited out, one result per customer.
  * for await (const result of cg.registerCustomers(customers)) if (!result.ok) console.error(result.customerId, result.error.data['reason']);
  * // A bank's client: private_key_jwt and DPoP-bound tokens, no shared secret.
@@ -20,6 +22,14 @@ export type {
   RegisterCustomersOptions,
 } from './bulk-registration.js';
 export type { Jwk, PrivateKeyInput } from './proofs.js';
+export type {
+  SyncOptions,
+  TransactionFilters,
+  TransactionPage,
+  TransactionRecord,
+  Transactions,
+  TransactionSync,
+} from './transactions.js';
 export {
   ACCOUNT_RECORD_FIELDS,
   CUSTOMER_REFERENCE_FIELDS,

@@ -4,7 +4,7 @@
  * the core counted and timed (`coregate_core_requests_total`, by operation and
  * outcome, under the institution's label).
  *
- * - Reading accounts is safe to repeat (a GET, docs/core-protocol.md): it goes
+ * - Reading accounts and transactions is safe to repeat (a GET, docs/core-protocol.md): it goes
  *   through `wrap(breaker, retry)`. The retry sits inside the breaker, so the breaker
  *   takes a call with its retries as one outcome and a core failing some of its calls
  *   is mostly hidden from the platforms.
@@ -59,6 +59,7 @@ import { DEFAULT_INSTITUTION } from '../../domain/institution.js';
 import { inSpan, markFailed, SpanKind } from '../../ports/tracing.js';
 import type { RegistrationSubject } from '../../domain/registration.js';
 import {
+  AccountNotFound,
   CoreBusy,
   CoreCircuitOpen,
   CoreError,
@@ -66,9 +67,12 @@ import {
   CoreUnavailable,
   CustomerNotRecognised,
   SessionRejected,
+  TransactionsNotSupported,
   type CoreCallContext,
   type CoreConnector,
   type CoreSession,
+  type TransactionPage,
+  type TransactionPageRequest,
 } from '../../ports/core-connector.js';
 import type { CircuitState, CoreCallOperation, CoreCallOutcome, MetricsRecorder } from '../../ports/metrics.js';
 
@@ -134,6 +138,8 @@ function outcomeOf(error: unknown): CoreCallOutcome {
   if (error instanceof CoreUnavailable) return 'unavailable';
   if (error instanceof CoreBusy) return 'busy';
   if (error instanceof CoreProtocolError) return 'protocol_error';
+  if (error instanceof AccountNotFound) return 'account_not_found';
+  if (error instanceof TransactionsNotSupported) return 'not_supported';
   return 'error';
 }
 
@@ -271,6 +277,22 @@ export class GuardedCoreConnector implements CoreConnector {
   listAccounts(delegateReferenceId: string, context: CoreCallContext): Promise<AccountRecord[]> {
     return this.guard('listAccounts', context, this.safeCalls, Date.now() + this.retryWindowMs, () =>
       this.transport.listAccounts(delegateReferenceId, context),
+    );
+  }
+
+  /**
+   * A page of transactions: a GET like reading accounts, so retried and broken alike. A
+   * transport without the call does not offer transactions: refused without a call.
+   */
+  listTransactions(
+    delegateReferenceId: string,
+    request: TransactionPageRequest,
+    context: CoreCallContext,
+  ): Promise<TransactionPage> {
+    const list = this.transport.listTransactions?.bind(this.transport);
+    if (!list) return Promise.reject(new TransactionsNotSupported('this kind of core has no transactions call yet'));
+    return this.guard('listTransactions', context, this.safeCalls, Date.now() + this.retryWindowMs, () =>
+      list(delegateReferenceId, request, context),
     );
   }
 

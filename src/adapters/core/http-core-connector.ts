@@ -14,7 +14,10 @@ import {
   type CoreCallContext,
   type CoreConnector,
   type CoreSession,
+  type TransactionPage,
+  type TransactionPageRequest,
 } from '../../ports/core-connector.js';
+import { readTransactionPage } from './transaction-record.js';
 import { describeProblems, jsonType, readAccountRecord, type Problem } from './account-record.js';
 import { CoreHttpClient, type Answer } from './core-http-client.js';
 import { isPlainObject } from '../../domain/json.js';
@@ -27,6 +30,8 @@ import {
   retrySafe,
   SessionBodySchema,
   sessionEndedAnyway,
+  TRANSACTION_QUERY_PARAMETERS,
+  transactionsPath,
   type CoreOperation,
   type SessionBody,
   type StartSessionBody,
@@ -169,6 +174,30 @@ export class HttpCoreConnector implements CoreConnector {
     if (problems.length > 0)
       throw new CoreProtocolError(`invalid accounts answer: ${describeProblems(problems)}`, true);
     return records;
+  }
+
+  /** Protocol 1.1; a core of protocol 1.0 answers 404 to the path: {@link TransactionsNotSupported}. */
+  async listTransactions(
+    delegateReferenceId: string,
+    request: TransactionPageRequest,
+    context: CoreCallContext,
+  ): Promise<TransactionPage> {
+    if (!HEADER_SAFE.test(delegateReferenceId))
+      throw new CoreProtocolError('the delegate reference ID cannot be sent in a header', true);
+    const query = new URLSearchParams();
+    for (const name of TRANSACTION_QUERY_PARAMETERS) {
+      const value = request[name];
+      if (value !== undefined) query.set(name, String(value));
+    }
+    const answer = await this.call(
+      'listTransactions',
+      'GET',
+      `${transactionsPath(request.accountId)}?${query.toString()}`,
+      context,
+      { [PROTOCOL_HEADERS.delegateReferenceId]: delegateReferenceId },
+    );
+    if (answer.status !== 200) throw this.failure('listTransactions', answer);
+    return readTransactionPage(this.json('listTransactions', answer));
   }
 
   async endSession(delegateReferenceId: string, context: CoreCallContext): Promise<void> {

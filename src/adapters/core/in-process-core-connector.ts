@@ -10,6 +10,8 @@ import {
   type CoreCallContext,
   type CoreConnector,
   type CoreSession,
+  type TransactionPage,
+  type TransactionPageRequest,
 } from '../../ports/core-connector.js';
 import { errorForAnswer, retrySafe, sessionEndedAnyway, type CoreOperation } from './protocol.js';
 import { SimulatorError, type CoreSimulator } from '../../fakes/core-simulator/core-simulator.js';
@@ -45,6 +47,16 @@ export class InProcessCoreConnector implements CoreConnector {
     // Copies, so no caller can change the simulator's data.
     return this.call('listAccounts', () =>
       this.simulator.listAccounts(delegateReferenceId, context.requestId).map((record) => ({ ...record })),
+    );
+  }
+
+  listTransactions(
+    delegateReferenceId: string,
+    request: TransactionPageRequest,
+    context: CoreCallContext,
+  ): Promise<TransactionPage> {
+    return this.call('listTransactions', () =>
+      this.simulator.listTransactions(delegateReferenceId, request, context.requestId),
     );
   }
 

@@ -5,10 +5,12 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import {
+  AccountNotFound,
   CoreProtocolError,
   CoreUnavailable,
   CustomerNotRecognised,
   SessionRejected,
+  TransactionsNotSupported,
   type CoreError,
 } from '../../ports/core-connector.js';
 import type { AccountRecord } from '../../domain/account.js';
@@ -20,6 +22,14 @@ export const PROTOCOL_PATHS = {
   /** Optional for a bank's adapter: coregate's readiness check (`/readyz`) takes any answer below 500 as "reachable". */
   health: '/v1/health',
 } as const;
+
+/** Protocol 1.1: `GET /v1/accounts/{accountId}/transactions`, the account id percent-encoded as one path segment. */
+export function transactionsPath(accountId: string): string {
+  return `${PROTOCOL_PATHS.accounts}/${encodeURIComponent(accountId)}/transactions`;
+}
+
+/** The query parameters of a transactions page, in the order coregate sends them. */
+export const TRANSACTION_QUERY_PARAMETERS = ['fromDate', 'toDate', 'status', 'limit', 'cursor'] as const;
 
 /** Header names, lower-case as node:http and undici report them. */
 export const PROTOCOL_HEADERS = {
@@ -73,6 +83,7 @@ interface ProtocolErrorStatuses {
   session_invalid: 401;
   api_key_invalid: 403;
   customer_not_found: 404;
+  account_not_found: 404;
   not_found: 404;
   method_not_allowed: 405;
   payload_too_large: 413;
@@ -87,7 +98,7 @@ export interface ErrorBody {
   readonly message?: string;
 }
 
-export type CoreOperation = 'startSession' | 'listAccounts' | 'endSession';
+export type CoreOperation = 'startSession' | 'listAccounts' | 'listTransactions' | 'endSession';
 
 /**
  * Whether a failed call can be repeated without harm. Reading accounts always
@@ -106,7 +117,20 @@ export function retrySafe(operation: CoreOperation, reachedCore: boolean): boole
 export function errorForAnswer(operation: CoreOperation, status: number, code: string | undefined): CoreError {
   if (operation === 'startSession' && status === 404 && code === 'customer_not_found')
     return new CustomerNotRecognised();
-  if (operation === 'listAccounts' && status === 401 && code === 'session_invalid') return new SessionRejected();
+  if (
+    (operation === 'listAccounts' || operation === 'listTransactions') &&
+    status === 401 &&
+    code === 'session_invalid'
+  )
+    return new SessionRejected();
+  if (operation === 'listTransactions' && status === 404) {
+    // The account is not the session's customer's; any other 404 is a core (or adapter)
+    // without the call, protocol 1.0 (docs/core-protocol.md#3b-get-v1accountsaccountidtransactions--an-accounts-transactions-11-optional).
+    if (code === 'account_not_found') return new AccountNotFound();
+    return new TransactionsNotSupported(
+      `the core answered 404${code === undefined ? '' : ` (${safeCode(code)})`} to the transactions path`,
+    );
+  }
   // A core shedding load did nothing: the platform is asked to come back (docs/core-protocol.md#4-errors).
   if (status === 429) return coreBusy();
   if (status >= 500 && status <= 599)

@@ -7,6 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AccountRecord } from '../../domain/account.js';
+import { utcDay } from '../../domain/transaction-query.js';
+import type { TransactionPage, TransactionPageRequest } from '../../ports/core-connector.js';
 import type { Clock } from '../../ports/clock.js';
 import type {} from '../../ports/core-connector.js';
 import { systemClock } from '../../adapters/clock/system-clock.js';
@@ -14,6 +16,7 @@ import { jsonType, safeName, type Problem } from '../../adapters/core/account-re
 import type { ProtocolErrorCode } from '../../adapters/core/protocol.js';
 import type { CustomerDirectory } from './customers.js';
 import { demoDirectory } from './demo-data.js';
+import { BadSimulatorCursor, SimulatedTransactions } from './transactions.js';
 import type { RegistrationSubject } from '../../domain/registration.js';
 import { isPlainObject } from '../../domain/json.js';
 
@@ -90,6 +93,7 @@ export class CoreSimulator {
   private readonly forgotten = new Set<string>();
   private sessionsStarted = 0;
   private accountRequests = 0;
+  private readonly transactions = new SimulatedTransactions();
 
   constructor(options: CoreSimulatorOptions = {}) {
     const ttl = options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS;
@@ -124,6 +128,29 @@ export class CoreSimulator {
   listAccounts(delegateReferenceId: string, requestId?: string): readonly AccountRecord[] {
     this.lastRequestId = requestId;
     this.accountRequests += 1;
+    return this.customers.byKey(this.sessionCustomer(delegateReferenceId))?.accounts ?? [];
+  }
+
+  /**
+   * One page of an account of the session's customer (`GET /v1/accounts/{id}/transactions`);
+   * throws 401 `session_invalid` as for accounts, 404 `account_not_found` for an account that is
+   * not the customer's, 400 `invalid_request` for a cursor it did not make.
+   */
+  listTransactions(delegateReferenceId: string, request: TransactionPageRequest, requestId?: string): TransactionPage {
+    this.lastRequestId = requestId;
+    const customerKey = this.sessionCustomer(delegateReferenceId);
+    const account = this.customers.byKey(customerKey)?.accounts.find((candidate) => candidate.id === request.accountId);
+    if (!account) throw new SimulatorError(404, 'account_not_found', "no such account of the session's customer");
+    try {
+      return this.transactions.page(account, request, utcDay(this.clock.now()));
+    } catch (error) {
+      if (error instanceof BadSimulatorCursor) throw new SimulatorError(400, 'invalid_request', error.message);
+      throw error;
+    }
+  }
+
+  /** The customer key of a live session; throws 401 `session_invalid` for an unknown or expired one. */
+  private sessionCustomer(delegateReferenceId: string): string {
     const session = this.sessions.get(delegateReferenceId);
     if (!session || this.forgotten.has(session.customerKey))
       throw new SimulatorError(401, 'session_invalid', 'unknown or expired delegate reference ID');
@@ -131,7 +158,7 @@ export class CoreSimulator {
       this.sessions.delete(delegateReferenceId);
       throw new SimulatorError(401, 'session_invalid', 'unknown or expired delegate reference ID');
     }
-    return this.customers.byKey(session.customerKey)?.accounts ?? [];
+    return session.customerKey;
   }
 
   /** Ends a session (`DELETE /v1/sessions`); an unknown or expired one is 401 `session_invalid`, as for accounts. */

@@ -6,7 +6,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type {} from '../../ports/core-connector.js';
 import { describeProblems, jsonType, safeName, type Problem } from '../../adapters/core/account-record.js';
 import {
   PROTOCOL_HEADERS,
@@ -19,6 +18,9 @@ import {
 import { readFaults, SimulatorError, type CoreSimulator } from './core-simulator.js';
 import type { RegistrationSubject } from '../../domain/registration.js';
 import { isPlainObject } from '../../domain/json.js';
+import { STATUS_FILTERS, type StatusFilter } from '../../domain/transaction.js';
+import { isDay } from '../../domain/transaction-query.js';
+import type { TransactionPageRequest } from '../../ports/core-connector.js';
 import { BodyTooLarge, closeServer, listen, readBody as readFakeBody, sendJson } from '../fake-http-server.js';
 
 /** Largest request body the simulator reads. */
@@ -217,6 +219,23 @@ export function simulatorHandler(
     send(res, 200, body);
   };
 
+  /** `GET /v1/accounts/{accountId}/transactions` (protocol 1.1): one page of an account of the session's customer. */
+  const transactions = async (req: IncomingMessage, res: ServerResponse, path: string) => {
+    const requestId = headerValue(req, PROTOCOL_HEADERS.requestId);
+    checkApiKey(req);
+    if (simulator.faults.latencyMs > 0 || simulator.faults.errorRate > 0) await faults(res);
+    req.resume();
+    const delegateReferenceId = headerValue(req, PROTOCOL_HEADERS.delegateReferenceId);
+    if (delegateReferenceId === undefined || delegateReferenceId === '')
+      throw new HttpAnswer(400, 'invalid_request', 'the X-Delegate-Reference-Id header is required');
+    const url = req.url ?? '';
+    const request = readTransactionQuery(
+      accountIdOf(path)!,
+      new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : ''),
+    );
+    send(res, 200, simulator.listTransactions(delegateReferenceId, request, requestId));
+  };
+
   /** `GET /v1/health`: needs the API key like the protocol calls; never subject to faults. */
   const health = (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     req.resume();
@@ -247,6 +266,7 @@ export function simulatorHandler(
     }
   };
 
+  const TRANSACTIONS_ROUTE = { methods: ['GET'], run: transactions };
   const routes: Record<
     string,
     { methods: string[]; run: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void> }
@@ -266,7 +286,7 @@ export function simulatorHandler(
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
-    const route = routes[path];
+    const route = routes[path] ?? (accountIdOf(path) === undefined ? undefined : TRANSACTIONS_ROUTE);
     const run = async () => {
       if (!route) throw new HttpAnswer(404, 'not_found', 'no such endpoint');
       if (!route.methods.includes(req.method ?? ''))
@@ -285,6 +305,41 @@ export function simulatorHandler(
       else sendError(res, 500, 'core_failure', 'unexpected simulator failure');
     });
   };
+}
+
+const TRANSACTIONS_PATH = /^\/v1\/accounts\/([^/]+)\/transactions$/;
+
+/** The account id of a transactions path, decoded; `undefined` for any other path. */
+function accountIdOf(path: string): string | undefined {
+  const match = TRANSACTIONS_PATH.exec(path);
+  if (!match) return undefined;
+  try {
+    return decodeURIComponent(match[1]!);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The query of a transactions page, every parameter checked as coregate sends it. */
+function readTransactionQuery(accountId: string, query: URLSearchParams): TransactionPageRequest {
+  const problems: Problem[] = [];
+  const day = (name: string): string => {
+    const value = query.get(name) ?? '';
+    if (!isDay(value)) problems.push({ path: name, message: 'expected a day, YYYY-MM-DD' });
+    return value;
+  };
+  const fromDate = day('fromDate');
+  const toDate = day('toDate');
+  const status = query.get('status') ?? 'both';
+  if (!STATUS_FILTERS.includes(status as StatusFilter))
+    problems.push({ path: 'status', message: 'expected booked, pending or both' });
+  const limitText = query.get('limit') ?? '100';
+  const limit = Number(limitText);
+  if (!/^\d{1,3}$/.test(limitText) || limit < 1 || limit > 500)
+    problems.push({ path: 'limit', message: 'expected a whole number from 1 to 500' });
+  if (problems.length > 0) throw invalid(problems);
+  const cursor = query.get('cursor');
+  return { accountId, fromDate, toDate, status: status as StatusFilter, limit, ...(cursor ? { cursor } : {}) };
 }
 
 /** Starts the simulator server and resolves once it listens. */

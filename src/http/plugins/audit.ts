@@ -27,7 +27,8 @@ import { CUSTOMER_ID_PATTERN } from '../../domain/registration.js';
 import { answeredError } from './error-handler.js';
 
 /** What the requests of a route are audited as. */
-type AuditedRoute = 'token' | 'registration' | 'accounts' | 'customer-read' | 'deregistration';
+type AuditedRoute =
+  'token' | 'registration' | 'accounts' | 'transactions' | 'transactions_sync' | 'customer-read' | 'deregistration';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -99,6 +100,10 @@ function auditEntry(request: FastifyRequest, reply: FastifyReply): AuditEntry | 
       return gatewayEntry('session.registered', request, reply, registrationCustomerId(request.body));
     case 'accounts':
       return gatewayEntry('accounts.listed', request, reply, accountsCustomerId(request.query));
+    case 'transactions':
+      return gatewayEntry('transactions.listed', request, reply, accountsCustomerId(request.query));
+    case 'transactions_sync':
+      return gatewayEntry('transactions.synced', request, reply, accountsCustomerId(request.query));
     case 'customer-read':
       return gatewayEntry('session.read', request, reply, accountsCustomerId(request.query));
     case 'deregistration':

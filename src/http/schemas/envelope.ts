@@ -119,6 +119,10 @@ const GATEWAY_STATUSES: Readonly<
     headers: RETRY_AFTER_HEADER,
     example: { reason: 'rate_limited', message: 'too many requests, retry later', data: { retryAfter: 12 } },
   },
+  501: {
+    meaning: "The institution's core banking system does not offer this call (for example transactions)",
+    example: { reason: 'not_supported_by_core', message: "the institution's core banking system does not offer this" },
+  },
   502: {
     meaning: 'The core banking system failed, timed out or answered something unreadable',
     example: { reason: 'core_failed', message: 'the core banking system did not answer properly' },

@@ -9,13 +9,18 @@ import { AssociationDeregistrar } from '../../app/deregister-association.js';
 import type { CoreSessionEndFailure } from '../../app/end-core-session.js';
 import type { InstitutionRegistry } from '../../app/institution-registry.js';
 import { AccountReader } from '../../app/list-accounts.js';
+import { TransactionReader } from '../../app/list-transactions.js';
+import { TransactionSyncer } from '../../app/sync-transactions.js';
+import { TransactionCursors } from '../../app/transaction-cursors.js';
 import { AssociationReader } from '../../app/read-association.js';
 import { AssociationRegistrar } from '../../app/register-association.js';
 import { observedRenewals } from '../../app/renewal-events.js';
 import type { AesGcmSealer } from '../../adapters/crypto/aes-gcm-sealer.js';
+import type { HmacCredentialHasher } from '../../adapters/crypto/hmac-credential-hasher.js';
 import type { PrometheusMetrics } from '../../adapters/metrics/prometheus.js';
 import { CachingAssociationStore } from '../../adapters/store/caching-association-store.js';
 import { SqlAssociationStore } from '../../adapters/store/sql-association-store.js';
+import { SqlTransactionSyncStore } from '../../adapters/store/sql-transaction-sync-store.js';
 import type { Basics } from './basics.js';
 
 export interface Associations {
@@ -24,6 +29,8 @@ export interface Associations {
   readonly sessionKeeper: CoreSessionKeeper;
   readonly registrar: AssociationRegistrar;
   readonly accountReader: AccountReader;
+  readonly transactionReader: TransactionReader;
+  readonly transactionSyncer: TransactionSyncer;
   readonly associationAdmin: AssociationAdmin;
   readonly associationReader: AssociationReader;
   readonly deregistrar: AssociationDeregistrar;
@@ -31,6 +38,8 @@ export interface Associations {
 
 export interface AssociationDeps {
   readonly sealer: AesGcmSealer;
+  /** Keyed digests: the sync state's digests of transactions. */
+  readonly hasher: HmacCredentialHasher;
   readonly institutions: InstitutionRegistry;
   readonly audit: AuditTrail;
   readonly metrics: PrometheusMetrics;
@@ -39,7 +48,7 @@ export interface AssociationDeps {
 }
 
 export function buildAssociations({ config, logger, clock, database }: Basics, deps: AssociationDeps): Associations {
-  const { sealer, institutions, audit, metrics, onEventsQueued } = deps;
+  const { sealer, hasher, institutions, audit, metrics, onEventsQueued } = deps;
   const associations = new CachingAssociationStore(
     new SqlAssociationStore(database, sealer, { onEventsQueued }),
     clock,
@@ -69,11 +78,15 @@ export function buildAssociations({ config, logger, clock, database }: Basics, d
       { err: error, platform: association.platform, customerId: association.customerId, reqId: context.requestId },
       'the core did not end the session of a deregistered customer',
     );
+  const sessions = { store: associations, cores: institutions, keeper: sessionKeeper };
+  const cursors = new TransactionCursors(sealer);
   return {
     associations,
     sessionKeeper,
     registrar: new AssociationRegistrar(associations, institutions, clock),
     accountReader: new AccountReader(associations, institutions, sessionKeeper),
+    transactionReader: new TransactionReader(sessions, cursors, clock),
+    transactionSyncer: new TransactionSyncer(sessions, new SqlTransactionSyncStore(database), cursors, hasher, clock),
     associationAdmin: new AssociationAdmin(associations, audit, {
       clock,
       cores: institutions,

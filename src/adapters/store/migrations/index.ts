@@ -369,6 +369,40 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 18,
+    name: 'transaction sync state: ids and keyed digests only',
+    statements: [
+      // What a platform was last told by `GET /core/transactions/sync` for one account: a
+      // generation that its cursor names, and per transaction the id and a keyed digest of the
+      // record, never an amount or a description (docs/behaviour.md#transaction-sync). The
+      // foreign key deletes it with the association (deregistration, `sessions revoke`).
+      `create table transaction_sync_states (
+        institution text not null,
+        platform text not null,
+        customer_id text not null,
+        account_id text not null,
+        generation bigint not null,
+        window_digest text,
+        updated_at timestamptz not null,
+        primary key (institution, platform, customer_id, account_id),
+        foreign key (institution, platform, customer_id)
+          references associations (institution, platform, customer_id) on delete cascade
+      )`,
+      `create table transaction_sync_items (
+        institution text not null,
+        platform text not null,
+        customer_id text not null,
+        account_id text not null,
+        transaction_id text not null,
+        digest text not null,
+        leaves_window_on date,
+        primary key (institution, platform, customer_id, account_id, transaction_id),
+        foreign key (institution, platform, customer_id, account_id)
+          references transaction_sync_states (institution, platform, customer_id, account_id) on delete cascade
+      )`,
+    ],
+  },
+  {
     version: 19,
     name: 'operator console: sign-in links and sessions, operators named in the audit log',
     statements: [
