@@ -9,6 +9,7 @@ import {
   CORE_KINDS,
   DEFAULT_INSTITUTION,
   FINERACT_CUSTOMER_KEY_MODES,
+  FINERACT_SSN_LOOKUP_MODES,
   FINERACT_DEFAULTS,
   isInstitutionId,
   parseCoreCredentials,
@@ -16,6 +17,7 @@ import {
   type CoreKind,
   type CoreSettingsSource,
   type FineractCustomerKeyMode,
+  type FineractSsnLookupMode,
   type FineractSettings,
   type Institution,
   type InstitutionRecord,
@@ -42,6 +44,8 @@ export interface InstitutionInput {
   readonly fineractTenant?: string | undefined;
   readonly fineractSsnDocumentType?: string | undefined;
   readonly fineractCustomerKey?: string | undefined;
+  /** `client-search`, `identifier-search` or `off`. */
+  readonly fineractSsnLookup?: string | undefined;
   readonly fineractSessionTtlSeconds?: number | undefined;
 }
 
@@ -89,6 +93,7 @@ const CORE_FLAGS: ReadonlyArray<readonly [keyof InstitutionInput, string]> = [
   ['fineractTenant', 'fineract-tenant'],
   ['fineractSsnDocumentType', 'fineract-ssn-document-type'],
   ['fineractCustomerKey', 'fineract-customer-key'],
+  ['fineractSsnLookup', 'fineract-ssn-lookup'],
   ['fineractSessionTtlSeconds', 'fineract-session-ttl-seconds'],
 ];
 
@@ -101,6 +106,10 @@ function isCoreKind(value: string): value is CoreKind {
 
 function isCustomerKeyMode(value: string): value is FineractCustomerKeyMode {
   return (FINERACT_CUSTOMER_KEY_MODES as readonly string[]).includes(value);
+}
+
+function isSsnLookupMode(value: string): value is FineractSsnLookupMode {
+  return (FINERACT_SSN_LOOKUP_MODES as readonly string[]).includes(value);
 }
 
 function isHttpUrl(value: string): boolean {
@@ -130,6 +139,7 @@ function fineractChanges(input: InstitutionInput): Partial<FineractSettings> {
       ? {}
       : { customerKey: input.fineractCustomerKey as FineractCustomerKeyMode }),
     ...(input.fineractSessionTtlSeconds === undefined ? {} : { sessionTtlSeconds: input.fineractSessionTtlSeconds }),
+    ...(input.fineractSsnLookup === undefined ? {} : { ssnLookup: input.fineractSsnLookup as FineractSsnLookupMode }),
   };
 }
 
@@ -189,6 +199,8 @@ function problemsOf(input: InstitutionInput): FieldProblem[] {
       path: 'fineract-customer-key',
       message: `must be one of ${FINERACT_CUSTOMER_KEY_MODES.join(', ')}`,
     });
+  if (input.fineractSsnLookup !== undefined && !isSsnLookupMode(input.fineractSsnLookup))
+    problems.push({ path: 'fineract-ssn-lookup', message: `must be one of ${FINERACT_SSN_LOOKUP_MODES.join(', ')}` });
   problems.push(
     ...wholeNumberProblems(
       input.fineractSessionTtlSeconds,

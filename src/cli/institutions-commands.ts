@@ -15,6 +15,8 @@ import {
   CORE_KINDS,
   DEFAULT_INSTITUTION,
   FINERACT_CUSTOMER_KEY_MODES,
+  FINERACT_SSN_LOOKUP_MODES,
+  type FineractSsnLookupMode,
   FINERACT_DEFAULTS,
 } from '../domain/institution.js';
 import type { InstitutionArgs, InstitutionView } from '../server/institution-operations.js';
@@ -61,6 +63,10 @@ function coreOptions(command: Command, adding: boolean): Command {
       `customer key: the client's ${FINERACT_CUSTOMER_KEY_MODES.join(' or ')} (default: ${FINERACT_DEFAULTS.customerKey})`,
     )
     .option(
+      '--fineract-ssn-lookup <MODE>',
+      `how Form A finds a client by SSN: ${FINERACT_SSN_LOOKUP_MODES.join(', ')} (default: ${FINERACT_DEFAULTS.ssnLookup}; identifier-search sends the SSN in a query string to Fineract)`,
+    )
+    .option(
       '--fineract-session-ttl-seconds <N>',
       `lifetime of a Fineract session (default: ${FINERACT_DEFAULTS.sessionTtlSeconds})`,
       wholeNumber(MIN_FINERACT_SESSION_TTL_SECONDS, MAX_FINERACT_SESSION_TTL_SECONDS),
@@ -88,6 +94,7 @@ interface CoreOptions {
   fineractTenant?: string;
   fineractSsnDocumentType?: string;
   fineractCustomerKey?: string;
+  fineractSsnLookup?: string;
   fineractSessionTtlSeconds?: number;
   json?: boolean;
 }
@@ -116,6 +123,18 @@ function institutionJson(institution: InstitutionView) {
   };
 }
 
+/** What an operator must know of each SSN lookup mode (docs/cores/fineract.md#releases). */
+const SSN_LOOKUP_NOTES: Readonly<Record<FineractSsnLookupMode, string>> = {
+  'client-search': 'needs a Fineract release that matches client identifiers in POST /v2/clients/search (after 1.10)',
+  'identifier-search':
+    "the SSN travels in the query string of GET /v1/search to the bank's Fineract and may be written to its access log",
+  off: 'Form A is refused; customers register by key only',
+};
+
+function ssnLookupText(mode: FineractSsnLookupMode): string {
+  return `${mode}   (${SSN_LOOKUP_NOTES[mode]})`;
+}
+
 function institutionText(institution: InstitutionView): string {
   return fields([
     ['id', institution.id],
@@ -134,6 +153,7 @@ function institutionText(institution: InstitutionView): string {
           ['fineract_tenant', institution.fineract.tenant],
           ['fineract_ssn_document_type', institution.fineract.ssnDocumentType],
           ['fineract_customer_key', institution.fineract.customerKey],
+          ['fineract_ssn_lookup', ssnLookupText(institution.fineract.ssnLookup)],
           ['fineract_session_ttl_seconds', institution.fineract.sessionTtlSeconds],
           ['has_credentials', institution.hasCredentials],
         ] as const)
@@ -158,6 +178,7 @@ function coreArgs(options: CoreOptions): Omit<InstitutionArgs, 'id'> {
   if (options.fineractTenant !== undefined) args.fineractTenant = options.fineractTenant;
   if (options.fineractSsnDocumentType !== undefined) args.fineractSsnDocumentType = options.fineractSsnDocumentType;
   if (options.fineractCustomerKey !== undefined) args.fineractCustomerKey = options.fineractCustomerKey;
+  if (options.fineractSsnLookup !== undefined) args.fineractSsnLookup = options.fineractSsnLookup;
   if (options.fineractSessionTtlSeconds !== undefined)
     args.fineractSessionTtlSeconds = options.fineractSessionTtlSeconds;
   if (options.coreCaFile !== undefined) args.coreCaFile = existingFile('core-ca-file', options.coreCaFile);
@@ -171,6 +192,11 @@ export function institutionsCommand(context: AdminContext): Command {
   const { io } = context;
   const print = (institution: InstitutionView, json: boolean | undefined) =>
     printData(io, json, institutionJson(institution), () => institutionText(institution));
+  // Said on stderr whatever the output format: the operator chose to send SSNs in a query string.
+  const warnOfSsnInQuery = (institution: InstitutionView) => {
+    if (institution.fineract?.ssnLookup === 'identifier-search')
+      io.err(`fineract-ssn-lookup identifier-search: ${SSN_LOOKUP_NOTES['identifier-search']}`);
+  };
   const institutions = new Command('institutions')
     .summary('banks and their cores: add, update, list, show, disable, enable')
     .description('An institution is one bank and its core; coregate serves several from one deployment.')
@@ -214,7 +240,9 @@ export function institutionsCommand(context: AdminContext): Command {
         }
       }
       const args = coreArgs(options);
-      print(await (await context.admin()).call('institutions.add', { id, ...args }), options.json);
+      const added = await (await context.admin()).call('institutions.add', { id, ...args });
+      warnOfSsnInQuery(added);
+      print(added, options.json);
     });
 
   withJson(
@@ -242,7 +270,9 @@ export function institutionsCommand(context: AdminContext): Command {
     )
     .action(async (id: string, options: CoreOptions) => {
       const args = coreArgs(options);
-      print(await (await context.admin()).call('institutions.update', { id, ...args }), options.json);
+      const updated = await (await context.admin()).call('institutions.update', { id, ...args });
+      if (args.fineractSsnLookup !== undefined) warnOfSsnInQuery(updated);
+      print(updated, options.json);
     });
 
   withJson(

@@ -10,7 +10,12 @@
  * A setting without a default is `Type.Optional`: unset means "not configured".
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { CORE_KINDS, FINERACT_CUSTOMER_KEY_MODES, FINERACT_DEFAULTS } from '../domain/institution.js';
+import {
+  CORE_KINDS,
+  FINERACT_CUSTOMER_KEY_MODES,
+  FINERACT_DEFAULTS,
+  FINERACT_SSN_LOOKUP_MODES,
+} from '../domain/institution.js';
 import './setting-formats.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -170,6 +175,14 @@ export const ConfigSchema = Type.Object({
     {
       default: FINERACT_DEFAULTS.customerKey,
       description: "a customer key is the Fineract client's id (`id`) or its `externalId` (`external-id`)",
+    },
+  ),
+  COREGATE_FINERACT_SSN_LOOKUP: Type.Union(
+    FINERACT_SSN_LOOKUP_MODES.map((mode) => Type.Literal(mode)),
+    {
+      default: FINERACT_DEFAULTS.ssnLookup,
+      description:
+        "how Form A finds a client by SSN: `client-search` (Fineract after 1.10), `identifier-search` (every release; the SSN travels in that call's query string) or `off` (register by key only)",
     },
   ),
   COREGATE_FINERACT_SESSION_TTL_SECONDS: Type.Integer({

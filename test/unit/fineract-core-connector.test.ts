@@ -246,8 +246,8 @@ describe('FineractCoreConnector against the Fineract stand-in', () => {
         ['R', '2027-06-01T00:00:00', 100],
       ],
     );
-    assert.ok(calls().includes('GET /fineract-provider/api/v1/fixeddepositaccounts/15'));
-    assert.ok(calls().includes('GET /fineract-provider/api/v1/recurringdepositaccounts/16'));
+    assert.ok(calls().includes('GET /fineract-provider/api/v1/fixeddepositaccounts/15?associations=transactions'));
+    assert.ok(calls().includes('GET /fineract-provider/api/v1/recurringdepositaccounts/16?associations=transactions'));
     const ben = await core.startSession({ kind: 'customerKey', customerKey: '2' }, ctx());
     assert.deepEqual(
       (await core.listAccounts(ben.delegateReferenceId, ctx())).map((account) => account.id),

@@ -31,6 +31,7 @@ import { describeProblems, readAccountRecord, type Problem } from '../account-re
 import type { Answer } from '../answer-exchange.js';
 import { CUSTOMER_KEY_PATTERN } from '../protocol.js';
 import {
+  ForeignAccount,
   loanRecord,
   readClientAccounts,
   readTermDeposit,
@@ -44,6 +45,7 @@ import {
   flag,
   idField,
   listField,
+  FINERACT_ID,
   MalformedAnswer,
   object,
   optionalString,
@@ -76,8 +78,6 @@ export interface FineractCoreConnectorOptions extends FineractSettings {
 const PING_TIMEOUT_MS = 2000;
 /** Clients per search page: more people than that sharing one number's digits is not a match anyway. */
 const SEARCH_PAGE_SIZE = 50;
-/** A Fineract client id as a customer key: a decimal number, no sign, no leading zero. */
-const CLIENT_ID_KEY = /^[1-9][0-9]{0,15}$/;
 const CUSTOMER_KEY = new RegExp(CUSTOMER_KEY_PATTERN);
 
 const calls = {
@@ -87,12 +87,12 @@ const calls = {
     template: 'POST /v2/clients/search',
     body,
   }),
-  identifiers: (id: number): FineractRequest => ({
+  identifiers: (id: string): FineractRequest => ({
     method: 'GET',
     path: `/api/v1/clients/${id}/identifiers`,
     template: 'GET /v1/clients/{id}/identifiers',
   }),
-  client: (id: number): FineractRequest => ({
+  client: (id: string): FineractRequest => ({
     method: 'GET',
     path: `/api/v1/clients/${id}`,
     template: 'GET /v1/clients/{id}',
@@ -102,27 +102,27 @@ const calls = {
     path: `/api/v1/clients/external-id/${encodeURIComponent(externalId)}`,
     template: 'GET /v1/clients/external-id/{externalId}',
   }),
-  accounts: (id: number): FineractRequest => ({
+  accounts: (id: string): FineractRequest => ({
     method: 'GET',
     path: `/api/v1/clients/${id}/accounts`,
     template: 'GET /v1/clients/{id}/accounts',
   }),
-  savings: (id: number): FineractRequest => ({
+  savings: (id: string): FineractRequest => ({
     method: 'GET',
     path: `/api/v1/savingsaccounts/${id}?associations=transactions`,
     template: 'GET /v1/savingsaccounts/{id}',
   }),
-  fixedDeposit: (id: number): FineractRequest => ({
+  fixedDeposit: (id: string): FineractRequest => ({
     method: 'GET',
-    path: `/api/v1/fixeddepositaccounts/${id}`,
+    path: `/api/v1/fixeddepositaccounts/${id}?associations=transactions`,
     template: 'GET /v1/fixeddepositaccounts/{id}',
   }),
-  recurringDeposit: (id: number): FineractRequest => ({
+  recurringDeposit: (id: string): FineractRequest => ({
     method: 'GET',
-    path: `/api/v1/recurringdepositaccounts/${id}`,
+    path: `/api/v1/recurringdepositaccounts/${id}?associations=transactions`,
     template: 'GET /v1/recurringdepositaccounts/{id}',
   }),
-  loan: (id: number): FineractRequest => ({
+  loan: (id: string): FineractRequest => ({
     method: 'GET',
     path: `/api/v1/loans/${id}?associations=repaymentSchedule,transactions`,
     template: 'GET /v1/loans/{id}',
@@ -132,7 +132,7 @@ const calls = {
 
 /** A client as `GET /v1/clients/{id}` answers it, reduced to what registration needs. */
 interface ClientFacts {
-  readonly id: number;
+  readonly id: string;
   readonly active: boolean;
   readonly externalId: string | undefined;
   /** `YYYY-MM-DD`, or `undefined` when Fineract has none. */
@@ -156,6 +156,9 @@ function readAnswer<T>(request: FineractRequest, read: () => T): T {
   } catch (error) {
     if (error instanceof MalformedAnswer)
       throw new CoreProtocolError(`invalid Fineract answer to ${request.template}: ${error.message}`, true);
+    // Nothing of another client's account is passed on; the message names the field, never an id.
+    if (error instanceof ForeignAccount)
+      throw new CoreProtocolError(`Fineract answered ${request.template} for another client (${error.message})`, true);
     throw error;
   }
 }
@@ -186,7 +189,7 @@ export class FineractCoreConnector implements CoreConnector {
       subject.kind === 'demographics'
         ? await this.clientByDemographics(subject, context)
         : await this.clientByKey(subject.customerKey, context);
-    const customerKey = this.options.customerKey === 'id' ? String(client.id) : client.externalId;
+    const customerKey = this.options.customerKey === 'id' ? client.id : client.externalId;
     // A client without an external id cannot be named in external-id mode.
     if (customerKey === undefined || !CUSTOMER_KEY.test(customerKey)) throw new CustomerNotRecognised();
     const expiresAt = new Date(this.options.clock.now().getTime() + this.options.sessionTtlSeconds * 1000);
@@ -207,6 +210,7 @@ export class FineractCoreConnector implements CoreConnector {
     if (answer.status === 404) throw new SessionRejected();
     const listed = readAnswer(request, () => readClientAccounts(this.ok(answer, request)));
     const mapping: MappingContext = {
+      clientId: session.clientId,
       customerKey: session.customerKey,
       tenant: this.options.tenant,
       now: this.options.clock.now(),
@@ -279,8 +283,8 @@ export class FineractCoreConnector implements CoreConnector {
   private async clientByKey(customerKey: string, context: CoreCallContext): Promise<ClientFacts> {
     let client: ClientFacts | undefined;
     if (this.options.customerKey === 'id') {
-      if (!CLIENT_ID_KEY.test(customerKey)) throw new CustomerNotRecognised();
-      client = await this.client(calls.client(Number(customerKey)), context);
+      if (!FINERACT_ID.test(customerKey)) throw new CustomerNotRecognised();
+      client = await this.client(calls.client(customerKey), context);
     } else {
       client = await this.client(calls.clientByExternalId(customerKey), context);
       if (client && client.externalId !== customerKey) client = undefined;
@@ -298,7 +302,7 @@ export class FineractCoreConnector implements CoreConnector {
     subject: Extract<RegistrationSubject, { kind: 'demographics' }>,
     context: CoreCallContext,
   ): Promise<ClientFacts> {
-    const candidates = new Set<number>();
+    const candidates = new Set<string>();
     for (const text of ssnSearchTexts(subject.socialSecurityNumber)) {
       for (const id of await this.search(text, context)) candidates.add(id);
     }
@@ -310,7 +314,7 @@ export class FineractCoreConnector implements CoreConnector {
   }
 
   /** Ids of the clients Fineract's text search finds for `text` (the SSN travels only in this body). */
-  private async search(text: string, context: CoreCallContext): Promise<number[]> {
+  private async search(text: string, context: CoreCallContext): Promise<string[]> {
     const request = calls.search(JSON.stringify({ request: { text }, page: 0, size: SEARCH_PAGE_SIZE }));
     const answer = await this.http.send(request, context);
     const json = this.ok(answer, request);
@@ -322,7 +326,7 @@ export class FineractCoreConnector implements CoreConnector {
   }
 
   private async matchCandidate(
-    id: number,
+    id: string,
     subject: Extract<RegistrationSubject, { kind: 'demographics' }>,
     context: CoreCallContext,
   ): Promise<ClientFacts | undefined> {
@@ -338,7 +342,7 @@ export class FineractCoreConnector implements CoreConnector {
   }
 
   /** Whether the client has an identifier of the configured type, not inactive, whose digits are the SSN's. */
-  private async holdsSsn(id: number, digits: string, context: CoreCallContext): Promise<boolean> {
+  private async holdsSsn(id: string, digits: string, context: CoreCallContext): Promise<boolean> {
     const request = calls.identifiers(id);
     const json = await this.optional(request, context);
     if (json === undefined) return false;
@@ -372,7 +376,7 @@ export class FineractCoreConnector implements CoreConnector {
       this.accountAnswer(request, context),
       depositRequest &&
         this.accountAnswer(depositRequest, context).then((json) =>
-          readAnswer(depositRequest, () => readTermDeposit(json)),
+          readAnswer(depositRequest, () => readTermDeposit(json, mapping)),
         ),
     ]);
     return readAnswer(request, () => savingsRecord(account, details, term, mapping));

@@ -368,4 +368,12 @@ export const MIGRATIONS: readonly Migration[] = [
       `alter table used_proof_ids set unlogged`,
     ],
   },
+  {
+    version: 17,
+    name: 'how a Fineract institution finds a client by SSN',
+    statements: [
+      // Unset reads as the default, `client-search` (docs/cores/fineract.md#releases).
+      `alter table institutions add column fineract_ssn_lookup text check (fineract_ssn_lookup in ('client-search', 'identifier-search', 'off'))`,
+    ],
+  },
 ];

@@ -30,8 +30,8 @@ export interface StandInSavings {
   readonly externalId?: string;
   readonly productName: string;
   readonly shortProductName: string;
-  /** 100 savings, 200 fixed deposit, 300 recurring deposit, 400 current. */
-  readonly depositType: 100 | 200 | 300 | 400;
+  /** 100 savings (a current account is one with overdraft), 200 fixed deposit, 300 recurring deposit. */
+  readonly depositType: 100 | 200 | 300;
   readonly status: 'active' | 'closed' | 'submitted';
   readonly submittedOn: WireDate;
   readonly activatedOn?: WireDate;
@@ -106,7 +106,7 @@ export const DEMO_CLIENTS: readonly StandInClient[] = Object.freeze([
         accountNo: '70001234',
         productName: 'Everyday Current',
         shortProductName: 'CUR1',
-        depositType: 400,
+        depositType: 100,
         status: 'active',
         submittedOn: [2019, 4, 28],
         activatedOn: [2019, 5, 1],
