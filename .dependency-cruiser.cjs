@@ -69,6 +69,28 @@ module.exports = {
       from: { path: '^src/cli/' },
       to: { path: '^src/adapters/' },
     },
+    {
+      name: 'fakes-stand-apart',
+      severity: 'error',
+      comment:
+        'The fakes (the core simulator, the Fineract stand-in) imitate systems outside coregate: they read the domain, the ports and the wire definitions of the protocols they imitate, and nothing else of ours.',
+      from: { path: '^src/fakes/' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/(fakes|domain|ports|adapters/clock)/|^src/adapters/core/(protocol|account-record)[.]ts$',
+      },
+    },
+    {
+      name: 'only-the-in-process-core-runs-a-fake',
+      severity: 'error',
+      comment:
+        'No adapter, use case, route or setting depends on a fake; the in-process core connector runs the simulator inside coregate (the zero-setup default), and src/server/ starts the fakes as commands.',
+      from: {
+        path: '^src/(adapters|app|http|config|domain|ports|cli)/',
+        pathNot: '^src/adapters/core/(in-process-core-connector|create-core-connector)[.]ts$',
+      },
+      to: { path: '^src/fakes/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

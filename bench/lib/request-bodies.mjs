@@ -4,7 +4,7 @@
  * simulator's generated population (docs/core-protocol.md, "Demo data"), one new
  * customer and one new platform customerId per request.
  */
-import { generatedDemographics } from '../../dist/src/adapters/core/simulator/demo-data.js';
+import { generatedDemographics } from '../../dist/src/fakes/core-simulator/demo-data.js';
 
 export const POPULATION = Object.freeze({ first: 100_000, last: 999_999 });
 

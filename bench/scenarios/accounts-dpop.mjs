@@ -6,7 +6,7 @@
  * the timed window (`load-worker.mjs`). Run by `gateway.mjs`, on the primary storage only.
  */
 import { calculateJwkThumbprint, decodeJwt } from 'jose';
-import { DEMO_CUSTOMERS } from '../../dist/src/adapters/core/simulator/demo-data.js';
+import { DEMO_CUSTOMERS } from '../../dist/src/fakes/core-simulator/demo-data.js';
 import { basicAuth, CheckFailed, checkAccounts, TOKEN_BODY } from '../lib/checks.mjs';
 import { dpopKey, dpopProof } from '../lib/dpop.mjs';
 import { measurePair, roundsNote } from '../lib/measure.mjs';

@@ -4,7 +4,7 @@
  * serving the same accounts: closed loop (throughput) and paced at a fixed rate
  * (latency). Run by `gateway.mjs` (with scenario 3 and on each storage, scenario 5).
  */
-import { DEMO_CUSTOMERS } from '../../dist/src/adapters/core/simulator/demo-data.js';
+import { DEMO_CUSTOMERS } from '../../dist/src/fakes/core-simulator/demo-data.js';
 import { checkAccounts, checkTokenEndpoint, register } from '../lib/checks.mjs';
 import { measure, measurePair, roundsNote } from '../lib/measure.mjs';
 import { startAuditedReadFloor, startCoregate } from '../lib/servers.mjs';

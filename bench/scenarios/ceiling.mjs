@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEMO_CUSTOMERS } from '../../dist/src/adapters/core/simulator/demo-data.js';
+import { DEMO_CUSTOMERS } from '../../dist/src/fakes/core-simulator/demo-data.js';
 import { checkAccounts } from '../lib/checks.mjs';
 import { measure } from '../lib/measure.mjs';
 import { startRawServer } from '../lib/servers.mjs';

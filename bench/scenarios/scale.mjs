@@ -17,7 +17,7 @@
  * database is served twice: by a coregate as configured by default, and by one
  * with that cache off, which reads the association from PostgreSQL on every request.
  */
-import { DEMO_CUSTOMERS } from '../../dist/src/adapters/core/simulator/demo-data.js';
+import { DEMO_CUSTOMERS } from '../../dist/src/fakes/core-simulator/demo-data.js';
 import { checkAccounts, checkTokenEndpoint } from '../lib/checks.mjs';
 import { measurePair, roundsNote } from '../lib/measure.mjs';
 import { startCoregate, startSimulator } from '../lib/servers.mjs';

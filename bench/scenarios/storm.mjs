@@ -12,7 +12,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHistogram } from 'node:perf_hooks';
-import { DEMO_CUSTOMERS } from '../../dist/src/adapters/core/simulator/demo-data.js';
+import { DEMO_CUSTOMERS } from '../../dist/src/fakes/core-simulator/demo-data.js';
 import { checkAccounts, register } from '../lib/checks.mjs';
 import { round } from '../lib/results.mjs';
 import { startCoregate, startSimulator } from '../lib/servers.mjs';

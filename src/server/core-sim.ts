@@ -3,14 +3,14 @@
  * docs/behaviour.md#core-simulator): what the CLI command starts, so that the CLI does not
  * reach into the simulator.
  */
-import { CoreSimulator } from '../adapters/core/simulator/core-simulator.js';
-import type { CustomerDirectory } from '../adapters/core/simulator/customers.js';
-import { loadFixtureFile } from '../adapters/core/simulator/fixtures.js';
-import { startSimulatorServer } from '../adapters/core/simulator/simulator-server.js';
+import { CoreSimulator } from '../fakes/core-simulator/core-simulator.js';
+import type { CustomerDirectory } from '../fakes/core-simulator/customers.js';
+import { loadFixtureFile } from '../fakes/core-simulator/fixtures.js';
+import { startSimulatorServer } from '../fakes/core-simulator/simulator-server.js';
 
-export { DEFAULT_SESSION_TTL_SECONDS } from '../adapters/core/simulator/core-simulator.js';
+export { DEFAULT_SESSION_TTL_SECONDS } from '../fakes/core-simulator/core-simulator.js';
 /** Thrown by {@link loadCoreSimCustomers} with every problem of the data file. */
-export { FixtureError } from '../adapters/core/simulator/fixtures.js';
+export { FixtureError } from '../fakes/core-simulator/fixtures.js';
 
 /** The customers of a `--data` file; throws `FixtureError` listing what is wrong with it. */
 export function loadCoreSimCustomers(path: string): Promise<CustomerDirectory> {

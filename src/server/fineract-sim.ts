@@ -2,11 +2,8 @@
  * The Fineract stand-in as its own server (`coregate fineract-sim`, docs/cores/fineract.md#stand-in):
  * what the CLI command starts, so that the CLI does not reach into the adapter.
  */
-import {
-  startFineractStandIn,
-  type RunningFineractStandIn,
-} from '../adapters/core/fineract/stand-in/fineract-stand-in.js';
-import { DEMO_CLIENTS } from '../adapters/core/fineract/stand-in/stand-in-data.js';
+import { startFineractStandIn, type RunningFineractStandIn } from '../fakes/fineract-stand-in/fineract-stand-in.js';
+import { DEMO_CLIENTS } from '../fakes/fineract-stand-in/stand-in-data.js';
 
 export interface FineractSimOptions {
   readonly port: number;

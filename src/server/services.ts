@@ -28,7 +28,7 @@ import type { WebhookAdmin } from '../app/webhook-admin.js';
 import type { WebhookDispatcher } from '../app/webhook-dispatcher.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
 import type { CoreBreaker } from '../adapters/core/guarded-core-connector.js';
-import type { CoreSimulator } from '../adapters/core/simulator/core-simulator.js';
+import type { CoreSimulator } from '../fakes/core-simulator/core-simulator.js';
 import type { JoseKeyring } from '../adapters/crypto/jose-keyring.js';
 import { createLogger } from '../adapters/logging/logger.js';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus.js';

@@ -10,7 +10,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { NO_DATE, type AccountRecord } from '../../src/domain/account.js';
 import { FINERACT_DEFAULTS } from '../../src/domain/institution.js';
 import { FineractCoreConnector } from '../../src/adapters/core/fineract/fineract-core-connector.js';
-import { startFineractStandIn } from '../../src/adapters/core/fineract/stand-in/fineract-stand-in.js';
+import { startFineractStandIn } from '../../src/fakes/fineract-stand-in/fineract-stand-in.js';
 import { AesGcmSealer } from '../../src/adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKey } from '../../src/adapters/crypto/encryption-keys.js';
 import { FINERACT_DEMO_RECORDS } from '../support/fineract-demo-records.js';
@@ -28,13 +28,9 @@ import {
   CoreSimulator,
   type SimulatorFaults,
   type SimulatorStats,
-} from '../../src/adapters/core/simulator/core-simulator.js';
-import {
-  DEMO_CUSTOMERS,
-  generatedCustomer,
-  generatedDemographics,
-} from '../../src/adapters/core/simulator/demo-data.js';
-import { startSimulatorServer } from '../../src/adapters/core/simulator/simulator-server.js';
+} from '../../src/fakes/core-simulator/core-simulator.js';
+import { DEMO_CUSTOMERS, generatedCustomer, generatedDemographics } from '../../src/fakes/core-simulator/demo-data.js';
+import { startSimulatorServer } from '../../src/fakes/core-simulator/simulator-server.js';
 import { FakeClock } from '../support/fake-clock.js';
 import type { RegistrationSubject } from '../../src/domain/registration.js';
 

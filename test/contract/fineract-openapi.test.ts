@@ -1,6 +1,6 @@
 /**
  * Every request the Fineract connector sends, checked against Fineract's own published OpenAPI
- * document (the trimmed copy in src/adapters/core/fineract/openapi/): the operation exists for
+ * document (the trimmed copy in test/fixtures/fineract-openapi/): the operation exists for
  * the method and path, path and query parameters are declared and of their type, the body
  * validates against the operation's schema and carries no field it does not declare, and the
  * document's two security schemes (Basic, the tenant header) are sent.
@@ -16,8 +16,8 @@ import {
   STAND_IN_CONTEXT_PATH,
   type RecordedRequest,
   type RunningFineractStandIn,
-} from '../../src/adapters/core/fineract/stand-in/fineract-stand-in.js';
-import { DEMO_CLIENTS } from '../../src/adapters/core/fineract/stand-in/stand-in-data.js';
+} from '../../src/fakes/fineract-stand-in/fineract-stand-in.js';
+import { DEMO_CLIENTS } from '../../src/fakes/fineract-stand-in/stand-in-data.js';
 import { AesGcmSealer } from '../../src/adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKey } from '../../src/adapters/crypto/encryption-keys.js';
 import { FINERACT_DEFAULTS } from '../../src/domain/institution.js';
@@ -39,7 +39,7 @@ interface OpenApi {
 }
 
 const document = JSON.parse(
-  readFileSync(new URL('../../../src/adapters/core/fineract/openapi/fineract-trimmed.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../../test/fixtures/fineract-openapi/fineract-trimmed.json', import.meta.url), 'utf8'),
 ) as OpenApi;
 /** The document's `servers` entry: `/fineract-provider/api`. */
 const API_PREFIX = `${STAND_IN_CONTEXT_PATH}/api`;

@@ -16,7 +16,7 @@ import { startCoreSim, type RunningCoreSim } from '../../src/server/core-sim.js'
 import {
   startFineractStandIn,
   type RunningFineractStandIn,
-} from '../../src/adapters/core/fineract/stand-in/fineract-stand-in.js';
+} from '../../src/fakes/fineract-stand-in/fineract-stand-in.js';
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
 import { killAll, runCli, runJson, tempDataDir, type CliResult, type Env } from './support/process.js';
 

@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CoregateClient } from '@coregate/client';
-import { generatedDemographics } from '../../src/adapters/core/simulator/demo-data.js';
+import { generatedDemographics } from '../../src/fakes/core-simulator/demo-data.js';
 import { createFreshDatabase, postgresSkip, type FreshDatabase } from '../support/postgres.js';
 import { startCoreSim, type CoreSim } from './support/core-sim.js';
 import {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { runCoreSim } from '../../src/cli/core-sim-command.js';
 import { bufferedIo } from '../../src/cli/io.js';
-import { DEMO_CUSTOMERS } from '../../src/adapters/core/simulator/demo-data.js';
+import { DEMO_CUSTOMERS } from '../../src/fakes/core-simulator/demo-data.js';
 
 const commandModule = fileURLToPath(new URL('../../src/cli/core-sim-command.js', import.meta.url));
 const ioModule = fileURLToPath(new URL('../../src/cli/io.js', import.meta.url));

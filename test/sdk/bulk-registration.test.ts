@@ -18,7 +18,7 @@ import {
   type BulkRegistrationProgress,
   type BulkRegistrationResult,
 } from '@coregate/client';
-import { generatedDemographics } from '../../src/adapters/core/simulator/demo-data.js';
+import { generatedDemographics } from '../../src/fakes/core-simulator/demo-data.js';
 import { QUICKEST_BACKEND } from '../support/backends.js';
 import { guideSnippet, REPOSITORY_ROOT } from '../support/guide-snippet.js';
 import { createHarness, type Harness } from '../support/harness.js';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { checkCore } from '../../src/app/check-core.js';
 import { checkAccountRecord } from '../../src/adapters/core/account-record.js';
-import { CoreSimulator } from '../../src/adapters/core/simulator/core-simulator.js';
+import { CoreSimulator } from '../../src/fakes/core-simulator/core-simulator.js';
 import { InProcessCoreConnector } from '../../src/adapters/core/in-process-core-connector.js';
 import type { AccountRecord } from '../../src/domain/account.js';
 import {

@@ -15,7 +15,7 @@ import {
   SessionRejected,
 } from '../../src/ports/core-connector.js';
 import { HttpCoreConnector } from '../../src/adapters/core/http-core-connector.js';
-import { DEMO_CUSTOMERS } from '../../src/adapters/core/simulator/demo-data.js';
+import { DEMO_CUSTOMERS } from '../../src/fakes/core-simulator/demo-data.js';
 import type { RegistrationSubject } from '../../src/domain/registration.js';
 
 interface Scripted {

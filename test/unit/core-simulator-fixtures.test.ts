@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { NO_DATE, type AccountRecord } from '../../src/domain/account.js';
-import { DEMO_CUSTOMERS, generatedCustomer } from '../../src/adapters/core/simulator/demo-data.js';
-import { FixtureError, loadFixtureFile, parseFixtures } from '../../src/adapters/core/simulator/fixtures.js';
+import { DEMO_CUSTOMERS, generatedCustomer } from '../../src/fakes/core-simulator/demo-data.js';
+import { FixtureError, loadFixtureFile, parseFixtures } from '../../src/fakes/core-simulator/fixtures.js';
 
 const record = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
   ...(DEMO_CUSTOMERS[0]!.accounts[0] as AccountRecord),

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CoreSimulator, SimulatorError } from '../../src/adapters/core/simulator/core-simulator.js';
+import { CoreSimulator, SimulatorError } from '../../src/fakes/core-simulator/core-simulator.js';
 import {
   DEMO_CUSTOMERS,
   GENERATED_CUSTOMERS,
   generatedCustomer,
   generatedDemographics,
-} from '../../src/adapters/core/simulator/demo-data.js';
-import {
-  startSimulatorServer,
-  type RunningSimulatorServer,
-} from '../../src/adapters/core/simulator/simulator-server.js';
+} from '../../src/fakes/core-simulator/demo-data.js';
+import { startSimulatorServer, type RunningSimulatorServer } from '../../src/fakes/core-simulator/simulator-server.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 function simulatorError(fn: () => unknown): SimulatorError {

@@ -18,8 +18,8 @@ import {
   startFineractStandIn,
   STAND_IN_CREDENTIALS,
   type RunningFineractStandIn,
-} from '../../src/adapters/core/fineract/stand-in/fineract-stand-in.js';
-import { DEMO_CLIENTS, type StandInClient } from '../../src/adapters/core/fineract/stand-in/stand-in-data.js';
+} from '../../src/fakes/fineract-stand-in/fineract-stand-in.js';
+import { DEMO_CLIENTS, type StandInClient } from '../../src/fakes/fineract-stand-in/stand-in-data.js';
 import { FINERACT_DEFAULTS } from '../../src/domain/institution.js';
 import type { RegistrationSubject } from '../../src/domain/registration.js';
 import {
@@ -31,7 +31,9 @@ import {
 } from '../../src/ports/core-connector.js';
 import { FakeClock } from '../support/fake-clock.js';
 
-const TIMEOUT_MS = 300;
+/** Generous for calls that must succeed on a loaded machine; the deadline test sets its own short one. */
+const TIMEOUT_MS = 10_000;
+const SHORT_TIMEOUT_MS = 300;
 const ada: RegistrationSubject = {
   kind: 'demographics',
   socialSecurityNumber: '123456789',
@@ -337,7 +339,8 @@ describe('FineractCoreConnector against the Fineract stand-in', () => {
       assert.match(error.message, /Fineract answered 503/);
     }
     standIn.setFaults({ latencyMs: 2000 });
-    const slow = await core.listAccounts(session.delegateReferenceId, ctx()).catch((caught: unknown) => caught);
+    const impatient = connector({ timeoutMs: SHORT_TIMEOUT_MS });
+    const slow = await impatient.listAccounts(session.delegateReferenceId, ctx()).catch((caught: unknown) => caught);
     assert.ok(slow instanceof CoreUnavailable && /within 300 ms/.test(slow.message), String(slow));
   });
 

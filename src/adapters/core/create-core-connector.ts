@@ -12,7 +12,7 @@ import type { CircuitState, MetricsRecorder } from '../../ports/metrics.js';
 import { GuardedCoreConnector } from './guarded-core-connector.js';
 import { HttpCoreConnector } from './http-core-connector.js';
 import { InProcessCoreConnector } from './in-process-core-connector.js';
-import { CoreSimulator } from './simulator/core-simulator.js';
+import { CoreSimulator } from '../../fakes/core-simulator/core-simulator.js';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_INSTITUTION, type InstitutionRecord } from '../../domain/institution.js';
 import type { InstitutionCoreFactory } from '../../ports/institution-core-factory.js';

@@ -6,7 +6,7 @@
  * delegate reference ID, the demographics or the API key.
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { AccountRecord } from '../../domain/account.js';
 import {
   CoreProtocolError,
@@ -16,9 +16,7 @@ import {
   type CoreSession,
 } from '../../ports/core-connector.js';
 import { describeProblems, jsonType, readAccountRecord, type Problem } from './account-record.js';
-import { CallDeadline } from './call-deadline.js';
-import { AnswerTooLarge, exchange, type Answer } from './answer-exchange.js';
-import { errorCode, timedOut, transportFailure } from './transport-failure.js';
+import { CoreHttpClient, type Answer } from './core-http-client.js';
 import { isPlainObject } from '../../domain/json.js';
 import {
   CUSTOMER_KEY_PATTERN,
@@ -34,7 +32,6 @@ import {
   type StartSessionBody,
 } from './protocol.js';
 import type { RegistrationSubject } from '../../domain/registration.js';
-import { traceHeaders } from '../../ports/tracing.js';
 
 export interface HttpCoreConnectorOptions {
   /** Base URL of the core (or of the bank's adapter), e.g. `https://core.bank.example/coregate`; the protocol paths go below it. */
@@ -53,9 +50,6 @@ export interface HttpCoreConnectorOptions {
   readonly tls?: { readonly ca?: Buffer; readonly cert?: Buffer; readonly key?: Buffer };
 }
 
-/** Deadline of the readiness check, shorter than a call's when COREGATE_CORE_TIMEOUT_MS is long. */
-const PING_TIMEOUT_MS = 2000;
-
 /** Anything that may go into a header: visible ASCII. */
 const HEADER_SAFE = new RegExp(HEADER_SAFE_PATTERN);
 /** Customer keys as the protocol defines them (docs/core-protocol.md#2-post-v1sessions--start-a-session). */
@@ -73,34 +67,22 @@ function parseZonedDateTime(value: string): Date | undefined {
 }
 
 export class HttpCoreConnector implements CoreConnector {
-  private readonly origin: string;
-  private readonly prefix: string;
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
-  private readonly apiKey: string | undefined;
-  private readonly timeoutMs: number;
-  private readonly maxResponseBytes: number;
+  private readonly http: CoreHttpClient;
 
   constructor(options: HttpCoreConnectorOptions) {
-    const base = new URL(options.baseUrl);
-    if (base.protocol !== 'http:' && base.protocol !== 'https:')
-      throw new TypeError('the core base URL must be http: or https:');
     if (options.apiKey !== undefined && !HEADER_SAFE.test(options.apiKey))
       throw new TypeError('the core API key must be visible ASCII characters');
-    this.origin = base.origin;
-    this.prefix = base.pathname.replace(/\/+$/, '');
-    this.apiKey = options.apiKey === '' ? undefined : options.apiKey;
-    this.timeoutMs = options.timeoutMs ?? 5000;
-    this.maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
-    this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher =
-      options.dispatcher ??
-      new Pool(this.origin, {
-        connections: options.connections ?? 32,
-        connect: { timeout: this.timeoutMs, ...options.tls },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
+    const apiKey = options.apiKey === '' ? undefined : options.apiKey;
+    this.http = new CoreHttpClient({
+      baseUrl: options.baseUrl,
+      baseUrlName: 'the core base URL',
+      timeoutMs: options.timeoutMs ?? 5000,
+      connections: options.connections ?? 32,
+      maxResponseBytes: options.maxResponseBytes ?? 4 * 1024 * 1024,
+      identityHeaders: apiKey === undefined ? {} : { [PROTOCOL_HEADERS.apiKey]: apiKey },
+      tls: options.tls,
+      dispatcher: options.dispatcher,
+    });
   }
 
   async startSession(subject: RegistrationSubject, context: CoreCallContext): Promise<CoreSession> {
@@ -114,14 +96,7 @@ export class HttpCoreConnector implements CoreConnector {
               birthDay: subject.birthDay,
             },
           };
-    const answer = await this.call(
-      'startSession',
-      'POST',
-      PROTOCOL_PATHS.sessions,
-      context,
-      { 'content-type': 'application/json' },
-      JSON.stringify(body),
-    );
+    const answer = await this.call('startSession', 'POST', PROTOCOL_PATHS.sessions, context, {}, JSON.stringify(body));
     if (answer.status !== 201 && answer.status !== 200) throw this.failure('startSession', answer);
     const json = this.json('startSession', answer);
     const expiresAt = sessionAnswer.Check(json) ? parseZonedDateTime(json.expiresAt) : undefined;
@@ -212,26 +187,7 @@ export class HttpCoreConnector implements CoreConnector {
    * refused API key, which would fail every real call too.
    */
   async ping(context: CoreCallContext): Promise<void> {
-    const timeoutMs = Math.min(this.timeoutMs, PING_TIMEOUT_MS);
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (HEADER_SAFE.test(context.requestId)) headers[PROTOCOL_HEADERS.requestId] = context.requestId;
-    if (this.apiKey !== undefined) headers[PROTOCOL_HEADERS.apiKey] = this.apiKey;
-    const deadline = new CallDeadline(timeoutMs);
-    let answer: Answer;
-    try {
-      answer = await exchange(
-        this.dispatcher,
-        { origin: this.origin, path: `${this.prefix}${PROTOCOL_PATHS.health}`, method: 'GET', headers },
-        { maxBytes: this.maxResponseBytes, deadline },
-      );
-    } catch (error) {
-      if (error instanceof AnswerTooLarge) throw new CoreProtocolError('the health answer is too large', true);
-      if (timedOut(error, deadline)) throw new CoreUnavailable(`no answer within ${timeoutMs} ms`, true);
-      const code = errorCode(error);
-      throw new CoreUnavailable(`cannot reach the core (${code ?? (error as Error)?.name ?? 'unknown error'})`, true);
-    } finally {
-      deadline.release();
-    }
+    const answer = await this.http.ping(PROTOCOL_PATHS.health, context);
     if (answer.status >= 500) throw new CoreUnavailable(`the core answered ${answer.status}`, true);
     if (answer.status === 403 && /"api_key_invalid"/.test(answer.text)) {
       throw new CoreProtocolError(
@@ -241,51 +197,25 @@ export class HttpCoreConnector implements CoreConnector {
     }
   }
 
-  async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+  close(): Promise<void> {
+    return this.http.close();
   }
 
-  private async call(
+  private call(
     operation: CoreOperation,
     method: 'GET' | 'POST' | 'DELETE',
     path: string,
     context: CoreCallContext,
-    extra: Record<string, string>,
+    headers: Record<string, string>,
     body?: string,
   ): Promise<Answer> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    // Copied, not spread: every core call builds these, and a spread is a slow copy in V8.
-    for (const name of Object.keys(extra)) headers[name] = extra[name]!;
-    // The W3C trace context of this call's span (none while tracing is off).
-    const trace = traceHeaders();
-    for (const name in trace) headers[name] = trace[name]!;
-    if (HEADER_SAFE.test(context.requestId)) headers[PROTOCOL_HEADERS.requestId] = context.requestId;
-    if (this.apiKey !== undefined) headers[PROTOCOL_HEADERS.apiKey] = this.apiKey;
-    const deadline = new CallDeadline(this.timeoutMs);
-    try {
-      return await exchange(
-        this.dispatcher,
-        { origin: this.origin, path: `${this.prefix}${path}`, method, headers, body: body ?? null },
-        { maxBytes: this.maxResponseBytes, deadline },
-      );
-    } catch (error) {
-      throw transportFailure(
-        error,
-        deadline,
-        { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes },
-        (reachedCore) => retrySafe(operation, reachedCore),
-      );
-    } finally {
-      deadline.release();
-    }
+    return this.http.send({ method, path, headers, body }, context, {
+      retrySafe: (reachedCore) => retrySafe(operation, reachedCore),
+    });
   }
 
   private json(operation: CoreOperation, answer: Answer): unknown {
-    try {
-      return JSON.parse(answer.text);
-    } catch {
-      throw new CoreProtocolError(`the ${answer.status} answer is not JSON`, retrySafe(operation, true));
-    }
+    return this.http.json(answer, operation, retrySafe(operation, true));
   }
 
   private failure(operation: CoreOperation, answer: Answer): Error {

@@ -12,7 +12,7 @@ import {
   type CoreSession,
 } from '../../ports/core-connector.js';
 import { errorForAnswer, retrySafe, sessionEndedAnyway, type CoreOperation } from './protocol.js';
-import { SimulatorError, type CoreSimulator } from './simulator/core-simulator.js';
+import { SimulatorError, type CoreSimulator } from '../../fakes/core-simulator/core-simulator.js';
 import type { RegistrationSubject } from '../../domain/registration.js';
 
 export interface InProcessCoreConnectorOptions {

@@ -5,7 +5,6 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import {
-  CoreBusy,
   CoreProtocolError,
   CoreUnavailable,
   CustomerNotRecognised,
@@ -13,6 +12,7 @@ import {
   type CoreError,
 } from '../../ports/core-connector.js';
 import type { AccountRecord } from '../../domain/account.js';
+import { coreBusy } from './transport-failure.js';
 
 export const PROTOCOL_PATHS = {
   sessions: '/v1/sessions',
@@ -100,12 +100,6 @@ export function retrySafe(operation: CoreOperation, reachedCore: boolean): boole
 }
 
 /**
- * How long a platform is told to wait after the core answered 429: the core's own
- * `Retry-After` is not read (the connectors keep only an answer's status and body).
- */
-const CORE_BUSY_RETRY_AFTER_SECONDS = 1;
-
-/**
  * The typed failure for a non-success answer of the core. Shared by both
  * connectors so an injected fault looks the same in process and over HTTP.
  */
@@ -114,7 +108,7 @@ export function errorForAnswer(operation: CoreOperation, status: number, code: s
     return new CustomerNotRecognised();
   if (operation === 'listAccounts' && status === 401 && code === 'session_invalid') return new SessionRejected();
   // A core shedding load did nothing: the platform is asked to come back (docs/core-protocol.md#4-errors).
-  if (status === 429) return new CoreBusy(CORE_BUSY_RETRY_AFTER_SECONDS);
+  if (status === 429) return coreBusy();
   if (status >= 500 && status <= 599)
     return new CoreUnavailable(`the core answered ${status}`, retrySafe(operation, true));
   if (code === 'api_key_invalid') {

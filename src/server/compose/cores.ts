@@ -10,7 +10,7 @@ import {
   institutionTransport,
 } from '../../adapters/core/create-core-connector.js';
 import type { CoreBreaker } from '../../adapters/core/guarded-core-connector.js';
-import type { CoreSimulator } from '../../adapters/core/simulator/core-simulator.js';
+import type { CoreSimulator } from '../../fakes/core-simulator/core-simulator.js';
 import type { AesGcmSealer } from '../../adapters/crypto/aes-gcm-sealer.js';
 import type { PrometheusMetrics } from '../../adapters/metrics/prometheus.js';
 import { SqlInstitutionStore } from '../../adapters/store/sql-institution-store.js';

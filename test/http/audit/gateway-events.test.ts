@@ -8,7 +8,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-core-connector.js';
-import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
+import { CoreSimulator } from '../../../src/fakes/core-simulator/core-simulator.js';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, protectedTestRoute, type Harness } from '../../support/harness.js';
 import { getProtected } from '../bearer/bearer-responses.js';

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DEMO_CUSTOMERS } from '../../../src/adapters/core/simulator/demo-data.js';
+import { DEMO_CUSTOMERS } from '../../../src/fakes/core-simulator/demo-data.js';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { ADA, assertSuccess, EVE, formA, formB, getAccounts, postSession, uniqueId } from './gateway-requests.js';

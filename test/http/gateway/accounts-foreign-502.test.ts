@@ -10,8 +10,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { HttpCoreConnector } from '../../../src/adapters/core/http-core-connector.js';
-import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
-import { simulatorHandler } from '../../../src/adapters/core/simulator/simulator-server.js';
+import { CoreSimulator } from '../../../src/fakes/core-simulator/core-simulator.js';
+import { simulatorHandler } from '../../../src/fakes/core-simulator/simulator-server.js';
 import { createLogger } from '../../../src/adapters/logging/logger.js';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';

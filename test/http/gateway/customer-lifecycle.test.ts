@@ -28,7 +28,7 @@ import {
   uniqueId,
 } from './gateway-requests.js';
 import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-core-connector.js';
-import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
+import { CoreSimulator } from '../../../src/fakes/core-simulator/core-simulator.js';
 import { adminOperations, executeAdminOperation } from '../../../src/server/admin-operations.js';
 
 function customerRequest(

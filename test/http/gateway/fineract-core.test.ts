@@ -13,8 +13,8 @@ import { FineractCoreConnector } from '../../../src/adapters/core/fineract/finer
 import {
   startFineractStandIn,
   type RunningFineractStandIn,
-} from '../../../src/adapters/core/fineract/stand-in/fineract-stand-in.js';
-import { DEMO_CLIENTS } from '../../../src/adapters/core/fineract/stand-in/stand-in-data.js';
+} from '../../../src/fakes/fineract-stand-in/fineract-stand-in.js';
+import { DEMO_CLIENTS } from '../../../src/fakes/fineract-stand-in/stand-in-data.js';
 import { AesGcmSealer } from '../../../src/adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKey } from '../../../src/adapters/crypto/encryption-keys.js';
 import { FINERACT_DEFAULTS } from '../../../src/domain/institution.js';

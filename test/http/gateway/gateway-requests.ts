@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import type { CoreCustomer, CustomerDirectory, Demographics } from '../../../src/adapters/core/simulator/customers.js';
-import { DEMO_CUSTOMERS, demoDirectory } from '../../../src/adapters/core/simulator/demo-data.js';
+import type { CoreCustomer, CustomerDirectory, Demographics } from '../../../src/fakes/core-simulator/customers.js';
+import { DEMO_CUSTOMERS, demoDirectory } from '../../../src/fakes/core-simulator/demo-data.js';
 import type { AccountRecord } from '../../../src/domain/account.js';
 import type { Clock } from '../../../src/ports/clock.js';
 import type { CoreCallContext, CoreConnector, CoreSession } from '../../../src/ports/core-connector.js';

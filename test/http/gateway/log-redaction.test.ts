@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-core-connector.js';
-import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
+import { CoreSimulator } from '../../../src/fakes/core-simulator/core-simulator.js';
 import { createLogger } from '../../../src/adapters/logging/logger.js';
 import { BACKENDS } from '../../support/backends.js';
 import { basic, createHarness, type Harness } from '../../support/harness.js';

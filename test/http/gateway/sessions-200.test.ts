@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-core-connector.js';
-import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
-import { CombinedDirectory, ListDirectory, type CoreCustomer } from '../../../src/adapters/core/simulator/customers.js';
-import { demoDirectory } from '../../../src/adapters/core/simulator/demo-data.js';
+import { CoreSimulator } from '../../../src/fakes/core-simulator/core-simulator.js';
+import { CombinedDirectory, ListDirectory, type CoreCustomer } from '../../../src/fakes/core-simulator/customers.js';
+import { demoDirectory } from '../../../src/fakes/core-simulator/demo-data.js';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import {

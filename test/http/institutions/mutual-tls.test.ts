@@ -10,11 +10,11 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
+import { CoreSimulator } from '../../../src/fakes/core-simulator/core-simulator.js';
 import {
   startSimulatorServer,
   type RunningSimulatorServer,
-} from '../../../src/adapters/core/simulator/simulator-server.js';
+} from '../../../src/fakes/core-simulator/simulator-server.js';
 import { QUICKEST_BACKEND } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { mutualTlsFiles, type MutualTlsFiles } from '../../support/tls.js';

@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
+import { CoreSimulator } from '../../../src/fakes/core-simulator/core-simulator.js';
 import {
   startSimulatorServer,
   type RunningSimulatorServer,
-} from '../../../src/adapters/core/simulator/simulator-server.js';
+} from '../../../src/fakes/core-simulator/simulator-server.js';
 import { SqlInstitutionStore } from '../../../src/adapters/store/sql-institution-store.js';
 import { AesGcmSealer } from '../../../src/adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKeys } from '../../../src/adapters/crypto/encryption-keys.js';

@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { after, afterEach, before, describe, it, mock } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-core-connector.js';
-import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
+import { CoreSimulator } from '../../../src/fakes/core-simulator/core-simulator.js';
 import { pgliteBackend } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import {

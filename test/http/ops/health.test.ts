@@ -10,11 +10,11 @@ import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { HttpCoreConnector } from '../../../src/adapters/core/http-core-connector.js';
 import { InProcessCoreConnector } from '../../../src/adapters/core/in-process-core-connector.js';
-import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
+import { CoreSimulator } from '../../../src/fakes/core-simulator/core-simulator.js';
 import {
   startSimulatorServer,
   type RunningSimulatorServer,
-} from '../../../src/adapters/core/simulator/simulator-server.js';
+} from '../../../src/fakes/core-simulator/simulator-server.js';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { postgresSkip } from '../../support/postgres.js';

@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
-import { CoreSimulator } from '../../../src/adapters/core/simulator/core-simulator.js';
+import { CoreSimulator } from '../../../src/fakes/core-simulator/core-simulator.js';
 import {
   startSimulatorServer,
   type RunningSimulatorServer,
-} from '../../../src/adapters/core/simulator/simulator-server.js';
+} from '../../../src/fakes/core-simulator/simulator-server.js';
 import { QUICKEST_BACKEND } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { assertSuccess, formA, getAccounts, postSession } from '../gateway/gateway-requests.js';

@@ -28,7 +28,7 @@ import {
   type CoreSession,
 } from '../../../ports/core-connector.js';
 import { describeProblems, readAccountRecord, type Problem } from '../account-record.js';
-import type { Answer } from '../answer-exchange.js';
+import type { Answer, CoreHttpClient } from '../core-http-client.js';
 import { CUSTOMER_KEY_PATTERN } from '../protocol.js';
 import {
   ForeignAccount,
@@ -52,7 +52,7 @@ import {
   absent,
   stringField,
 } from './answer-reader.js';
-import { CREDENTIALS_REFUSED, failureOf, FineractHttp, type FineractRequest } from './fineract-http.js';
+import { CREDENTIALS_REFUSED, failureOf, fineractHttpClient, type FineractRequest } from './fineract-http.js';
 import { openSession, sealSession } from './session-token.js';
 
 export interface FineractCoreConnectorOptions extends FineractSettings {
@@ -74,8 +74,6 @@ export interface FineractCoreConnectorOptions extends FineractSettings {
   readonly connections?: number;
 }
 
-/** Deadline of the readiness check, shorter than a call's when the call timeout is long. */
-const PING_TIMEOUT_MS = 2000;
 /** Clients per search page: more people than that sharing one number's digits is not a match anyway. */
 const SEARCH_PAGE_SIZE = 50;
 const CUSTOMER_KEY = new RegExp(CUSTOMER_KEY_PATTERN);
@@ -164,7 +162,7 @@ function readAnswer<T>(request: FineractRequest, read: () => T): T {
 }
 
 export class FineractCoreConnector implements CoreConnector {
-  private readonly http: FineractHttp;
+  private readonly http: CoreHttpClient;
   private readonly binding: { readonly institution: string; readonly tenant: string };
 
   constructor(readonly options: FineractCoreConnectorOptions) {
@@ -173,13 +171,13 @@ export class FineractCoreConnector implements CoreConnector {
       throw new TypeError(`the Fineract customer key mode must be one of ${modes.join(', ')}`);
     if (!Number.isSafeInteger(options.sessionTtlSeconds) || options.sessionTtlSeconds < 1)
       throw new TypeError('the Fineract session TTL must be a whole number of seconds, at least 1');
-    this.http = new FineractHttp({
+    this.http = fineractHttpClient({
       baseUrl: options.baseUrl,
       credentials: options.credentials,
       tenant: options.tenant,
       timeoutMs: options.timeoutMs,
-      ...(options.tls ? { tls: options.tls } : {}),
-      ...(options.connections ? { connections: options.connections } : {}),
+      tls: options.tls,
+      connections: options.connections,
     });
     this.binding = { institution: options.institution, tenant: options.tenant };
   }
@@ -235,8 +233,7 @@ export class FineractCoreConnector implements CoreConnector {
    * 200 means up.
    */
   async ping(context: CoreCallContext): Promise<void> {
-    const request = calls.health();
-    const answer = await this.http.send(request, context, Math.min(this.options.timeoutMs, PING_TIMEOUT_MS));
+    const answer = await this.http.ping(calls.health().path, context);
     if (answer.status !== 200) throw new CoreUnavailable(`Fineract's health check answered ${answer.status}`, true);
   }
 
@@ -254,7 +251,7 @@ export class FineractCoreConnector implements CoreConnector {
         );
       throw failureOf(answer, request);
     }
-    return this.http.json(answer, request);
+    return this.http.json(answer, request.template);
   }
 
   /** GET a client-side resource: 404 is `undefined` (the client is not there, or no longer). */

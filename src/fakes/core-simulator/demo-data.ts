@@ -5,7 +5,7 @@
  * benchmarks. Generated customers are computed from their number when asked
  * for, so start-up costs nothing and memory stays flat.
  */
-import { NO_DATE, type AccountRecord } from '../../../domain/account.js';
+import { NO_DATE, type AccountRecord } from '../../domain/account.js';
 import {
   CombinedDirectory,
   ListDirectory,

@@ -6,16 +6,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AccountRecord } from '../../../domain/account.js';
-import type { Clock } from '../../../ports/clock.js';
-import type {} from '../../../ports/core-connector.js';
-import { systemClock } from '../../clock/system-clock.js';
-import { jsonType, safeName, type Problem } from '../account-record.js';
-import type { ProtocolErrorCode } from '../protocol.js';
+import type { AccountRecord } from '../../domain/account.js';
+import type { Clock } from '../../ports/clock.js';
+import type {} from '../../ports/core-connector.js';
+import { systemClock } from '../../adapters/clock/system-clock.js';
+import { jsonType, safeName, type Problem } from '../../adapters/core/account-record.js';
+import type { ProtocolErrorCode } from '../../adapters/core/protocol.js';
 import type { CustomerDirectory } from './customers.js';
 import { demoDirectory } from './demo-data.js';
-import type { RegistrationSubject } from '../../../domain/registration.js';
-import { isPlainObject } from '../../../domain/json.js';
+import type { RegistrationSubject } from '../../domain/registration.js';
+import { isPlainObject } from '../../domain/json.js';
 
 /** Default lifetime of a core session (a delegate reference ID): 15 minutes. */
 export const DEFAULT_SESSION_TTL_SECONDS = 900;

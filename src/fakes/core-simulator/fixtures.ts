@@ -5,9 +5,16 @@
  * customer index and the field, so a bank engineer can fix the file in one go.
  */
 import { readFile } from 'node:fs/promises';
-import type { AccountRecord } from '../../../domain/account.js';
-import { describeProblems, isIsoDate, jsonType, readAccountRecord, safeName, type Problem } from '../account-record.js';
-import { isPlainObject } from '../../../domain/json.js';
+import type { AccountRecord } from '../../domain/account.js';
+import {
+  describeProblems,
+  isIsoDate,
+  jsonType,
+  readAccountRecord,
+  safeName,
+  type Problem,
+} from '../../adapters/core/account-record.js';
+import { isPlainObject } from '../../domain/json.js';
 import { demographicsKey, ListDirectory, type CoreCustomer } from './customers.js';
 
 /** The data file is not what the simulator can serve. `problems` lists every field at fault. */

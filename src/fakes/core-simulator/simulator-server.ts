@@ -6,9 +6,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import type {} from '../../../ports/core-connector.js';
-import { describeProblems, jsonType, safeName, type Problem } from '../account-record.js';
+import type {} from '../../ports/core-connector.js';
+import { describeProblems, jsonType, safeName, type Problem } from '../../adapters/core/account-record.js';
 import {
   PROTOCOL_HEADERS,
   PROTOCOL_PATHS,
@@ -16,10 +15,11 @@ import {
   type ErrorBody,
   type ProtocolErrorCode,
   type SessionBody,
-} from '../protocol.js';
+} from '../../adapters/core/protocol.js';
 import { readFaults, SimulatorError, type CoreSimulator } from './core-simulator.js';
-import type { RegistrationSubject } from '../../../domain/registration.js';
-import { isPlainObject } from '../../../domain/json.js';
+import type { RegistrationSubject } from '../../domain/registration.js';
+import { isPlainObject } from '../../domain/json.js';
+import { BodyTooLarge, closeServer, listen, readBody as readFakeBody, sendJson } from '../fake-http-server.js';
 
 /** Largest request body the simulator reads. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -59,15 +59,11 @@ class HttpAnswer extends Error {
   }
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end(text);
+/** Every simulator answer is JSON that no cache may keep. */
+const ANSWER_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+function send(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+  sendJson(res, status, body, headers ? { ...ANSWER_HEADERS, ...headers } : ANSWER_HEADERS);
 }
 
 function sendError(
@@ -81,30 +77,13 @@ function sendError(
   send(res, status, body, headers);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const tooLarge = () =>
-      new HttpAnswer(413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
-    if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
-      reject(tooLarge());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) {
-        chunks.push(chunk);
-        return;
-      }
-      // Answer now; the rest of the body is drained (the error path resumes the request) so the connection stays usable.
-      req.off('data', onData);
-      reject(tooLarge());
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+async function readBody(req: IncomingMessage): Promise<string> {
+  try {
+    return await readFakeBody(req, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof BodyTooLarge) throw new HttpAnswer(413, 'payload_too_large', error.message);
+    throw error;
+  }
 }
 
 async function readJson(req: IncomingMessage, { required }: { required: boolean }): Promise<unknown> {
@@ -308,12 +287,6 @@ export function simulatorHandler(
   };
 }
 
-function listeningUrl(address: AddressInfo, scheme: 'http' | 'https'): string {
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
-  return `${scheme}://${reachable}:${address.port}`;
-}
-
 /** Starts the simulator server and resolves once it listens. */
 export async function startSimulatorServer(options: SimulatorServerOptions): Promise<RunningSimulatorServer> {
   const stopping = new AbortController();
@@ -334,25 +307,11 @@ export async function startSimulatorServer(options: SimulatorServerOptions): Pro
     : createServer(handler);
   // Benchmarks keep connections open between bursts.
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8090, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const url = listeningUrl(server.address() as AddressInfo, tls ? 'https' : 'http');
+  const url = await listen(server, options.port ?? 8090, options.host ?? '127.0.0.1', tls ? 'https' : 'http');
   let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= new Promise<void>((resolve) => {
-      stopping.abort();
-      const force = setTimeout(() => server.closeAllConnections(), 1000);
-      force.unref();
-      server.close(() => {
-        clearTimeout(force);
-        resolve();
-      });
-      server.closeIdleConnections();
-    }));
+  const close = () => {
+    stopping.abort();
+    return (closing ??= closeServer(server, 1000));
+  };
   return { url, server, simulator: options.simulator, close };
 }

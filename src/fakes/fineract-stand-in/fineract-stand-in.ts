@@ -7,9 +7,9 @@
  * (`POST /_sim/faults`). Plain node:http, like the simulator: it is the benchmarks' peer.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { isPlainObject } from '../../../../domain/json.js';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { isPlainObject } from '../../domain/json.js';
+import { closeServer, listen, readBody, sendJson } from '../fake-http-server.js';
 import {
   DEMO_CLIENTS,
   type StandInClient,
@@ -673,23 +673,8 @@ function readFaults(body: string): Partial<StandInFaults> {
   return faults;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+  sendJson(res, status, body);
 }
 
 /** Starts the stand-in; `url` is the context root to configure as coregate's `CORE_URL`. */
@@ -701,7 +686,7 @@ export async function startFineractStandIn(options: FineractStandInOptions = {})
   );
   const server = createServer((req, res) => {
     void (async () => {
-      const body = await readBody(req);
+      const body = await readBody(req, MAX_BODY_BYTES);
       const rawPath = req.url ?? '/';
       standIn.record({ method: req.method ?? 'GET', path: rawPath, headers: req.headers, body });
       const url = new URL(rawPath, 'http://stand-in');
@@ -727,27 +712,14 @@ export async function startFineractStandIn(options: FineractStandInOptions = {})
         send(res, 500, fineractError(500, 'error.msg.platform.server.side.error', 'Internal error'));
     });
   });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const origin = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1', 'http');
   return {
-    url: `http://${shownHost}:${port}${STAND_IN_CONTEXT_PATH}`,
+    url: `${origin}${STAND_IN_CONTEXT_PATH}`,
     tenant: standIn.tenant,
     credentials: standIn.credentials,
     requests: standIn.requests,
     setFaults: (faults) => standIn.setFaults(faults),
     setClient: (id, client) => standIn.setClient(id, client),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server, 0),
   };
 }

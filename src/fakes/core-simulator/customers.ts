@@ -3,7 +3,7 @@
  * demographics compared in normalised form (SSN digits only, ISO birth date;
  * docs/behaviour.md#core-simulator).
  */
-import type { AccountRecord } from '../../../domain/account.js';
+import type { AccountRecord } from '../../domain/account.js';
 
 /** A customer of the simulated core, as in a fixture file (docs/core-protocol.md#data-file---data-file). */
 export interface CoreCustomer {
