@@ -373,10 +373,13 @@ describe('FineractCoreConnector against the Fineract stand-in', () => {
     for (const secret of SECRETS) assert.ok(!registering.message.includes(secret));
   });
 
-  it('checks readiness with GET /actuator/health', async () => {
+  it('checks readiness with GET /actuator/health and one authenticated read (client 0, Fineract’s own 404)', async () => {
     const core = connector();
     await core.ping(ctx());
-    assert.deepEqual(calls(), ['GET /fineract-provider/actuator/health']);
+    assert.deepEqual(calls(), ['GET /fineract-provider/actuator/health', 'GET /fineract-provider/api/v1/clients/0']);
+    await assert.rejects(connector({ credentials: { username: 'coregate-reader', password: 'wrong' } }).ping(ctx()), {
+      message: /not ready: Fineract refused the service user's credentials \(401 to GET \/v1\/clients\/\{id\}\)/,
+    });
     standIn.setFaults({ errorRate: 1, errorStatus: 503 });
     await assert.rejects(core.ping(ctx()), CoreUnavailable);
   });
