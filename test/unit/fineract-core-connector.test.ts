@@ -315,7 +315,13 @@ describe('FineractCoreConnector against the Fineract stand-in', () => {
     const otherTenant = await connector({ tenant: 'elsewhere' })
       .startSession({ kind: 'customerKey', customerKey: '1' }, ctx())
       .catch((caught: unknown) => caught);
-    assert.ok(otherTenant instanceof CoreProtocolError && /credentials/.test(otherTenant.message));
+    // Fineract's tenant filter: 400 through the servlet's error page, the tenant named as unknown.
+    assert.ok(
+      otherTenant instanceof CoreProtocolError &&
+        /Fineract does not know the tenant "elsewhere" \(400 from its tenant filter\)/.test(otherTenant.message),
+      String(otherTenant),
+    );
+    assert.ok(logLines.some((line) => line.includes('Fineract does not know the tenant \\"elsewhere\\"')));
     standIn.setFaults({ errorRate: 1, errorStatus: 403 });
     const forbidden = await connector()
       .listAccounts(good.delegateReferenceId, ctx())

@@ -40,6 +40,8 @@ export interface StandInSavings {
   readonly accountBalance: number;
   readonly availableBalance?: number;
   readonly interestNotPosted?: number;
+  /** An overdraft; with no limit (or 0) Fineract leaves `overdraftLimit` out. Set when a limit is. */
+  readonly allowOverdraft?: boolean;
   readonly overdraftLimit?: number;
   readonly transactions: readonly StandInSavingsTransaction[];
   /** Fixed and recurring deposits. */
@@ -47,9 +49,24 @@ export interface StandInSavings {
   readonly depositAmount?: number;
 }
 
+/**
+ * Loan transaction types the stand-in serves: the disbursement, and those
+ * `LoanTransactionType.isRepaymentType()` counts (`interestPaymentWaiver` since develop).
+ */
+export const LOAN_TRANSACTION_KINDS = [
+  'disbursement',
+  'repayment',
+  'merchantIssuedRefund',
+  'payoutRefund',
+  'goodwillCredit',
+  'chargeRefund',
+  'downPayment',
+  'interestPaymentWaiver',
+] as const;
+
 interface StandInLoanTransaction {
   readonly id: number;
-  readonly kind: 'disbursement' | 'repayment';
+  readonly kind: (typeof LOAN_TRANSACTION_KINDS)[number];
   readonly date: WireDate;
   readonly amount: number;
   readonly interestPortion?: number;
@@ -79,6 +96,7 @@ export interface StandInLoan {
 export interface StandInClient {
   readonly id: number;
   readonly externalId?: string;
+  readonly mobileNo?: string;
   readonly firstname: string;
   readonly lastname: string;
   readonly active: boolean;
