@@ -5,12 +5,8 @@
  * and never printed: the output says `hasApiKey` and `hasCredentials`.
  */
 import { Command } from 'commander';
-import {
-  MAX_CORE_TIMEOUT_MS,
-  MAX_FINERACT_SESSION_TTL_SECONDS,
-  MIN_CORE_TIMEOUT_MS,
-  MIN_FINERACT_SESSION_TTL_SECONDS,
-} from '../app/institution-admin.js';
+import type { InstitutionInput } from '../app/institution-admin.js';
+import { INSTITUTION_SETTING_RULES } from '../domain/institution-settings.js';
 import {
   CORE_KINDS,
   DEFAULT_INSTITUTION,
@@ -19,6 +15,7 @@ import {
   type FineractSsnLookupMode,
   FINERACT_DEFAULTS,
 } from '../domain/institution.js';
+import { AdminOperationFailed } from '../server/admin-operations.js';
 import type { InstitutionArgs, InstitutionView } from '../server/institution-operations.js';
 import { UsageError } from './io.js';
 import {
@@ -37,6 +34,55 @@ import {
 const DEFAULT_INSTITUTION_HELP = `"default" always exists and takes its core from CORE_URL, COREGATE_CORE_KIND,
 COREGATE_CORE_API_KEY, COREGATE_FINERACT_* and COREGATE_CORE_TIMEOUT_MS. Changes reach every running server at once (within
 COREGATE_INSTITUTION_CACHE_SECONDS, 10 s by default, while its change feed is down).`;
+
+/**
+ * The flag of each field of `institutions add|update`: the use case names fields, the operator
+ * typed flags, so its refusals are shown with these ({@link inFlags}).
+ */
+const FLAG_OF_FIELD: { readonly [Field in keyof InstitutionInput]-?: string } = {
+  name: 'name',
+  coreUrl: 'core-url',
+  coreApiKey: 'core-api-key-file',
+  coreCaFile: 'core-ca-file',
+  coreCertFile: 'core-cert-file',
+  coreKeyFile: 'core-key-file',
+  coreTimeoutMs: 'core-timeout-ms',
+  coreKind: 'core-kind',
+  coreCredentials: 'core-credentials-file',
+  fineractTenant: 'fineract-tenant',
+  fineractSsnDocumentType: 'fineract-ssn-document-type',
+  fineractCustomerKey: 'fineract-customer-key',
+  fineractSsnLookup: 'fineract-ssn-lookup',
+  fineractSessionTtlSeconds: 'fineract-session-ttl-seconds',
+};
+
+/** The fields a message may name: the camel-case ones, never a plain word such as "name". */
+const FIELD_NAMES = new RegExp(
+  `\\b(${Object.keys(FLAG_OF_FIELD)
+    .filter((field) => /[A-Z]/.test(field))
+    .join('|')})\\b`,
+  'g',
+);
+
+/**
+ * A refusal of the institution admin in the operator's words: each problem under its flag
+ * (the main loop prints `--path`), and a field named in a message as `--flag`.
+ */
+function inFlags(error: unknown): unknown {
+  if (!(error instanceof AdminOperationFailed)) return error;
+  const flag = (field: string) => FLAG_OF_FIELD[field as keyof InstitutionInput] ?? field;
+  return new AdminOperationFailed(
+    error.message,
+    error.problems.map((problem) => ({
+      path: flag(problem.path),
+      message: problem.message.replace(FIELD_NAMES, (field) => `--${flag(field)}`),
+    })),
+  );
+}
+
+function rethrowInFlags(error: unknown): never {
+  throw inFlags(error);
+}
 
 /** The flags that describe an institution's core, shared by `add` (where the first two are required) and `update`. */
 function coreOptions(command: Command, adding: boolean): Command {
@@ -69,7 +115,10 @@ function coreOptions(command: Command, adding: boolean): Command {
     .option(
       '--fineract-session-ttl-seconds <N>',
       `lifetime of a Fineract session (default: ${FINERACT_DEFAULTS.sessionTtlSeconds})`,
-      wholeNumber(MIN_FINERACT_SESSION_TTL_SECONDS, MAX_FINERACT_SESSION_TTL_SECONDS),
+      wholeNumber(
+        INSTITUTION_SETTING_RULES.fineractSessionTtlSeconds.minimum,
+        INSTITUTION_SETTING_RULES.fineractSessionTtlSeconds.maximum,
+      ),
     )
     .option('--core-ca-file <FILE>', 'CA certificates to trust for the core (PEM)')
     .option('--core-cert-file <FILE>', 'client certificate (PEM) for mutual TLS')
@@ -77,7 +126,7 @@ function coreOptions(command: Command, adding: boolean): Command {
     .option(
       '--core-timeout-ms <N>',
       'core timeout (default: COREGATE_CORE_TIMEOUT_MS)',
-      wholeNumber(MIN_CORE_TIMEOUT_MS, MAX_CORE_TIMEOUT_MS),
+      wholeNumber(INSTITUTION_SETTING_RULES.coreTimeoutMs.minimum, INSTITUTION_SETTING_RULES.coreTimeoutMs.maximum),
     );
 }
 
@@ -212,7 +261,7 @@ export function institutionsCommand(context: AdminContext): Command {
           'Adds a bank and its core, which speaks the reference core protocol (docs/core-protocol.md) or, with --core-kind fineract, is an Apache Fineract (docs/cores/fineract.md). The API key file holds the key on one line, the credentials file username:password on one line; both are stored sealed and never shown again.',
         )
         .usage(
-          '--id ID --name NAME --core-url URL [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE --core-key-file FILE] [--core-timeout-ms N] [--json]\n       --id ID --name NAME --core-kind fineract --core-url URL --fineract-tenant TENANT --core-credentials-file FILE [--fineract-ssn-document-type NAME] [--fineract-customer-key id|external-id] [--fineract-session-ttl-seconds N] [--core-ca-file FILE] [--core-timeout-ms N] [--json]',
+          '--id ID --name NAME --core-url URL [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE --core-key-file FILE] [--core-timeout-ms N] [--json]\n       --id ID --name NAME --core-kind fineract --core-url URL --fineract-tenant TENANT --core-credentials-file FILE [--fineract-ssn-document-type NAME] [--fineract-customer-key id|external-id] [--fineract-ssn-lookup client-search|identifier-search|off] [--fineract-session-ttl-seconds N] [--core-ca-file FILE] [--core-timeout-ms N] [--json]',
         )
         .option('--id <ID>', 'its ID: 1-64 of a-z, 0-9 and - (required)'),
       true,
@@ -240,7 +289,8 @@ export function institutionsCommand(context: AdminContext): Command {
         }
       }
       const args = coreArgs(options);
-      const added = await (await context.admin()).call('institutions.add', { id, ...args });
+      const admin = await context.admin();
+      const added = await admin.call('institutions.add', { id, ...args }).catch(rethrowInFlags);
       warnOfSsnInQuery(added);
       print(added, options.json);
     });
@@ -254,7 +304,7 @@ export function institutionsCommand(context: AdminContext): Command {
           "Changes a bank's name or core; flags not given stay as they are. Switching to --core-kind fineract needs --fineract-tenant (its other settings start from their defaults), and --core-credentials-file unless a service user is stored already.",
         )
         .usage(
-          'ID [--name NAME] [--core-url URL] [--core-kind coregate|fineract] [--core-api-key-file FILE] [--core-credentials-file FILE] [--fineract-tenant TENANT] [--fineract-ssn-document-type NAME] [--fineract-customer-key id|external-id] [--fineract-session-ttl-seconds N] [--core-ca-file FILE] [--core-cert-file FILE] [--core-key-file FILE] [--core-timeout-ms N] [--json]',
+          'ID [--name NAME] [--core-url URL] [--core-kind coregate|fineract] [--core-api-key-file FILE] [--core-credentials-file FILE] [--fineract-tenant TENANT] [--fineract-ssn-document-type NAME] [--fineract-customer-key id|external-id] [--fineract-ssn-lookup client-search|identifier-search|off] [--fineract-session-ttl-seconds N] [--core-ca-file FILE] [--core-cert-file FILE] [--core-key-file FILE] [--core-timeout-ms N] [--json]',
         )
         .argument('<ID>', 'the institution ID'),
       false,
@@ -270,7 +320,8 @@ export function institutionsCommand(context: AdminContext): Command {
     )
     .action(async (id: string, options: CoreOptions) => {
       const args = coreArgs(options);
-      const updated = await (await context.admin()).call('institutions.update', { id, ...args });
+      const admin = await context.admin();
+      const updated = await admin.call('institutions.update', { id, ...args }).catch(rethrowInFlags);
       if (args.fineractSsnLookup !== undefined) warnOfSsnInQuery(updated);
       print(updated, options.json);
     });

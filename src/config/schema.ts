@@ -10,12 +10,8 @@
  * A setting without a default is `Type.Optional`: unset means "not configured".
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import {
-  CORE_KINDS,
-  FINERACT_CUSTOMER_KEY_MODES,
-  FINERACT_DEFAULTS,
-  FINERACT_SSN_LOOKUP_MODES,
-} from '../domain/institution.js';
+import { FINERACT_DEFAULTS } from '../domain/institution.js';
+import { institutionSettingSchema } from './institution-setting-schema.js';
 import './setting-formats.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -124,29 +120,27 @@ export const ConfigSchema = Type.Object({
     description:
       'server processes sharing `PORT` (node:cluster); more than 1 needs `DATABASE_URL` and `CORE_URL` (see "Several processes")',
   }),
+  // The default institution's core: each variable built from its setting's one rule, the rule
+  // `institutions add|update` applies too (src/domain/institution-settings.ts).
   CORE_URL: Type.Optional(
-    Type.String({
-      format: 'http-url',
+    institutionSettingSchema('coreUrl', {
       defaultText: 'unset → built-in simulator',
       description: 'base URL of the core banking system (reference core protocol)',
     }),
   ),
   COREGATE_CORE_API_KEY: Type.Optional(
-    Type.String({ description: 'institution API key sent to the core as `X-Api-Key`' }),
+    institutionSettingSchema('coreApiKey', {
+      valuesText: '1–1024 visible ASCII characters',
+      description: 'institution API key sent to the core as `X-Api-Key`',
+    }),
   ),
-  COREGATE_CORE_KIND: Type.Union(
-    CORE_KINDS.map((kind) => Type.Literal(kind)),
-    {
-      default: 'coregate',
-      description:
-        "the protocol of the default institution's core: `coregate` (the reference core protocol) or `fineract` (Apache Fineract, [docs/cores/fineract.md](docs/cores/fineract.md)); `fineract` needs `CORE_URL`, `COREGATE_FINERACT_USERNAME` and `COREGATE_FINERACT_PASSWORD`",
-    },
-  ),
-  COREGATE_FINERACT_TENANT: Type.String({
+  COREGATE_CORE_KIND: institutionSettingSchema('coreKind', {
+    default: 'coregate',
+    description:
+      "the protocol of the default institution's core: `coregate` (the reference core protocol) or `fineract` (Apache Fineract, [docs/cores/fineract.md](docs/cores/fineract.md)); `fineract` needs `CORE_URL`, `COREGATE_FINERACT_USERNAME` and `COREGATE_FINERACT_PASSWORD`",
+  }),
+  COREGATE_FINERACT_TENANT: institutionSettingSchema('fineractTenant', {
     default: FINERACT_DEFAULTS.tenant,
-    pattern: '^[\\x21-\\x7e]{1,100}$',
-    errorMessage: 'must be 1 to 100 visible ASCII characters',
-    valuesText: 'text',
     description: 'Fineract tenant, sent as `Fineract-Platform-TenantId` (`COREGATE_CORE_KIND=fineract`)',
   }),
   COREGATE_FINERACT_USERNAME: Type.Optional(
@@ -163,37 +157,24 @@ export const ConfigSchema = Type.Object({
       description: "that service user's password (secret: never logged)",
     }),
   ),
-  COREGATE_FINERACT_SSN_DOCUMENT_TYPE: Type.String({
+  COREGATE_FINERACT_SSN_DOCUMENT_TYPE: institutionSettingSchema('fineractSsnDocumentType', {
     default: FINERACT_DEFAULTS.ssnDocumentType,
-    pattern: '^[\\x20-\\x7e]{1,100}$',
-    errorMessage: 'must be 1 to 100 printable ASCII characters',
-    valuesText: 'text',
     description: 'the Fineract client identifier document type that holds the social security number',
   }),
-  COREGATE_FINERACT_CUSTOMER_KEY: Type.Union(
-    FINERACT_CUSTOMER_KEY_MODES.map((mode) => Type.Literal(mode)),
-    {
-      default: FINERACT_DEFAULTS.customerKey,
-      description: "a customer key is the Fineract client's id (`id`) or its `externalId` (`external-id`)",
-    },
-  ),
-  COREGATE_FINERACT_SSN_LOOKUP: Type.Union(
-    FINERACT_SSN_LOOKUP_MODES.map((mode) => Type.Literal(mode)),
-    {
-      default: FINERACT_DEFAULTS.ssnLookup,
-      description:
-        "how Form A finds a client by SSN: `client-search` (Fineract after 1.10), `identifier-search` (every release; the SSN travels in that call's query string) or `off` (register by key only)",
-    },
-  ),
-  COREGATE_FINERACT_SESSION_TTL_SECONDS: Type.Integer({
-    minimum: 60,
-    maximum: DAY,
+  COREGATE_FINERACT_CUSTOMER_KEY: institutionSettingSchema('fineractCustomerKey', {
+    default: FINERACT_DEFAULTS.customerKey,
+    description: "a customer key is the Fineract client's id (`id`) or its `externalId` (`external-id`)",
+  }),
+  COREGATE_FINERACT_SSN_LOOKUP: institutionSettingSchema('fineractSsnLookup', {
+    default: FINERACT_DEFAULTS.ssnLookup,
+    description:
+      "how Form A finds a client by SSN: `client-search` (Fineract after 1.10), `identifier-search` (every release; the SSN travels in that call's query string) or `off` (register by key only)",
+  }),
+  COREGATE_FINERACT_SESSION_TTL_SECONDS: institutionSettingSchema('fineractSessionTtlSeconds', {
     default: FINERACT_DEFAULTS.sessionTtlSeconds,
     description: 'lifetime of the delegate reference IDs coregate makes for Fineract sessions',
   }),
-  COREGATE_CORE_TIMEOUT_MS: Type.Integer({
-    minimum: 50,
-    maximum: 120_000,
+  COREGATE_CORE_TIMEOUT_MS: institutionSettingSchema('coreTimeoutMs', {
     default: 5000,
     description: 'timeout of every call to the core',
   }),

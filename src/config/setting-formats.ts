@@ -4,6 +4,7 @@
  * The explanations never echo the value: URLs may hold passwords, keys are secrets.
  */
 import { FormatRegistry } from '@sinclair/typebox';
+import { httpUrlProblem } from '../domain/institution-settings.js';
 import { parseCidr } from '../domain/ip-allow-list.js';
 
 export interface SettingFormat {
@@ -106,6 +107,8 @@ export const SETTING_FORMATS: Readonly<Record<string, SettingFormat>> = Object.f
   'postgres-url': urlFormat(['postgres:', 'postgresql:']),
   'http-url': urlFormat(['http:', 'https:']),
   'redis-url': urlFormat(['redis:', 'rediss:']),
+  // A core's URL: the rule `institutions add|update` applies too (src/domain/institution-settings.ts).
+  'core-url': { label: 'URL (`http:`, `https:`), no credentials', problem: httpUrlProblem },
   'base64-key': base64Key,
   'proxy-address': proxyAddress,
   'otlp-headers': keyValueList('`name=value,…`', HEADER_NAME),

@@ -107,3 +107,21 @@ export function parseCoreCredentials(text: string): CoreCredentials | undefined 
   if (colon <= 0 || colon === text.length - 1) return undefined;
   return { username: text.slice(0, colon), password: text.slice(colon + 1) };
 }
+
+/**
+ * An institution's core as a transport is built from it: the fields of its record that say
+ * which core, how to reach it and with what. `default` gets them from the configuration
+ * (src/config/default-institution.ts), every other institution from its stored record.
+ */
+export type InstitutionCore = Pick<
+  InstitutionRecord,
+  | 'coreUrl'
+  | 'coreApiKey'
+  | 'coreCaFile'
+  | 'coreCertFile'
+  | 'coreKeyFile'
+  | 'coreTimeoutMs'
+  | 'coreKind'
+  | 'fineract'
+  | 'coreCredentials'
+>;

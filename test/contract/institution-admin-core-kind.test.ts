@@ -1,6 +1,6 @@
 /**
  * `InstitutionAdmin` (`app/institution-admin.ts`) with core kinds, on both storage engines: what
- * each kind needs and refuses (every problem named by its CLI option), the Fineract defaults,
+ * each kind needs and refuses (every problem named by its field; the CLI shows its flag), the Fineract defaults,
  * switching an institution's kind, the view that shows `hasCredentials` and never the service
  * user, and `default`, whose core comes from the configuration.
  */
@@ -12,6 +12,8 @@ import { AesGcmSealer } from '../../src/adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKey } from '../../src/adapters/crypto/encryption-keys.js';
 import { migrate } from '../../src/adapters/store/migrate.js';
 import { SqlInstitutionStore } from '../../src/adapters/store/sql-institution-store.js';
+import { loadConfig } from '../../src/config/config.js';
+import { defaultInstitutionCore } from '../../src/config/default-institution.js';
 import { ApiError } from '../../src/domain/errors.js';
 import { BACKENDS, type OpenBackend } from '../support/backends.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -45,20 +47,13 @@ for (const backend of BACKENDS) {
       opened = await backend.open();
       await migrate(opened.database);
       const store = new SqlInstitutionStore(opened.database, new AesGcmSealer([encryptionKey(randomBytes(32))]));
-      admin = new InstitutionAdmin(store, new FakeClock(), {
-        coreUrl: 'https://fineract.default.example/fineract-provider',
-        hasApiKey: false,
-        coreTimeoutMs: 5000,
-        coreKind: 'fineract',
-        fineract: {
-          tenant: 'default',
-          ssnDocumentType: 'SSN',
-          customerKey: 'id',
-          ssnLookup: 'client-search',
-          sessionTtlSeconds: 900,
-        },
-        hasCredentials: true,
+      const config = loadConfig({
+        COREGATE_CORE_KIND: 'fineract',
+        CORE_URL: 'https://fineract.default.example/fineract-provider',
+        COREGATE_FINERACT_USERNAME: 'svc',
+        COREGATE_FINERACT_PASSWORD: 'pw',
       });
+      admin = new InstitutionAdmin(store, new FakeClock(), { core: defaultInstitutionCore(config) });
     });
     after(() => opened?.close());
 
@@ -80,34 +75,32 @@ for (const backend of BACKENDS) {
 
     it('refuses what a Fineract core needs and does not take, naming each option', async () => {
       assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, fineractTenant: undefined })), [
-        'fineract-tenant',
+        'fineractTenant',
       ]);
       assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, coreCredentials: undefined })), [
-        'core-credentials-file',
+        'coreCredentials',
       ]);
       for (const credentials of ['no-colon', ':password-only', 'user-only:', 'line\nbreak:x']) {
         assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, coreCredentials: credentials })), [
-          'core-credentials-file',
+          'coreCredentials',
         ]);
       }
       assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, fineractCustomerKey: 'accountNo' })), [
-        'fineract-customer-key',
+        'fineractCustomerKey',
       ]);
       for (const ttl of [59, 86_401, 1.5]) {
         assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, fineractSessionTtlSeconds: ttl })), [
-          'fineract-session-ttl-seconds',
+          'fineractSessionTtlSeconds',
         ]);
       }
-      assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, coreKind: 'temenos' })), ['core-kind']);
-      assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, coreApiKey: 'key' })), [
-        'core-api-key-file',
-      ]);
+      assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, coreKind: 'temenos' })), ['coreKind']);
+      assert.deepEqual(await refusedPaths(admin.add('bank-g', { ...FINERACT, coreApiKey: 'key' })), ['coreApiKey']);
       assert.deepEqual(
         await refusedPaths(
           admin.add('bank-g', { name: 'G', coreUrl: 'http://g', fineractTenant: 't', coreCredentials: 'a:b' }),
         ),
-        ['core-credentials-file', 'fineract-tenant'],
-        'Fineract options need --core-kind fineract',
+        ['fineractTenant', 'coreCredentials'],
+        'Fineract settings need coreKind fineract',
       );
       await assert.rejects(admin.show('bank-g'), /no institution/);
     });
@@ -122,7 +115,7 @@ for (const backend of BACKENDS) {
       assert.equal((await admin.update('bank-l', { fineractSsnLookup: 'off' })).fineract?.ssnLookup, 'off');
       for (const mode of ['search', 'OFF', ''])
         assert.deepEqual(await refusedPaths(admin.update('bank-l', { fineractSsnLookup: mode })), [
-          'fineract-ssn-lookup',
+          'fineractSsnLookup',
         ]);
       assert.equal((await admin.show('bank-l')).fineract?.ssnLookup, 'off');
     });
@@ -131,8 +124,8 @@ for (const backend of BACKENDS) {
       await admin.add('bank-s', { name: 'Bank S', coreUrl: 'https://core.bank-s.example' });
       assert.equal((await admin.show('bank-s')).coreKind, 'coregate');
       assert.deepEqual(await refusedPaths(admin.update('bank-s', { coreKind: 'fineract' })), [
-        'fineract-tenant',
-        'core-credentials-file',
+        'fineractTenant',
+        'coreCredentials',
       ]);
       const switched = await admin.update('bank-s', {
         coreKind: 'fineract',
@@ -153,10 +146,10 @@ for (const backend of BACKENDS) {
       const back = await admin.update('bank-s', { coreKind: 'coregate' });
       assert.equal(back.coreKind, 'coregate');
       assert.equal(back.fineract, undefined);
-      assert.deepEqual(await refusedPaths(admin.update('bank-s', { fineractTenant: 'x' })), ['fineract-tenant']);
+      assert.deepEqual(await refusedPaths(admin.update('bank-s', { fineractTenant: 'x' })), ['fineractTenant']);
       // Back to Fineract: the kind starts from the defaults again and needs its tenant; the sealed
       // service user is kept.
-      assert.deepEqual(await refusedPaths(admin.update('bank-s', { coreKind: 'fineract' })), ['fineract-tenant']);
+      assert.deepEqual(await refusedPaths(admin.update('bank-s', { coreKind: 'fineract' })), ['fineractTenant']);
       const again = await admin.update('bank-s', { coreKind: 'fineract', fineractTenant: 'bank-s2' });
       assert.deepEqual(again.fineract, {
         tenant: 'bank-s2',
@@ -175,8 +168,8 @@ for (const backend of BACKENDS) {
       assert.equal(shown.fineract?.tenant, 'default');
       assert.equal(shown.coreSource, 'config');
       assert.deepEqual(await refusedPaths(admin.update('default', { fineractTenant: 'x', coreKind: 'fineract' })), [
-        'core-kind',
-        'fineract-tenant',
+        'coreKind',
+        'fineractTenant',
       ]);
     });
   });

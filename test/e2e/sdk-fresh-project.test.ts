@@ -1,10 +1,12 @@
 /**
  * `@coregate/client` in a fresh TypeScript project as a platform starts one today: the newest
- * `typescript` and `@types/node` from the registry (and `@types/node` 20, the oldest Node the
- * package supports), `strict`, `module: nodenext`, `types: ["node"]`, no `skipLibCheck`. The
- * package's declarations must type-check there, and installing the tarball must run nothing
- * (npm warns about packages with install-time scripts). Needs the npm registry; npm's cache
- * makes a second run fast.
+ * `typescript` from the registry, `strict`, `module: nodenext`, no `skipLibCheck`. First with
+ * nothing else: no `@types/node` and no DOM library (`lib: ["es2023"]`; TypeScript 6 and later
+ * load no `@types/*` package unless `types` lists it), so the package's declarations must name
+ * no Node or DOM type. Then with the newest `@types/node` and `types: ["node"]`, handing the
+ * client a `crypto.KeyObject` (and `@types/node` 20, the oldest Node the package supports).
+ * Installing the tarball must run nothing (npm warns about packages with install-time scripts).
+ * Needs the npm registry; npm's cache makes a second run fast.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -39,6 +41,41 @@ export async function balances(customerId: string): Promise<number[]> {
 export const event = (body: string, headers: Record<string, string>) => verifyWebhook(body, headers, 'whsec_x').type;
 `;
 
+/** The consumer without Node's types: a JWK or a PEM string for keys, plain objects for headers. */
+const BARE_CONSUMER = `import { CoregateClient, CoregateError, verifyWebhook, type AccountRecord, type Jwk } from '@coregate/client';
+
+const jwk: Jwk = { kty: 'OKP', crv: 'Ed25519', x: 'x', d: 'd' };
+export const clients = [
+  new CoregateClient({ baseUrl: 'https://gw.bank.example', clientId: 'cg_x', clientSecret: 'cgs_y' }),
+  new CoregateClient({ baseUrl: 'https://gw.bank.example', clientId: 'cg_x', privateKey: '-----BEGIN PRIVATE KEY-----' }),
+  new CoregateClient({ baseUrl: 'https://gw.bank.example', clientId: 'cg_x', privateKey: jwk, dpop: true }),
+];
+export async function balances(customerId: string): Promise<number[]> {
+  try {
+    const accounts: AccountRecord[] = await clients[0]!.listAccounts(customerId, { timeoutMs: 5000 });
+    return accounts.map((account) => account.currentBalance);
+  } catch (error) {
+    if (error instanceof CoregateError && error.status === 404) return [];
+    throw error;
+  }
+}
+export const event = (body: string, headers: Record<string, string>) => verifyWebhook(body, headers, 'whsec_x').type;
+`;
+
+/** No `types` (the newest TypeScript then loads no `@types/*`) and no DOM library. */
+const BARE_TSCONFIG = {
+  compilerOptions: {
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    lib: ['es2023'],
+    noEmit: true,
+  },
+  files: ['bare.ts'],
+};
+
 const TSCONFIG = {
   compilerOptions: {
     strict: true,
@@ -61,8 +98,8 @@ async function npm(cwd: string, args: string[]): Promise<string> {
   return `${stdout}${stderr}`;
 }
 
-async function typeCheck(cwd: string): Promise<void> {
-  await run(process.execPath, [join(cwd, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', cwd], {
+async function typeCheck(cwd: string, project = 'tsconfig.json'): Promise<void> {
+  await run(process.execPath, [join(cwd, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(cwd, project)], {
     cwd,
     timeout: 120_000,
     maxBuffer: 8 * 1024 * 1024,
@@ -72,7 +109,7 @@ async function typeCheck(cwd: string): Promise<void> {
 }
 
 describe('@coregate/client in a fresh strict TypeScript project', { timeout: 600_000 }, () => {
-  it('installs without install scripts and type-checks with the newest typescript and @types/node, and with @types/node 20', async (t) => {
+  it('installs without install scripts and type-checks with the newest typescript alone (no @types/node, no DOM), then with the newest @types/node, and with @types/node 20', async (t) => {
     const work = mkdtempSync(join(tmpdir(), 'cg-client-fresh-'));
     t.after(() => rmSync(work, { recursive: true, force: true }));
     const packed = await packClient(work);
@@ -84,9 +121,14 @@ describe('@coregate/client in a fresh strict TypeScript project', { timeout: 600
     );
     writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify(TSCONFIG));
     writeFileSync(join(consumer, 'main.ts'), CONSUMER);
+    writeFileSync(join(consumer, 'tsconfig.bare.json'), JSON.stringify(BARE_TSCONFIG));
+    writeFileSync(join(consumer, 'bare.ts'), BARE_CONSUMER);
 
-    const installed = await npm(consumer, ['install', 'typescript@latest', '@types/node@latest', packed.tarball]);
+    const installed = await npm(consumer, ['install', 'typescript@latest', packed.tarball]);
     assert.doesNotMatch(installed, /install-scripts|install scripts/, 'installing the tarball runs nothing');
+    await typeCheck(consumer, 'tsconfig.bare.json');
+
+    await npm(consumer, ['install', '@types/node@latest']);
     await typeCheck(consumer);
 
     await npm(consumer, ['install', '@types/node@20']);

@@ -21,6 +21,7 @@
 import { setMaxListeners } from 'node:events';
 import { CoregateError } from './errors.js';
 import type { Registration, RegisterCustomerInput, RegistrationBody } from './schema.js';
+import type { AbortSignalLike } from './platform-types.js';
 
 /** One registration: what `registerCustomer` takes, or the wire body of `POST /core/sessions` (a JSON Lines file's line). */
 export type BulkRegistrationItem = RegisterCustomerInput | RegistrationBody;
@@ -45,7 +46,7 @@ export interface RegisterCustomersOptions {
   /** Most registrations in flight at once; 16 unless set (1 to 256). */
   readonly concurrency?: number;
   /** Stops the batch: nothing new is sent, registrations in flight are abandoned, and the iterator throws the signal's reason. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
   /** Longest time one attempt may take; the client's `timeoutMs` unless set. Waits for `Retry-After` are not counted. */
   readonly timeoutMs?: number;
   /** Called with the running counts after every settled item and every refusal waited out. */
@@ -67,7 +68,7 @@ export type BulkRegistrationResult =
   | (ResultBase & { readonly ok: false; readonly error: CoregateError });
 
 /** One request for one item, answered or thrown as it came: 429/503 are not waited out. */
-export type RegisterOnce = (body: unknown, signal: AbortSignal) => Promise<Registration>;
+export type RegisterOnce = (body: unknown, signal: AbortSignalLike) => Promise<Registration>;
 
 const DEFAULT_CONCURRENCY = 16;
 const MAX_CONCURRENCY = 256;
@@ -122,7 +123,7 @@ export class BulkRegistration implements AsyncIterableIterator<BulkRegistrationR
   readonly #source: Iterator<BulkRegistrationItem> | AsyncIterator<BulkRegistrationItem>;
   readonly #maxConcurrency: number;
   readonly #onProgress: ((progress: BulkRegistrationProgress) => void) | undefined;
-  readonly #outer: AbortSignal | undefined;
+  readonly #outer: AbortSignalLike | undefined;
   readonly #controller = new AbortController();
   /** Items to send: refused ones first (unshifted), then those pulled from the source. */
   readonly #ready: Pending[] = [];

@@ -6,9 +6,10 @@
  * cannot tell the two apart once fired and `any` needs Node ≥ 20.3.)
  */
 import { CoregateError } from './errors.js';
+import type { AbortSignalLike } from './platform-types.js';
 
 export interface CallSignal {
-  readonly signal: AbortSignal;
+  readonly signal: AbortSignalLike;
   /** Milliseconds left before the call times out. */
   remainingMs(): number;
   /** The error to throw once `signal` fired: the caller's reason or a timeout error (a plain function: callers pass it on). */
@@ -16,7 +17,7 @@ export interface CallSignal {
   dispose(): void;
 }
 
-export function callSignal(timeoutMs: number, outer: AbortSignal | undefined): CallSignal {
+export function callSignal(timeoutMs: number, outer: AbortSignalLike | undefined): CallSignal {
   const controller = new AbortController();
   const deadline = Date.now() + timeoutMs;
   let timedOut = false;
@@ -50,7 +51,7 @@ export function callSignal(timeoutMs: number, outer: AbortSignal | undefined): C
 }
 
 /** `promise`, or a rejection as soon as `signal` fires (the promise itself goes on for others). */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, failure: () => unknown): Promise<T> {
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignalLike, failure: () => unknown): Promise<T> {
   if (signal.aborted) return Promise.reject(failure());
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(failure());
@@ -69,7 +70,7 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, failur
 }
 
 /** Waits `ms`, or rejects with the call's failure when its signal fires first. */
-export function pause(ms: number, signal: AbortSignal, failure: () => unknown): Promise<void> {
+export function pause(ms: number, signal: AbortSignalLike, failure: () => unknown): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return untilAborted(new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), signal, failure).finally(() =>
     clearTimeout(timer),

@@ -16,6 +16,7 @@ import { parseRetryAfter, retryDelay, type RetryLimits } from './retry-policy.js
 import type { AccountRecord, CustomerStatus, Deregistration, RegisterCustomerInput, Registration } from './schema.js';
 import { TokenSource } from './token-source.js';
 import { ClientAssertionSigner, DpopSigner, type PrivateKeyInput } from './proofs.js';
+import type { AbortSignalLike, FetchFunction, FetchResponse } from './platform-types.js';
 
 export interface CoregateClientOptions {
   /** Where coregate serves `/core/*`, e.g. `https://gateway.example.com`. */
@@ -46,7 +47,7 @@ export interface CoregateClientOptions {
   /** Longest single wait for a retry: a `Retry-After` above it fails at once; default 30 000 ms. */
   readonly maxRetryWaitMs?: number;
   /** The fetch to use (a proxy agent, instrumentation); defaults to the global one. */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: FetchFunction;
   /** The current time in ms, for token expiry; defaults to `Date.now`. */
   readonly now?: () => number;
 }
@@ -54,7 +55,7 @@ export interface CoregateClientOptions {
 /** Options of one call. */
 export interface CallOptions {
   /** Cancels the call; it then rejects with the signal's reason. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
   /** Overrides the client's `timeoutMs` for this call. */
   readonly timeoutMs?: number;
 }
@@ -66,7 +67,7 @@ function endpoint(base: string, path: string): string {
 }
 
 /** A 401 that says the access token itself is bad (RFC 6750 §3.1), not the customer. */
-function isInvalidToken(response: Response): boolean {
+function isInvalidToken(response: FetchResponse): boolean {
   return response.status === 401 && /error="invalid_token"/.test(response.headers.get('www-authenticate') ?? '');
 }
 
@@ -92,7 +93,7 @@ function envelopeError(
 export class CoregateClient {
   readonly #baseUrl: string;
   readonly #tokens: TokenSource;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: FetchFunction;
   readonly #timeoutMs: number;
   readonly #limits: RetryLimits;
   readonly #now: () => number;
@@ -218,7 +219,7 @@ export class CoregateClient {
       for (let retry = 0; ;) {
         const token = await this.#tokens.get(call.signal, call.failure);
         const scheme = this.#tokens.scheme;
-        let response: Response;
+        let response: FetchResponse;
         try {
           response = await this.#fetch(url, {
             method,

@@ -14,6 +14,7 @@ import {
   constants,
   type KeyObject,
 } from 'node:crypto';
+import type { FetchResponse, PrivateKeyObject } from './platform-types.js';
 
 /**
  * A JSON Web Key (RFC 7517 §4, RFC 7518 §6) as a plain object. The package's own type, so that its
@@ -40,7 +41,7 @@ export type Jwk = {
 };
 
 /** A private key as a `KeyObject`, a PEM string or a private JWK. */
-export type PrivateKeyInput = KeyObject | string | Jwk;
+export type PrivateKeyInput = PrivateKeyObject | string | Jwk;
 
 interface SigningKey {
   readonly key: KeyObject;
@@ -52,7 +53,8 @@ function signingKey(input: PrivateKeyInput): SigningKey {
     typeof input === 'string'
       ? createPrivateKey(input)
       : 'asymmetricKeyType' in input && typeof input.export === 'function'
-        ? input
+        ? // Only Node's crypto makes objects of this shape (platform-types.ts).
+          (input as KeyObject)
         : createPrivateKey({ key: input as Jwk, format: 'jwk' });
   if (key.type !== 'private') throw new TypeError('a private key is needed to sign');
   switch (key.asymmetricKeyType) {
@@ -137,7 +139,7 @@ export class DpopSigner {
   }
 
   /** Remembers a nonce the server sent; `true` when it is new (the request is worth repeating once). */
-  rememberNonce(url: string, response: Response): boolean {
+  rememberNonce(url: string, response: FetchResponse): boolean {
     const nonce = response.headers.get('dpop-nonce');
     if (!nonce) return false;
     const origin = new URL(url).origin;

@@ -12,6 +12,7 @@ import { callSignal, pause, untilAborted } from './call-signal.js';
 import { readJson } from './read-json.js';
 import { parseRetryAfter, retryDelay, type RetryLimits } from './retry-policy.js';
 import type { ClientAssertionSigner, DpopSigner } from './proofs.js';
+import type { AbortSignalLike, FetchFunction, FetchResponse } from './platform-types.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -37,7 +38,7 @@ export interface TokenSourceOptions {
   readonly scope: string | undefined;
   readonly timeoutMs: number;
   readonly limits: RetryLimits;
-  readonly fetch: typeof fetch;
+  readonly fetch: FetchFunction;
   readonly now: () => number;
 }
 
@@ -61,7 +62,7 @@ export class TokenSource {
   }
 
   /** A valid token: the cached one, the pending request's, or a new request's. */
-  get(signal: AbortSignal, failure: () => unknown): Promise<string> {
+  get(signal: AbortSignalLike, failure: () => unknown): Promise<string> {
     const current = this.#current;
     if (current && this.#options.now() < current.renewAt) return Promise.resolve(current.value);
     if (signal.aborted) return Promise.reject(failure());
@@ -100,7 +101,7 @@ export class TokenSource {
           form.set('client_assertion_type', JWT_BEARER);
           form.set('client_assertion', assertions.assertion(tokenUrl, requestedAt));
         }
-        let response: Response;
+        let response: FetchResponse;
         try {
           response = await this.#options.fetch(tokenUrl, {
             method: 'POST',

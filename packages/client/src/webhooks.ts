@@ -7,6 +7,7 @@
  * five minutes of now. Written on node:crypto to keep the client free of dependencies.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { HeadersLike } from './platform-types.js';
 
 /** The events coregate sends (CONTRACT §9); the union stays open for types added later. */
 export type WebhookEventType = 'customer.registered' | 'customer.reregistration_required' | 'customer.deregistered';
@@ -31,7 +32,7 @@ export class WebhookVerificationError extends Error {
 }
 
 /** Headers as fetch (`Headers`), node:http (`IncomingHttpHeaders`) or a plain object give them. */
-export type WebhookHeaders = Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
+export type WebhookHeaders = HeadersLike | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 export interface VerifyWebhookOptions {
   /** Accepted distance between the timestamp and now; default 300 s. */
@@ -43,7 +44,7 @@ export interface VerifyWebhookOptions {
 const SECRET_PREFIX = 'whsec_';
 
 function header(headers: WebhookHeaders, name: string): string | undefined {
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  if (typeof (headers as HeadersLike).get === 'function') return (headers as HeadersLike).get(name) ?? undefined;
   const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
   const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
   const value = key === undefined ? undefined : record[key];

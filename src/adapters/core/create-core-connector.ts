@@ -14,7 +14,8 @@ import { HttpCoreConnector } from './http-core-connector.js';
 import { InProcessCoreConnector } from './in-process-core-connector.js';
 import { CoreSimulator } from '../../fakes/core-simulator/core-simulator.js';
 import { readFileSync } from 'node:fs';
-import { DEFAULT_INSTITUTION, type InstitutionRecord } from '../../domain/institution.js';
+import { defaultInstitutionCore } from '../../config/default-institution.js';
+import { DEFAULT_INSTITUTION, type InstitutionCore, type InstitutionRecord } from '../../domain/institution.js';
 import type { InstitutionCoreFactory } from '../../ports/institution-core-factory.js';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import { FineractCoreConnector } from './fineract/fineract-core-connector.js';
@@ -29,42 +30,18 @@ export interface CoreTransportDeps {
 }
 
 /**
- * The configured core of `default`: the Fineract connector for COREGATE_CORE_KIND=fineract,
- * the HTTP connector for `CORE_URL`, else the simulator in process.
+ * The configured core of `default` (its core settings as an institution record's, from the
+ * configuration: src/config/default-institution.ts), built as every institution's is
+ * ({@link institutionTransport}); without `CORE_URL`, the simulator in process.
  */
 export function createCoreConnector(deps: CoreTransportDeps): {
   core: CoreConnector;
   simulator: CoreSimulator | undefined;
 } {
   const { config, clock } = deps;
-  if (config.coreKind === 'fineract') {
-    // The configuration refuses Fineract without these (config.ts), so this never throws at start.
-    if (config.coreUrl === undefined || config.fineractCredentials === undefined)
-      throw new Error('COREGATE_CORE_KIND=fineract needs CORE_URL and the service user');
-    return {
-      core: new FineractCoreConnector({
-        ...config.fineract,
-        baseUrl: config.coreUrl,
-        credentials: config.fineractCredentials,
-        institution: DEFAULT_INSTITUTION,
-        timeoutMs: config.coreTimeoutMs,
-        clock,
-        sealer: deps.sealer,
-        logger: deps.logger,
-      }),
-      simulator: undefined,
-    };
-  }
-  if (config.coreUrl !== undefined) {
-    return {
-      core: new HttpCoreConnector({
-        baseUrl: config.coreUrl,
-        apiKey: config.coreApiKey,
-        timeoutMs: config.coreTimeoutMs,
-      }),
-      simulator: undefined,
-    };
-  }
+  const configured = defaultInstitutionCore(config);
+  if (configured.coreUrl !== undefined)
+    return { core: coreTransport(DEFAULT_INSTITUTION, configured, deps), simulator: undefined };
   const simulator = new CoreSimulator({ clock, sessionTtlSeconds: config.simulatorSessionTtlSeconds });
   return { core: new InProcessCoreConnector(simulator, { timeoutMs: config.coreTimeoutMs }), simulator };
 }
@@ -144,30 +121,37 @@ function readPemFile(institution: string, what: string, path: string | undefined
  */
 export function institutionTransport(institution: InstitutionRecord, deps: CoreTransportDeps): CoreConnector {
   if (institution.id === DEFAULT_INSTITUTION) return createCoreConnector(deps).core;
-  if (institution.coreUrl === undefined) throw new Error(`institution ${institution.id} has no core URL`);
-  const ca = readPemFile(institution.id, 'CA', institution.coreCaFile);
-  const cert = readPemFile(institution.id, 'client certificate', institution.coreCertFile);
-  const key = readPemFile(institution.id, 'client key', institution.coreKeyFile);
+  return coreTransport(institution.id, institution, deps);
+}
+
+/** The one construction path of a core transport: institution `id`'s core settings `core`. */
+function coreTransport(id: string, core: InstitutionCore, deps: CoreTransportDeps): CoreConnector {
+  if (core.coreUrl === undefined) throw new Error(`institution ${id} has no core URL`);
+  const ca = readPemFile(id, 'CA', core.coreCaFile);
+  const cert = readPemFile(id, 'client certificate', core.coreCertFile);
+  const key = readPemFile(id, 'client key', core.coreKeyFile);
   const tls = { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
-  const timeoutMs = institution.coreTimeoutMs ?? deps.config.coreTimeoutMs;
-  if (institution.coreKind === 'fineract') {
-    if (institution.fineract === undefined || institution.coreCredentials === undefined)
-      throw new Error(`institution ${institution.id} has no Fineract tenant or service user`);
+  const timeoutMs = core.coreTimeoutMs ?? deps.config.coreTimeoutMs;
+  if (core.coreKind === 'fineract') {
+    // The configuration refuses a Fineract default without its service user (config.ts), and the
+    // institution admin a Fineract institution without its tenant or service user.
+    if (core.fineract === undefined || core.coreCredentials === undefined)
+      throw new Error(`institution ${id} has no Fineract tenant or service user`);
     return new FineractCoreConnector({
-      ...institution.fineract,
-      baseUrl: institution.coreUrl,
-      credentials: institution.coreCredentials,
-      institution: institution.id,
+      ...core.fineract,
+      baseUrl: core.coreUrl,
+      credentials: core.coreCredentials,
+      institution: id,
       timeoutMs,
       tls,
       clock: deps.clock,
       sealer: deps.sealer,
-      logger: deps.logger.child({ institution: institution.id }),
+      logger: deps.logger.child({ institution: id }),
     });
   }
   return new HttpCoreConnector({
-    baseUrl: institution.coreUrl,
-    ...(institution.coreApiKey === undefined ? {} : { apiKey: institution.coreApiKey }),
+    baseUrl: core.coreUrl,
+    ...(core.coreApiKey === undefined ? {} : { apiKey: core.coreApiKey }),
     timeoutMs,
     tls,
   });

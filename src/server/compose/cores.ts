@@ -14,6 +14,7 @@ import type { CoreSimulator } from '../../fakes/core-simulator/core-simulator.js
 import type { AesGcmSealer } from '../../adapters/crypto/aes-gcm-sealer.js';
 import type { PrometheusMetrics } from '../../adapters/metrics/prometheus.js';
 import { SqlInstitutionStore } from '../../adapters/store/sql-institution-store.js';
+import { defaultInstitutionCore } from '../../config/default-institution.js';
 import type { CoreConnector } from '../../ports/core-connector.js';
 import type { Basics } from './basics.js';
 
@@ -61,12 +62,7 @@ export function buildCores(
     institutionStore,
     institutions,
     institutionAdmin: new InstitutionAdmin(institutionStore, clock, {
-      coreUrl: config.coreUrl,
-      hasApiKey: config.coreApiKey !== undefined && config.coreApiKey !== '',
-      coreTimeoutMs: config.coreTimeoutMs,
-      coreKind: config.coreKind,
-      fineract: config.coreKind === 'fineract' ? config.fineract : undefined,
-      hasCredentials: config.coreKind === 'fineract' && config.fineractCredentials !== undefined,
+      core: defaultInstitutionCore(config),
       onChange: () => institutions.forgetAll(),
     }),
     coreChecker: new CoreChecker(
