@@ -5,6 +5,9 @@
  *
  * The checks, in order:
  * - `readiness`: the core answers its readiness call (`/readyz` makes the same call);
+ * - `form_a`: with a test customer's demographics (from a file, never a command line), a
+ *   registration by demographics finds exactly that customer — on Apache Fineract, whether
+ *   the release and the SSN lookup setting match identifiers at all;
  * - `session`: with a customer key, a session starts for it (never demographics: a command line
  *   ends up in shell histories and process lists);
  * - `accounts`: that session's accounts, every record an account record of
@@ -24,11 +27,14 @@
 import { randomBytes } from 'node:crypto';
 import {
   CoreError,
+  CustomerNotRecognised,
+  DemographicsNotAccepted,
   SessionRejected,
   TransactionsNotSupported,
   type CoreConnector,
   type CoreSession,
 } from '../ports/core-connector.js';
+import type { RegistrationSubject } from '../domain/registration.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_WINDOW_DAYS, addDays, utcDay } from '../domain/transaction-query.js';
 import { checkPage, transactionPage } from './list-transactions.js';
 import { notFound, type FieldProblem } from '../domain/errors.js';
@@ -37,7 +43,17 @@ import type { InstitutionCoreFactory } from '../ports/institution-core-factory.j
 import type { InstitutionStore } from '../ports/institution-store.js';
 
 /** The checks' names, in the order they run. */
-type CoreCheckName = 'readiness' | 'session' | 'accounts' | 'transactions' | 'forged_session_rejected' | 'end_session';
+type CoreCheckName =
+  | 'readiness'
+  | 'form_a'
+  | 'session'
+  | 'accounts'
+  | 'transactions'
+  | 'forged_session_rejected'
+  | 'end_session';
+
+/** A test customer's demographics, for the `form_a` check. */
+export type FormADemographics = Omit<Extract<RegistrationSubject, { kind: 'demographics' }>, 'kind'>;
 
 interface CoreCheckResult {
   readonly name: CoreCheckName;
@@ -57,6 +73,8 @@ export type AccountRecordCheck = (record: unknown, path: string) => readonly Fie
 export interface CoreCheckOptions {
   /** Starts a session for this customer and checks its accounts; without it only readiness and a forged ID are checked. */
   readonly customerKey?: string | undefined;
+  /** Registers this test customer by demographics; with `customerKey` too, the key found must be it. Never printed. */
+  readonly formA?: FormADemographics | undefined;
   /** The institution the calls are made for (logs and metrics). */
   readonly institution: string;
   readonly now: () => Date;
@@ -104,6 +122,8 @@ export async function checkCore(core: CoreConnector, options: CoreCheckOptions):
   } catch (error) {
     fail('readiness', `expected the core to answer its readiness call; got ${described(error)}`);
   }
+
+  if (options.formA) await checkFormA(core, options.formA, options.customerKey, context(), pass, fail);
 
   let session: CoreSession | undefined;
   if (options.customerKey !== undefined) {
@@ -227,6 +247,34 @@ async function checkTransactions(
   }
 }
 
+const FORM_A_EXPECTED = 'expected the test customer of --form-a-file to be found by demographics';
+
+/** `form_a`: the test customer found by demographics, exactly; a detail never repeats what the file holds. */
+async function checkFormA(
+  core: CoreConnector,
+  demographics: FormADemographics,
+  customerKey: string | undefined,
+  context: { requestId: string; institution: string },
+  pass: (name: CoreCheckName, detail: string) => void,
+  fail: (name: CoreCheckName, detail: string) => void,
+): Promise<void> {
+  try {
+    const found = await core.startSession({ kind: 'demographics', ...demographics }, context);
+    if (customerKey !== undefined && found.customerKey !== customerKey)
+      fail('form_a', `${FORM_A_EXPECTED} as the customer of --customer-key; the core found another customer`);
+    else pass('form_a', 'the test customer was found by demographics');
+  } catch (error) {
+    if (error instanceof DemographicsNotAccepted)
+      fail('form_a', `${FORM_A_EXPECTED}; this institution registers customers by key only (SSN lookup off)`);
+    else if (error instanceof CustomerNotRecognised)
+      fail(
+        'form_a',
+        `${FORM_A_EXPECTED}; the core recognised no one. On Apache Fineract 1.9 and 1.10 the client search does not match identifiers: set --fineract-ssn-lookup identifier-search, or off (docs/cores/fineract.md#releases)`,
+      );
+    else fail('form_a', `${FORM_A_EXPECTED}; got ${described(error)}`);
+  }
+}
+
 /** `core check --institution ID`: the institution's core, built afresh from its record and closed after. */
 export class CoreChecker {
   constructor(
@@ -238,7 +286,11 @@ export class CoreChecker {
   ) {}
 
   /** A disabled institution is checked too: that is how a bank tries its core before serving it. */
-  async check(institution: string, customerKey: string | undefined): Promise<CoreCheckReport> {
+  async check(
+    institution: string,
+    customerKey: string | undefined,
+    formA?: FormADemographics,
+  ): Promise<CoreCheckReport> {
     const record = await this.store.find(institution);
     if (!record) throw notFound(`no institution "${institution}"`);
     let core: CoreConnector;
@@ -259,6 +311,7 @@ export class CoreChecker {
     try {
       return await checkCore(core, {
         customerKey,
+        formA,
         institution,
         now: () => this.clock.now(),
         checkRecord: this.checkRecord,

@@ -17,6 +17,7 @@ import {
   type CoreKind,
   type CoreSettingsSource,
   type FineractCustomerKeyMode,
+  type FineractSsnLookupMode,
   type FineractSettings,
   type Institution,
   type InstitutionCore,
@@ -49,6 +50,8 @@ export interface InstitutionInput {
   readonly fineractTenant?: string | undefined;
   readonly fineractSsnDocumentType?: string | undefined;
   readonly fineractCustomerKey?: string | undefined;
+  /** `client-search`, `identifier-search` or `off`. */
+  readonly fineractSsnLookup?: string | undefined;
   readonly fineractSessionTtlSeconds?: number | undefined;
 }
 
@@ -112,6 +115,7 @@ function fineractChanges(input: InstitutionInput): Partial<FineractSettings> {
       ? {}
       : { customerKey: input.fineractCustomerKey as FineractCustomerKeyMode }),
     ...(input.fineractSessionTtlSeconds === undefined ? {} : { sessionTtlSeconds: input.fineractSessionTtlSeconds }),
+    ...(input.fineractSsnLookup === undefined ? {} : { ssnLookup: input.fineractSsnLookup as FineractSsnLookupMode }),
   };
 }
 

@@ -3,13 +3,14 @@
  * customer and store the association. Demographics go to the core and nowhere else.
  */
 import type { AssociationOwner } from '../domain/association.js';
-import { customerIdTaken, customerNotRecognised } from '../domain/errors.js';
+import { customerIdTaken, customerNotRecognised, invalidRequest } from '../domain/errors.js';
 import type { Registration } from '../domain/registration.js';
 import type { AssociationStore } from '../ports/association-store.js';
 import type { Clock } from '../ports/clock.js';
 import {
   CoreProtocolError,
   CustomerNotRecognised,
+  DemographicsNotAccepted,
   type CoreCallContext,
   type InstitutionCores,
 } from '../ports/core-connector.js';
@@ -56,6 +57,9 @@ export class AssociationRegistrar {
         // the core, so without a WWW-Authenticate challenge for the caller's token.
         throw customerNotRecognised();
       }
+      // The bank's choice, not a failure: the platform learns to register this customer by key.
+      if (error instanceof DemographicsNotAccepted)
+        throw invalidRequest(error.message, { problems: [{ path: '/demographics', message: error.message }] });
       throw fromCoreFailure(error);
     }
     // `customer.registered` is recorded with the association, only if this call created it;

@@ -6,7 +6,9 @@
  * no database. Exit status 0 only when every check passed, 1 when one failed.
  */
 import { Command } from 'commander';
+import type { FormADemographics } from '../app/check-core.js';
 import { loadConfig } from '../config/config.js';
+import { parseRegistration } from '../domain/registration.js';
 import type { CoreCheckReport } from '../server/core-check.js';
 import { UsageError } from './io.js';
 import { examples, printData, secretFrom, withJson, type AdminContext } from './program.js';
@@ -16,7 +18,34 @@ interface CheckOptions {
   coreUrl?: string;
   coreApiKeyFile?: string;
   customerKey?: string;
+  formAFile?: string;
   json?: boolean;
+}
+
+/**
+ * The test customer of `--form-a-file` (`{socialSecurityNumber, birthDay, accountNumber}`),
+ * checked as a registration's demographics are. A refusal names the fields, never their values.
+ */
+function formAFrom(path: string): FormADemographics {
+  let demographics: unknown;
+  try {
+    demographics = JSON.parse(secretFrom('form-a-file', path));
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError('--form-a-file must hold a JSON object {socialSecurityNumber, birthDay, accountNumber}');
+  }
+  const parsed = parseRegistration({ demographics, registration: { customerId: 'core-check' } }, new Date());
+  if (!parsed.ok)
+    throw new UsageError(
+      `--form-a-file: ${parsed.problems.map((problem) => `${problem.path.replace('/demographics', '') || '/'} ${problem.message}`).join('; ')}`,
+    );
+  const subject = parsed.registration.subject;
+  if (subject.kind !== 'demographics') throw new UsageError('--form-a-file must hold demographics');
+  return {
+    socialSecurityNumber: subject.socialSecurityNumber,
+    birthDay: subject.birthDay,
+    accountNumber: subject.accountNumber,
+  };
 }
 
 function reportText(report: CoreCheckReport): string {
@@ -34,6 +63,7 @@ async function check(context: AdminContext, options: CheckOptions): Promise<Core
     return (await context.admin()).call('core.check', {
       institution: options.institution,
       ...(customerKey === undefined ? {} : { customerKey }),
+      ...(options.formAFile === undefined ? {} : { formA: formAFrom(options.formAFile) }),
     });
   }
   const config = loadConfig();
@@ -57,20 +87,25 @@ export function coreCommand(context: AdminContext): Command {
       .command('check')
       .summary("run the checks a bank's core must pass before going live")
       .description(
-        'Checks a core: readiness; with --customer-key, a session for that customer, its accounts (every record an account record, field by field) and ending the session; and that a delegate reference ID the core never issued is rejected. Prints PASS or FAIL for each check with what was expected, never a value read from the core. Exits 0 only when every check passed.',
+        'Checks a core: readiness (for Fineract also that the tenant and the service user are accepted); with --form-a-file, that the test customer is found by demographics (nothing of the file is printed); with --customer-key, a session for that customer, its accounts (every record an account record, field by field) and ending the session; and that a delegate reference ID the core never issued is rejected. Prints PASS or FAIL for each check with what was expected, never a value read from the core. Exits 0 only when every check passed.',
       )
       .usage(
-        '--institution ID [--customer-key KEY] [--json]\n       --core-url URL [--core-api-key-file FILE] [--customer-key KEY] [--json]',
+        '--institution ID [--customer-key KEY] [--form-a-file FILE] [--json]\n       --core-url URL [--core-api-key-file FILE] [--customer-key KEY] [--json]',
       )
       .option('--institution <ID>', "an institution's core (its settings from the database)")
       .option('--core-url <URL>', 'a core speaking the reference core protocol that is not an institution yet')
       .option('--core-api-key-file <FILE>', 'with --core-url: file with the API key it takes')
-      .option('--customer-key <KEY>', 'a test customer: checks a session and its accounts'),
+      .option('--customer-key <KEY>', 'a test customer: checks a session and its accounts')
+      .option(
+        '--form-a-file <FILE>',
+        'with --institution: JSON {socialSecurityNumber, birthDay, accountNumber} of a test customer: checks that registration by demographics finds them',
+      ),
   )
     .addHelpText(
       'after',
       examples(
         'coregate core check --institution bank-f --customer-key 42',
+        'coregate core check --institution bank-f --customer-key 42 --form-a-file test-customer.json',
         'coregate core check --core-url https://adapter.bank.example/coregate --core-api-key-file bank.key --customer-key C-1001 --json',
       ),
     )
@@ -79,6 +114,8 @@ export function coreCommand(context: AdminContext): Command {
         throw new UsageError('give either --institution ID or --core-url URL');
       if (options.coreApiKeyFile !== undefined && options.coreUrl === undefined)
         throw new UsageError("--core-api-key-file goes with --core-url (an institution's key is in the database)");
+      if (options.formAFile !== undefined && options.institution === undefined)
+        throw new UsageError('--form-a-file goes with --institution');
       if (options.coreUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(options.coreUrl))
         throw new UsageError('--core-url must be an http:// or https:// URL');
       if (options.customerKey !== undefined && !/^[\x21-\x7e]{1,128}$/.test(options.customerKey))

@@ -11,6 +11,8 @@ import {
   CORE_KINDS,
   DEFAULT_INSTITUTION,
   FINERACT_CUSTOMER_KEY_MODES,
+  FINERACT_SSN_LOOKUP_MODES,
+  type FineractSsnLookupMode,
   FINERACT_DEFAULTS,
 } from '../domain/institution.js';
 import { AdminOperationFailed } from '../server/admin-operations.js';
@@ -50,6 +52,7 @@ const FLAG_OF_FIELD: { readonly [Field in keyof InstitutionInput]-?: string } = 
   fineractTenant: 'fineract-tenant',
   fineractSsnDocumentType: 'fineract-ssn-document-type',
   fineractCustomerKey: 'fineract-customer-key',
+  fineractSsnLookup: 'fineract-ssn-lookup',
   fineractSessionTtlSeconds: 'fineract-session-ttl-seconds',
 };
 
@@ -106,6 +109,10 @@ function coreOptions(command: Command, adding: boolean): Command {
       `customer key: the client's ${FINERACT_CUSTOMER_KEY_MODES.join(' or ')} (default: ${FINERACT_DEFAULTS.customerKey})`,
     )
     .option(
+      '--fineract-ssn-lookup <MODE>',
+      `how Form A finds a client by SSN: ${FINERACT_SSN_LOOKUP_MODES.join(', ')} (default: ${FINERACT_DEFAULTS.ssnLookup}; identifier-search sends the SSN in a query string to Fineract)`,
+    )
+    .option(
       '--fineract-session-ttl-seconds <N>',
       `lifetime of a Fineract session (default: ${FINERACT_DEFAULTS.sessionTtlSeconds})`,
       wholeNumber(
@@ -136,6 +143,7 @@ interface CoreOptions {
   fineractTenant?: string;
   fineractSsnDocumentType?: string;
   fineractCustomerKey?: string;
+  fineractSsnLookup?: string;
   fineractSessionTtlSeconds?: number;
   json?: boolean;
 }
@@ -164,6 +172,18 @@ function institutionJson(institution: InstitutionView) {
   };
 }
 
+/** What an operator must know of each SSN lookup mode (docs/cores/fineract.md#releases). */
+const SSN_LOOKUP_NOTES: Readonly<Record<FineractSsnLookupMode, string>> = {
+  'client-search': 'needs a Fineract release that matches client identifiers in POST /v2/clients/search (after 1.10)',
+  'identifier-search':
+    "the SSN travels in the query string of GET /v1/search to the bank's Fineract and may be written to its access log",
+  off: 'Form A is refused; customers register by key only',
+};
+
+function ssnLookupText(mode: FineractSsnLookupMode): string {
+  return `${mode}   (${SSN_LOOKUP_NOTES[mode]})`;
+}
+
 function institutionText(institution: InstitutionView): string {
   return fields([
     ['id', institution.id],
@@ -182,6 +202,7 @@ function institutionText(institution: InstitutionView): string {
           ['fineract_tenant', institution.fineract.tenant],
           ['fineract_ssn_document_type', institution.fineract.ssnDocumentType],
           ['fineract_customer_key', institution.fineract.customerKey],
+          ['fineract_ssn_lookup', ssnLookupText(institution.fineract.ssnLookup)],
           ['fineract_session_ttl_seconds', institution.fineract.sessionTtlSeconds],
           ['has_credentials', institution.hasCredentials],
         ] as const)
@@ -206,6 +227,7 @@ function coreArgs(options: CoreOptions): Omit<InstitutionArgs, 'id'> {
   if (options.fineractTenant !== undefined) args.fineractTenant = options.fineractTenant;
   if (options.fineractSsnDocumentType !== undefined) args.fineractSsnDocumentType = options.fineractSsnDocumentType;
   if (options.fineractCustomerKey !== undefined) args.fineractCustomerKey = options.fineractCustomerKey;
+  if (options.fineractSsnLookup !== undefined) args.fineractSsnLookup = options.fineractSsnLookup;
   if (options.fineractSessionTtlSeconds !== undefined)
     args.fineractSessionTtlSeconds = options.fineractSessionTtlSeconds;
   if (options.coreCaFile !== undefined) args.coreCaFile = existingFile('core-ca-file', options.coreCaFile);
@@ -219,6 +241,11 @@ export function institutionsCommand(context: AdminContext): Command {
   const { io } = context;
   const print = (institution: InstitutionView, json: boolean | undefined) =>
     printData(io, json, institutionJson(institution), () => institutionText(institution));
+  // Said on stderr whatever the output format: the operator chose to send SSNs in a query string.
+  const warnOfSsnInQuery = (institution: InstitutionView) => {
+    if (institution.fineract?.ssnLookup === 'identifier-search')
+      io.err(`fineract-ssn-lookup identifier-search: ${SSN_LOOKUP_NOTES['identifier-search']}`);
+  };
   const institutions = new Command('institutions')
     .summary('banks and their cores: add, update, list, show, disable, enable')
     .description('An institution is one bank and its core; coregate serves several from one deployment.')
@@ -234,7 +261,7 @@ export function institutionsCommand(context: AdminContext): Command {
           'Adds a bank and its core, which speaks the reference core protocol (docs/core-protocol.md) or, with --core-kind fineract, is an Apache Fineract (docs/cores/fineract.md). The API key file holds the key on one line, the credentials file username:password on one line; both are stored sealed and never shown again.',
         )
         .usage(
-          '--id ID --name NAME --core-url URL [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE --core-key-file FILE] [--core-timeout-ms N] [--json]\n       --id ID --name NAME --core-kind fineract --core-url URL --fineract-tenant TENANT --core-credentials-file FILE [--fineract-ssn-document-type NAME] [--fineract-customer-key id|external-id] [--fineract-session-ttl-seconds N] [--core-ca-file FILE] [--core-timeout-ms N] [--json]',
+          '--id ID --name NAME --core-url URL [--core-api-key-file FILE] [--core-ca-file FILE] [--core-cert-file FILE --core-key-file FILE] [--core-timeout-ms N] [--json]\n       --id ID --name NAME --core-kind fineract --core-url URL --fineract-tenant TENANT --core-credentials-file FILE [--fineract-ssn-document-type NAME] [--fineract-customer-key id|external-id] [--fineract-ssn-lookup client-search|identifier-search|off] [--fineract-session-ttl-seconds N] [--core-ca-file FILE] [--core-timeout-ms N] [--json]',
         )
         .option('--id <ID>', 'its ID: 1-64 of a-z, 0-9 and - (required)'),
       true,
@@ -263,7 +290,9 @@ export function institutionsCommand(context: AdminContext): Command {
       }
       const args = coreArgs(options);
       const admin = await context.admin();
-      print(await admin.call('institutions.add', { id, ...args }).catch(rethrowInFlags), options.json);
+      const added = await admin.call('institutions.add', { id, ...args }).catch(rethrowInFlags);
+      warnOfSsnInQuery(added);
+      print(added, options.json);
     });
 
   withJson(
@@ -275,7 +304,7 @@ export function institutionsCommand(context: AdminContext): Command {
           "Changes a bank's name or core; flags not given stay as they are. Switching to --core-kind fineract needs --fineract-tenant (its other settings start from their defaults), and --core-credentials-file unless a service user is stored already.",
         )
         .usage(
-          'ID [--name NAME] [--core-url URL] [--core-kind coregate|fineract] [--core-api-key-file FILE] [--core-credentials-file FILE] [--fineract-tenant TENANT] [--fineract-ssn-document-type NAME] [--fineract-customer-key id|external-id] [--fineract-session-ttl-seconds N] [--core-ca-file FILE] [--core-cert-file FILE] [--core-key-file FILE] [--core-timeout-ms N] [--json]',
+          'ID [--name NAME] [--core-url URL] [--core-kind coregate|fineract] [--core-api-key-file FILE] [--core-credentials-file FILE] [--fineract-tenant TENANT] [--fineract-ssn-document-type NAME] [--fineract-customer-key id|external-id] [--fineract-ssn-lookup client-search|identifier-search|off] [--fineract-session-ttl-seconds N] [--core-ca-file FILE] [--core-cert-file FILE] [--core-key-file FILE] [--core-timeout-ms N] [--json]',
         )
         .argument('<ID>', 'the institution ID'),
       false,
@@ -292,7 +321,9 @@ export function institutionsCommand(context: AdminContext): Command {
     .action(async (id: string, options: CoreOptions) => {
       const args = coreArgs(options);
       const admin = await context.admin();
-      print(await admin.call('institutions.update', { id, ...args }).catch(rethrowInFlags), options.json);
+      const updated = await admin.call('institutions.update', { id, ...args }).catch(rethrowInFlags);
+      if (args.fineractSsnLookup !== undefined) warnOfSsnInQuery(updated);
+      print(updated, options.json);
     });
 
   withJson(

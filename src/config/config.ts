@@ -297,6 +297,7 @@ function toConfig(settings: Settings, cwd: string): Config {
       tenant: settings.COREGATE_FINERACT_TENANT,
       ssnDocumentType: settings.COREGATE_FINERACT_SSN_DOCUMENT_TYPE,
       customerKey: settings.COREGATE_FINERACT_CUSTOMER_KEY,
+      ssnLookup: settings.COREGATE_FINERACT_SSN_LOOKUP,
       sessionTtlSeconds: settings.COREGATE_FINERACT_SESSION_TTL_SECONDS,
     }),
     fineractCredentials:

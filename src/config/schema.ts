@@ -223,6 +223,11 @@ export const ConfigSchema = Type.Object({
     default: FINERACT_DEFAULTS.customerKey,
     description: "a customer key is the Fineract client's id (`id`) or its `externalId` (`external-id`)",
   }),
+  COREGATE_FINERACT_SSN_LOOKUP: institutionSettingSchema('fineractSsnLookup', {
+    default: FINERACT_DEFAULTS.ssnLookup,
+    description:
+      "how Form A finds a client by SSN: `client-search` (Fineract after 1.10), `identifier-search` (every release; the SSN travels in that call's query string) or `off` (register by key only)",
+  }),
   COREGATE_FINERACT_SESSION_TTL_SECONDS: institutionSettingSchema('fineractSessionTtlSeconds', {
     default: FINERACT_DEFAULTS.sessionTtlSeconds,
     description: 'lifetime of the delegate reference IDs coregate makes for Fineract sessions',

@@ -7,7 +7,7 @@
  * A rule names fields, never a variable or a flag: the schema holds each variable's name,
  * default and description, the CLI its flag. Text is judged trimmed, as the environment reads it.
  */
-import { CORE_KINDS, FINERACT_CUSTOMER_KEY_MODES } from './institution.js';
+import { CORE_KINDS, FINERACT_CUSTOMER_KEY_MODES, FINERACT_SSN_LOOKUP_MODES } from './institution.js';
 
 /** A whole number within `[minimum, maximum]`. */
 interface WholeNumberRule {
@@ -64,6 +64,7 @@ export const INSTITUTION_SETTING_RULES = {
     rule: 'must be 1 to 100 printable ASCII characters',
   },
   fineractCustomerKey: { kind: 'one-of', values: FINERACT_CUSTOMER_KEY_MODES },
+  fineractSsnLookup: { kind: 'one-of', values: FINERACT_SSN_LOOKUP_MODES },
   /** At least a minute, at most a day. */
   fineractSessionTtlSeconds: { kind: 'whole-number', minimum: 60, maximum: 86_400 },
 } as const satisfies Readonly<Record<string, InstitutionSettingRule>>;

@@ -59,6 +59,16 @@ export type CoreKind = (typeof CORE_KINDS)[number];
 export const FINERACT_CUSTOMER_KEY_MODES = ['id', 'external-id'] as const;
 export type FineractCustomerKeyMode = (typeof FINERACT_CUSTOMER_KEY_MODES)[number];
 
+/**
+ * How Form A finds a Fineract client by SSN (docs/cores/fineract.md#releases):
+ * `client-search` — `POST /v2/clients/search`, which matches identifiers only on releases
+ * after 1.10 (FINERACT-2073); `identifier-search` — `GET /v1/search` over client
+ * identifiers, in every release, with the SSN in the query string of that call; `off` — no
+ * Form A, customers register by key only.
+ */
+export const FINERACT_SSN_LOOKUP_MODES = ['client-search', 'identifier-search', 'off'] as const;
+export type FineractSsnLookupMode = (typeof FINERACT_SSN_LOOKUP_MODES)[number];
+
 /** An institution's Fineract settings (never its credentials: those are sealed apart). */
 export interface FineractSettings {
   /** Sent as `Fineract-Platform-TenantId`. */
@@ -66,6 +76,7 @@ export interface FineractSettings {
   /** The client identifier document type that holds the social security number. */
   readonly ssnDocumentType: string;
   readonly customerKey: FineractCustomerKeyMode;
+  readonly ssnLookup: FineractSsnLookupMode;
   /** Lifetime of the delegate reference IDs coregate makes for Fineract sessions. */
   readonly sessionTtlSeconds: number;
 }
@@ -74,6 +85,7 @@ export const FINERACT_DEFAULTS: FineractSettings = Object.freeze({
   tenant: 'default',
   ssnDocumentType: 'SSN',
   customerKey: 'id',
+  ssnLookup: 'client-search',
   sessionTtlSeconds: 900,
 });
 

@@ -107,6 +107,17 @@ export class CustomerNotRecognised extends CoreError {
   }
 }
 
+/**
+ * The institution does not take registrations by demographics (Form A): its core is set to
+ * register customers by key only. The platform is told so (400), not "not recognised".
+ */
+export class DemographicsNotAccepted extends CoreError {
+  readonly retrySafe = true;
+  constructor() {
+    super('this institution registers customers by customer key only: demographics are not accepted');
+  }
+}
+
 /** The core refused a delegate reference ID (unknown, expired or revoked there). */
 export class SessionRejected extends CoreError {
   readonly retrySafe = true;

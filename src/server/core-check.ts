@@ -3,7 +3,7 @@
  * that checks an institution's core, and the check of a reference-protocol core that is not an
  * institution yet (`--core-url`), which needs no database.
  */
-import { checkCore, type CoreCheckReport } from '../app/check-core.js';
+import { checkCore, type CoreCheckReport, type FormADemographics } from '../app/check-core.js';
 import { checkAccountRecord } from '../adapters/core/account-record.js';
 import { HttpCoreConnector } from '../adapters/core/http-core-connector.js';
 import { systemClock } from '../adapters/clock/system-clock.js';
@@ -14,7 +14,10 @@ import type { Services } from './services.js';
 export type { CoreCheckReport } from '../app/check-core.js';
 
 export interface CoreCheckOperations {
-  'core.check': { args: { institution: string; customerKey?: string }; result: CoreCheckReport };
+  'core.check': {
+    args: { institution: string; customerKey?: string; formA?: FormADemographics };
+    result: CoreCheckReport;
+  };
 }
 
 type Handlers = {
@@ -23,7 +26,7 @@ type Handlers = {
 
 export function coreCheckOperations(services: Pick<Services, 'coreChecker'>): Handlers {
   return {
-    'core.check': ({ institution, customerKey }) => services.coreChecker.check(institution, customerKey),
+    'core.check': ({ institution, customerKey, formA }) => services.coreChecker.check(institution, customerKey, formA),
   };
 }
 

@@ -52,6 +52,7 @@ function institutionView(institution: Institution): InstitutionView {
           tenant: institution.fineract.tenant,
           ssnDocumentType: institution.fineract.ssnDocumentType,
           customerKey: institution.fineract.customerKey,
+          ssnLookup: institution.fineract.ssnLookup,
           sessionTtlSeconds: institution.fineract.sessionTtlSeconds,
         }
       : null,

@@ -11,6 +11,7 @@ import { NO_DATE, type AccountRecord } from '../../src/domain/account.js';
 import { FINERACT_DEFAULTS } from '../../src/domain/institution.js';
 import { FineractCoreConnector } from '../../src/adapters/core/fineract/fineract-core-connector.js';
 import { startFineractStandIn } from '../../src/fakes/fineract-stand-in/fineract-stand-in.js';
+import { FINERACT_RELEASES } from '../../src/fakes/fineract-stand-in/releases.js';
 import { AesGcmSealer } from '../../src/adapters/crypto/aes-gcm-sealer.js';
 import { encryptionKey } from '../../src/adapters/crypto/encryption-keys.js';
 import { FINERACT_DEMO_RECORDS } from '../support/fineract-demo-records.js';
@@ -367,42 +368,46 @@ coreConnectorContract('HTTP connector → simulator server', SIMULATOR, async ()
   };
 });
 
-coreConnectorContract(
-  'Fineract connector → Fineract stand-in',
-  { generatedPopulation: false, coreSessions: false, startSessionWrites: false },
-  async () => {
-    const clock = new FakeClock();
-    const standIn = await startFineractStandIn();
-    const connector = new FineractCoreConnector({
-      ...FINERACT_DEFAULTS,
-      customerKey: 'external-id',
-      baseUrl: standIn.url,
-      credentials: standIn.credentials,
-      institution: 'default',
-      timeoutMs: TIMEOUT_MS,
-      clock,
-      sealer: new AesGcmSealer([encryptionKey(randomBytes(32))]),
-    });
-    return {
-      connector,
-      clock,
-      timeoutMs: TIMEOUT_MS,
-      sessionTtlSeconds: FINERACT_DEFAULTS.sessionTtlSeconds,
-      accountsOf: (customerKey) => FINERACT_DEMO_RECORDS[customerKey] ?? [],
-      lastRequestId: () => standIn.requests.at(-1)?.headers['x-request-id'] as string | undefined,
-      setFaults: async (faults) => {
-        // Over HTTP, as an operator would.
-        const response = await fetch(`${new URL(standIn.url).origin}/_sim/faults`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(faults),
-        });
-        assert.equal(response.status, 200);
-      },
-      close: async () => {
-        await connector.close();
-        await standIn.close();
-      },
-    };
-  },
-);
+// Every release the connector serves: Form A by identifier search where the release's client
+// search does not match identifiers (1.9, 1.10), by client search where it does.
+for (const release of FINERACT_RELEASES)
+  coreConnectorContract(
+    `Fineract connector → Fineract stand-in ${release}`,
+    { generatedPopulation: false, coreSessions: false, startSessionWrites: false },
+    async () => {
+      const clock = new FakeClock();
+      const standIn = await startFineractStandIn({ release });
+      const connector = new FineractCoreConnector({
+        ...FINERACT_DEFAULTS,
+        customerKey: 'external-id',
+        ssnLookup: release === '1.11' ? 'client-search' : 'identifier-search',
+        baseUrl: standIn.url,
+        credentials: standIn.credentials,
+        institution: 'default',
+        timeoutMs: TIMEOUT_MS,
+        clock,
+        sealer: new AesGcmSealer([encryptionKey(randomBytes(32))]),
+      });
+      return {
+        connector,
+        clock,
+        timeoutMs: TIMEOUT_MS,
+        sessionTtlSeconds: FINERACT_DEFAULTS.sessionTtlSeconds,
+        accountsOf: (customerKey) => FINERACT_DEMO_RECORDS[customerKey] ?? [],
+        lastRequestId: () => standIn.requests.at(-1)?.headers['x-request-id'] as string | undefined,
+        setFaults: async (faults) => {
+          // Over HTTP, as an operator would.
+          const response = await fetch(`${new URL(standIn.url).origin}/_sim/faults`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(faults),
+          });
+          assert.equal(response.status, 200);
+        },
+        close: async () => {
+          await connector.close();
+          await standIn.close();
+        },
+      };
+    },
+  );

@@ -82,6 +82,17 @@ function templateMatch(template: string, path: string): Record<string, string> |
   return Object.fromEntries(names.map((name, index) => [name, decodeURIComponent(match[index + 1]!)]));
 }
 
+/**
+ * Query parameters Fineract reads that its document does not declare: the deposit resources
+ * take `associations` from the request's `UriInfo` (`FixedDepositAccountsApiResource` and
+ * `RecurringDepositAccountsApiResource`, `populateTemplateAndAssociations`, at 1.9.0, 1.10.1
+ * and develop), as docs/cores/fineract.md#undeclared-fields says.
+ */
+const READ_FROM_SOURCE: Readonly<Record<string, readonly string[]>> = {
+  '/v1/fixeddepositaccounts/{accountId}': ['associations'],
+  '/v1/recurringdepositaccounts/{accountId}': ['associations'],
+};
+
 /** Problems of one request against the document; empty when it conforms. */
 function problemsOf(request: RecordedRequest): string[] {
   const url = new URL(request.path, 'http://fineract');
@@ -109,6 +120,7 @@ function problemsOf(request: RecordedRequest): string[] {
   }
   for (const [name, raw] of url.searchParams) {
     const parameter = declared.find((candidate) => candidate.in === 'query' && candidate.name === name);
+    if (!parameter && READ_FROM_SOURCE[found.template]?.includes(name)) continue;
     if (!parameter) problems.push(`query parameter ${name} is not declared`);
     else check(parameter, raw);
   }
@@ -177,8 +189,8 @@ describe('Fineract connector requests against Fineract’s published OpenAPI doc
       /query parameter ssn is not declared/,
     );
     assert.match(
-      problemsOf({ ...base, path: `${API_PREFIX}/v1/fixeddepositaccounts/1?associations=transactions` }).join(),
-      /associations is not declared/,
+      problemsOf({ ...base, path: `${API_PREFIX}/v1/fixeddepositaccounts/1?associations=transactions&x=1` }).join(),
+      /^query parameter x is not declared$/,
     );
     assert.match(
       problemsOf({ ...base, method: 'DELETE', path: `${API_PREFIX}/v1/sessions` }).join(),

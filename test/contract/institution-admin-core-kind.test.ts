@@ -64,6 +64,7 @@ for (const backend of BACKENDS) {
         tenant: 'bank-f',
         ssnDocumentType: 'SSN',
         customerKey: 'id',
+        ssnLookup: 'client-search',
         sessionTtlSeconds: 900,
       });
       assert.equal(view.hasCredentials, true);
@@ -104,6 +105,21 @@ for (const backend of BACKENDS) {
       await assert.rejects(admin.show('bank-g'), /no institution/);
     });
 
+    it('keeps the SSN lookup mode, one change at a time, and refuses another naming the option', async () => {
+      await admin.add('bank-l', { ...FINERACT, fineractSsnLookup: 'identifier-search' });
+      assert.equal((await admin.show('bank-l')).fineract?.ssnLookup, 'identifier-search');
+      assert.equal(
+        (await admin.update('bank-l', { fineractSessionTtlSeconds: 300 })).fineract?.ssnLookup,
+        'identifier-search',
+      );
+      assert.equal((await admin.update('bank-l', { fineractSsnLookup: 'off' })).fineract?.ssnLookup, 'off');
+      for (const mode of ['search', 'OFF', ''])
+        assert.deepEqual(await refusedPaths(admin.update('bank-l', { fineractSsnLookup: mode })), [
+          'fineractSsnLookup',
+        ]);
+      assert.equal((await admin.show('bank-l')).fineract?.ssnLookup, 'off');
+    });
+
     it('switches an institution to Fineract only with a tenant and credentials, and back', async () => {
       await admin.add('bank-s', { name: 'Bank S', coreUrl: 'https://core.bank-s.example' });
       assert.equal((await admin.show('bank-s')).coreKind, 'coregate');
@@ -121,6 +137,7 @@ for (const backend of BACKENDS) {
         tenant: 'bank-s',
         ssnDocumentType: 'SSN',
         customerKey: 'external-id',
+        ssnLookup: 'client-search',
         sessionTtlSeconds: 900,
       });
       const ttl = await admin.update('bank-s', { fineractSessionTtlSeconds: 120 });
@@ -138,6 +155,7 @@ for (const backend of BACKENDS) {
         tenant: 'bank-s2',
         ssnDocumentType: 'SSN',
         customerKey: 'id',
+        ssnLookup: 'client-search',
         sessionTtlSeconds: 900,
       });
       assert.equal(again.hasCredentials, true);

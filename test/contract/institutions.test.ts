@@ -199,7 +199,13 @@ for (const backend of BACKENDS) {
         coreKeyFile: undefined,
         coreTimeoutMs: undefined,
         coreKind: 'fineract',
-        fineract: { tenant: 'bank-a', ssnDocumentType: 'SSN', customerKey: 'id', sessionTtlSeconds: 900 },
+        fineract: {
+          tenant: 'bank-a',
+          ssnDocumentType: 'SSN',
+          customerKey: 'id',
+          ssnLookup: 'client-search',
+          sessionTtlSeconds: 900,
+        },
         coreCredentials: { username: 'coregate-ro', password: 'pa:ss-word-42' },
         createdAt: T0,
       });
@@ -208,6 +214,7 @@ for (const backend of BACKENDS) {
         tenant: 'bank-a',
         ssnDocumentType: 'SSN',
         customerKey: 'id',
+        ssnLookup: 'client-search',
         sessionTtlSeconds: 900,
       });
       assert.deepEqual(created?.coreCredentials, { username: 'coregate-ro', password: 'pa:ss-word-42' });
@@ -219,13 +226,14 @@ for (const backend of BACKENDS) {
 
       const updated = await store.update(
         'bank-fin',
-        { fineract: { customerKey: 'external-id', sessionTtlSeconds: 600 } },
+        { fineract: { customerKey: 'external-id', ssnLookup: 'client-search', sessionTtlSeconds: 600 } },
         at(5),
       );
       assert.deepEqual(updated?.fineract, {
         tenant: 'bank-a',
         ssnDocumentType: 'SSN',
         customerKey: 'external-id',
+        ssnLookup: 'client-search',
         sessionTtlSeconds: 600,
       });
       assert.deepEqual(updated?.coreCredentials, { username: 'coregate-ro', password: 'pa:ss-word-42' });

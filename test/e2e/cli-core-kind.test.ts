@@ -134,6 +134,7 @@ for (const engine of ENGINES) {
           tenant: 'bank-f',
           ssnDocumentType: 'SSN',
           customerKey: 'id',
+          ssnLookup: 'client-search',
           sessionTtlSeconds: 900,
         });
         assert.equal(json.hasCredentials, true);
@@ -157,7 +158,7 @@ for (const engine of ENGINES) {
         assert.match(text.stdout, /^has_credentials: +true$/m);
         assert.doesNotMatch(text.stdout, new RegExp(PASSWORD));
 
-        const updated = await runJson<InstitutionJson>(
+        const updatedRun = await runCli(
           [
             'institutions',
             'update',
@@ -168,16 +169,27 @@ for (const engine of ENGINES) {
             '600',
             '--fineract-ssn-document-type',
             'Social Security Number',
+            '--fineract-ssn-lookup',
+            'identifier-search',
             '--json',
           ],
           env,
         );
+        assert.equal(updatedRun.code, 0, updatedRun.stderr);
+        const updated = JSON.parse(updatedRun.stdout) as InstitutionJson;
         assert.deepEqual(updated.fineract, {
           tenant: 'bank-f',
           ssnDocumentType: 'Social Security Number',
           customerKey: 'external-id',
+          ssnLookup: 'identifier-search',
           sessionTtlSeconds: 600,
         });
+        assert.match(updatedRun.stderr, /the SSN travels in the query string of GET \/v1\/search/);
+        const lookupText = await runCli(['institutions', 'show', 'bank-f'], env);
+        assert.match(
+          lookupText.stdout,
+          /^fineract_ssn_lookup: +identifier-search +\(the SSN travels in the query string/m,
+        );
         assert.equal(updated.hasCredentials, true, 'an update without a credentials file keeps the service user');
 
         // Refusals, each naming its option.
@@ -418,5 +430,39 @@ describe('coregate core check against the Fineract stand-in', { timeout: 420_000
     standIn.setFaults({});
     assert.equal(bad.code, 1, bad.stderr + bad.stdout);
     assert.match(bad.stdout, /^FAIL session: /m);
+  });
+
+  it('tells a bank on Fineract 1.10 before go-live that Form A needs identifier-search, printing nothing of the file; names an unknown tenant', async (t) => {
+    const data = tempDataDir();
+    t.after(data.remove);
+    const older = await startFineractStandIn({ port: 0, host: '127.0.0.1', release: '1.10' });
+    t.after(() => older.close());
+    const formA = join(data.dir, 'test-customer.json');
+    writeFileSync(
+      formA,
+      JSON.stringify({ socialSecurityNumber: '123-45-6789', birthDay: '1980-04-12', accountNumber: '70001234' }),
+    );
+    const env = {
+      COREGATE_DATA_DIR: data.dir,
+      COREGATE_CORE_KIND: 'fineract',
+      CORE_URL: older.url,
+      COREGATE_FINERACT_USERNAME: older.credentials.username,
+      COREGATE_FINERACT_PASSWORD: older.credentials.password,
+    };
+    const args = ['core', 'check', '--institution', 'default', '--customer-key', '1', '--form-a-file', formA];
+    const search = await runCli(args, env);
+    assert.equal(search.code, 1, search.stderr + search.stdout);
+    assert.match(search.stdout, /^FAIL form_a: .*set --fineract-ssn-lookup identifier-search, or off/m);
+    const byIdentifier = await runCli(args, { ...env, COREGATE_FINERACT_SSN_LOOKUP: 'identifier-search' });
+    assert.equal(byIdentifier.code, 0, byIdentifier.stderr + byIdentifier.stdout);
+    assert.match(byIdentifier.stdout, /^PASS form_a: the test customer was found by demographics$/m);
+    for (const run of [search, byIdentifier])
+      assert.doesNotMatch(run.stdout + run.stderr, /123-?45-?6789|1980-04-12|70001234/);
+    const tenant = await runCli(['core', 'check', '--institution', 'default'], {
+      ...env,
+      COREGATE_FINERACT_TENANT: 'elsewhere',
+    });
+    assert.equal(tenant.code, 1);
+    assert.match(tenant.stdout, /^FAIL readiness: .*Fineract does not know the tenant "elsewhere"/m);
   });
 });

@@ -14,7 +14,7 @@ describe('coregate fineract-sim', () => {
     const stop = new AbortController();
     let listening!: (url: string) => void;
     const url = new Promise<string>((resolve) => (listening = resolve));
-    const exit = runFineractSim(['--port', '0', '--tenant', 'bank1'], io, {
+    const exit = runFineractSim(['--port', '0', '--tenant', 'bank1', '--release', '1.10'], io, {
       signal: stop.signal,
       onListening: listening,
     });
@@ -23,17 +23,13 @@ describe('coregate fineract-sim', () => {
       assert.match(io.stderr, /tenant bank1; service user coregate-reader/);
       assert.match(io.stderr, /printf '%s' 'coregate-reader:stand-in-password' > fineract\.credentials/);
       assert.match(io.stderr, /1\/C-1001, 2\/C-1002/);
+      assert.match(io.stderr, /release 1\.10; tenant bank1/);
       assert.equal((await fetch(`${base}/actuator/health`)).status, 200);
       const authorization = `Basic ${Buffer.from('coregate-reader:stand-in-password').toString('base64')}`;
       const refused = await fetch(`${base}/api/v1/clients/1`, { headers: { 'fineract-platform-tenantid': 'bank1' } });
+      // A refused user: 401 through the servlet's error page, not Fineract's error body.
       assert.equal(refused.status, 401);
-      assert.deepEqual(Object.keys((await refused.json()) as object).sort(), [
-        'defaultUserMessage',
-        'developerMessage',
-        'errors',
-        'httpStatusCode',
-        'userMessageGlobalisationCode',
-      ]);
+      assert.deepEqual(Object.keys((await refused.json()) as object).sort(), ['error', 'path', 'status', 'timestamp']);
       const client = await fetch(`${base}/api/v1/clients/1`, {
         headers: { authorization, 'fineract-platform-tenantid': 'bank1' },
       });
@@ -56,6 +52,7 @@ describe('coregate fineract-sim', () => {
   it('refuses a bad flag with usage', async () => {
     const io = bufferedIo();
     assert.equal(await runFineractSim(['--port', 'x'], io), 2);
+    assert.equal(await runFineractSim(['--release', '1.8'], io), 2);
     assert.match(io.stderr, /--port/);
   });
 });

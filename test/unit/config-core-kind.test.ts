@@ -33,6 +33,7 @@ describe('COREGATE_CORE_KIND and COREGATE_FINERACT_…', () => {
       tenant: 'default',
       ssnDocumentType: 'SSN',
       customerKey: 'id',
+      ssnLookup: 'client-search',
       sessionTtlSeconds: 900,
     });
     assert.equal(config.fineractCredentials, undefined);
@@ -55,6 +56,7 @@ describe('COREGATE_CORE_KIND and COREGATE_FINERACT_…', () => {
       tenant: 'bank-a',
       ssnDocumentType: 'Social Security Number',
       customerKey: 'external-id',
+      ssnLookup: 'client-search',
       sessionTtlSeconds: 300,
     });
     assert.deepEqual(config.fineractCredentials, { username: 'coregate-ro', password: 'hunter2-secret' });

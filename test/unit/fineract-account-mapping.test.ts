@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
   dateTime,
+  ForeignAccount,
   loanRecord,
   readClientAccounts,
   readTermDeposit,
@@ -20,12 +21,13 @@ import { NO_DATE } from '../../src/domain/account.js';
 import { readAccountRecord, type Problem } from '../../src/adapters/core/account-record.js';
 
 const context = (now = '2026-03-01T12:00:00Z'): MappingContext => ({
+  clientId: '42',
   customerKey: '42',
   tenant: 'default',
   now: new Date(now),
 });
 const listed = (fields: Partial<ListedAccount> = {}): ListedAccount => ({
-  id: 7,
+  id: '7',
   accountNo: '000000007',
   shortProductName: 'SAV1',
   active: true,
@@ -36,6 +38,7 @@ const listed = (fields: Partial<ListedAccount> = {}): ListedAccount => ({
 function savings(fields: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id: 7,
+    clientId: 42,
     nominalAnnualInterestRate: 5.5,
     timeline: { submittedOnDate: [2024, 2, 28], activatedOnDate: [2024, 3, 1] },
     summary: { accountBalance: 100.5, availableBalance: 90.5, interestNotPosted: 1.25 },
@@ -46,6 +49,7 @@ function savings(fields: Record<string, unknown> = {}): Record<string, unknown> 
 function loan(fields: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id: 9,
+    clientId: 42,
     annualInterestRate: 7.25,
     principal: 1000,
     timeline: {
@@ -139,36 +143,66 @@ describe('Fineract account mapping', () => {
     const other = savingsRecord(listed(), savings(), undefined, { ...context(), tenant: 'bank2' }).guid;
     assert.notEqual(other, uuidV5('fineract:default:savings:7', URL_NAMESPACE));
     assert.notEqual(
-      loanRecord(listed({ id: 7 }), loan(), context()).guid,
+      loanRecord(listed({ id: '7' }), loan(), context()).guid,
       savingsRecord(listed(), savings(), undefined, context()).guid,
     );
   });
 
-  it('maps each deposit type to its letter, with a term deposit’s maturity and deposit amount', () => {
-    const letters = ([100, 200, 300, 400] as const).map((depositType) => {
-      const term =
-        depositType === 200 || depositType === 300
-          ? readTermDeposit({ maturityDate: [2027, 6, 1], depositAmount: 5000 })
-          : undefined;
-      return savingsRecord(listed({ depositType }), savings(), term, context());
-    });
+  it('maps each deposit type to its letter, a savings product with overdraft to D, with a term deposit’s maturity and deposit amount', () => {
+    const term = readTermDeposit({ clientId: 42, maturityDate: [2027, 6, 1], depositAmount: 5000 }, context());
+    const records = [
+      savingsRecord(listed({ depositType: 100 }), savings(), undefined, context()),
+      savingsRecord(listed({ depositType: 100 }), savings({ allowOverdraft: true }), undefined, context()),
+      savingsRecord(listed({ depositType: 200 }), savings(), term, context()),
+      savingsRecord(listed({ depositType: 300 }), savings(), term, context()),
+    ];
     assert.deepEqual(
-      letters.map((record) => record.type),
-      ['S', 'T', 'R', 'D'],
+      records.map((record) => record.type),
+      ['S', 'D', 'T', 'R'],
     );
-    assert.equal(letters[1]!.maturityDate, '2027-06-01T00:00:00');
-    assert.equal(letters[1]!.originalBalance, 5000);
-    assert.equal(letters[0]!.maturityDate, NO_DATE);
-    assert.equal(letters[3]!.originalBalance, 0);
-    const noMaturity = savingsRecord(listed({ depositType: 300 }), savings(), readTermDeposit({}), context());
+    assert.equal(records[2]!.maturityDate, '2027-06-01T00:00:00');
+    assert.equal(records[2]!.originalBalance, 5000);
+    assert.equal(records[0]!.maturityDate, NO_DATE);
+    assert.equal(records[1]!.originalBalance, 0);
+    const noMaturity = savingsRecord(
+      listed({ depositType: 300 }),
+      savings(),
+      readTermDeposit({ clientId: 42 }, context()),
+      context(),
+    );
     assert.equal(noMaturity.maturityDate, NO_DATE);
     assert.equal(noMaturity.originalBalance, 0);
+  });
+
+  it('refuses deposit type 400, which no Fineract account takes', () => {
+    assert.throws(
+      () =>
+        readClientAccounts({
+          savingsAccounts: [{ id: 1, accountNo: '1', status: { active: true }, depositType: { id: 400 } }],
+        }),
+      /^MalformedAnswer: savingsAccounts\[0\]\.depositType\.id: expected 100, 200 or 300$/,
+    );
+  });
+
+  it('takes a term deposit’s interest postings from its own answer, not the savings answer (deposit type 100 only)', () => {
+    const term = readTermDeposit(
+      { clientId: 42, transactions: [posting([2026, 1, 31], 4), posting([2025, 12, 31], 9)] },
+      context(),
+    );
+    assert.equal(term.interestPosted, 4);
+    const record = savingsRecord(
+      listed({ depositType: 200 }),
+      savings({ transactions: [posting([2026, 1, 31], 100)] }),
+      term,
+      context(),
+    );
+    assert.deepEqual([record.yearToDateInterest, record.paidYearToDateInterest], [4, 4]);
   });
 
   it('gives an overdraft its limit and what is left of it, never below 0', () => {
     const at = (accountBalance: number) =>
       savingsRecord(
-        listed({ depositType: 400 }),
+        listed(),
         savings({ allowOverdraft: true, overdraftLimit: 500, summary: { accountBalance } }),
         undefined,
         context(),
@@ -178,6 +212,17 @@ describe('Fineract account mapping', () => {
     assert.equal(at(-800).availableCredit, 0);
     const none = savingsRecord(listed(), savings({ allowOverdraft: false, overdraftLimit: 500 }), undefined, context());
     assert.deepEqual([none.creditLimit, none.availableCredit], [0, 0]);
+  });
+
+  it('reads an overdraft without a limit (Fineract leaves a limit of 0 out) as a credit limit of 0', () => {
+    const record = savingsRecord(
+      listed(),
+      savings({ allowOverdraft: true, summary: { accountBalance: -20 } }),
+      undefined,
+      context(),
+    );
+    valid(record);
+    assert.deepEqual([record.type, record.creditLimit, record.availableCredit], ['D', 0, 0]);
   });
 
   it('sums this year’s interest postings on coregate’s clock in UTC, leaving out reversed ones', () => {
@@ -204,7 +249,7 @@ describe('Fineract account mapping', () => {
 
   it('maps a loan: outstanding, overdue, the rate, this year’s paid interest and the next due date', () => {
     const record = loanRecord(
-      listed({ id: 9, accountNo: 'L-9', shortProductName: 'PL36', depositType: undefined }),
+      listed({ id: '9', accountNo: 'L-9', shortProductName: 'PL36', depositType: undefined }),
       loan({
         repaymentSchedule: {
           periods: [
@@ -242,9 +287,30 @@ describe('Fineract account mapping', () => {
     assert.equal(record.productCode, 'PL36');
   });
 
+  it('counts the interest of every transaction type Fineract counts as a repayment (LoanTransactionType.isRepaymentType)', () => {
+    const paid = (type: Record<string, boolean>) =>
+      loanRecord(
+        listed({ id: '9', depositType: undefined }),
+        loan({ transactions: [{ type, date: [2026, 2, 1], interestPortion: 3, manuallyReversed: false }] }),
+        context(),
+      ).paidYearToDateInterest;
+    for (const name of [
+      'repayment',
+      'merchantIssuedRefund',
+      'payoutRefund',
+      'goodwillCredit',
+      'chargeRefund',
+      'downPayment',
+      'interestPaymentWaiver',
+    ])
+      assert.equal(paid({ [name]: true, repayment: name === 'repayment' }), 3, name);
+    for (const name of ['disbursement', 'accrual', 'waiveInterest', 'recoveryRepayment', 'chargeback'])
+      assert.equal(paid({ [name]: true, repayment: false }), 0, name);
+  });
+
   it('gives a loan without open periods no next payment date, and falls back to principal and the submitted date', () => {
     const record = loanRecord(
-      listed({ id: 9, depositType: undefined }),
+      listed({ id: '9', depositType: undefined }),
       loan({
         timeline: { submittedOnDate: [2025, 1, 2] },
         summary: { totalOutstanding: 1000 },
@@ -271,8 +337,8 @@ describe('Fineract account mapping', () => {
     assert.deepEqual(
       accounts.savings.map((account) => [account.id, account.active, account.depositType]),
       [
-        [1, true, 200],
-        [2, false, 100],
+        ['1', true, 200],
+        ['2', false, 100],
       ],
     );
     assert.equal(accounts.loans[0]!.shortProductName, '');
@@ -309,7 +375,7 @@ describe('Fineract account mapping', () => {
           readClientAccounts({
             savingsAccounts: [{ id: 1, accountNo: '1', status: { active: true }, depositType: { id: 500 } }],
           }),
-        /^savingsAccounts\[0\]\.depositType\.id: expected 100, 200, 300 or 400$/,
+        /^savingsAccounts\[0\]\.depositType\.id: expected 100, 200 or 300$/,
       ],
     ];
     for (const [read, expected] of cases) {
@@ -371,7 +437,7 @@ describe('Fineract account mapping', () => {
         // Values far out of range (sums overflowing to Infinity) are refused by the record check after it.
         assert.equal(typeof map(), 'object');
       } catch (error) {
-        if (!(error instanceof MalformedAnswer)) throw error;
+        if (!(error instanceof MalformedAnswer) && !(error instanceof ForeignAccount)) throw error;
       }
     };
     fc.assert(
@@ -382,9 +448,9 @@ describe('Fineract account mapping', () => {
             details,
             (() => {
               try {
-                return readTermDeposit(term);
+                return readTermDeposit(term, context());
               } catch (error) {
-                if (error instanceof MalformedAnswer) return undefined;
+                if (error instanceof MalformedAnswer || error instanceof ForeignAccount) return undefined;
                 throw error;
               }
             })(),

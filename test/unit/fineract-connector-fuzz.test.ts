@@ -57,11 +57,20 @@ const json = fc.letrec<{ value: unknown }>((tie) => ({
 /** A savings answer with one field replaced by a drawn value: near misses of the real shape. */
 const nearSavings = fc
   .tuple(
-    fc.constantFrom('summary', 'timeline', 'nominalAnnualInterestRate', 'transactions', 'allowOverdraft', 'externalId'),
+    fc.constantFrom(
+      'summary',
+      'timeline',
+      'nominalAnnualInterestRate',
+      'transactions',
+      'allowOverdraft',
+      'externalId',
+      'clientId',
+    ),
     json,
   )
   .map(([field, value]) => ({
     id: 11,
+    clientId: 1,
     nominalAnnualInterestRate: 1.5,
     timeline: { activatedOnDate: [2020, 1, 1] },
     summary: { accountBalance: 10 },

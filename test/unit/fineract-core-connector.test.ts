@@ -248,8 +248,8 @@ describe('FineractCoreConnector against the Fineract stand-in', () => {
         ['R', '2027-06-01T00:00:00', 100],
       ],
     );
-    assert.ok(calls().includes('GET /fineract-provider/api/v1/fixeddepositaccounts/15'));
-    assert.ok(calls().includes('GET /fineract-provider/api/v1/recurringdepositaccounts/16'));
+    assert.ok(calls().includes('GET /fineract-provider/api/v1/fixeddepositaccounts/15?associations=transactions'));
+    assert.ok(calls().includes('GET /fineract-provider/api/v1/recurringdepositaccounts/16?associations=transactions'));
     const ben = await core.startSession({ kind: 'customerKey', customerKey: '2' }, ctx());
     assert.deepEqual(
       (await core.listAccounts(ben.delegateReferenceId, ctx())).map((account) => account.id),
@@ -315,7 +315,13 @@ describe('FineractCoreConnector against the Fineract stand-in', () => {
     const otherTenant = await connector({ tenant: 'elsewhere' })
       .startSession({ kind: 'customerKey', customerKey: '1' }, ctx())
       .catch((caught: unknown) => caught);
-    assert.ok(otherTenant instanceof CoreProtocolError && /credentials/.test(otherTenant.message));
+    // Fineract's tenant filter: 400 through the servlet's error page, the tenant named as unknown.
+    assert.ok(
+      otherTenant instanceof CoreProtocolError &&
+        /Fineract does not know the tenant "elsewhere" \(400 from its tenant filter\)/.test(otherTenant.message),
+      String(otherTenant),
+    );
+    assert.ok(logLines.some((line) => line.includes('Fineract does not know the tenant \\"elsewhere\\"')));
     standIn.setFaults({ errorRate: 1, errorStatus: 403 });
     const forbidden = await connector()
       .listAccounts(good.delegateReferenceId, ctx())
@@ -373,10 +379,13 @@ describe('FineractCoreConnector against the Fineract stand-in', () => {
     for (const secret of SECRETS) assert.ok(!registering.message.includes(secret));
   });
 
-  it('checks readiness with GET /actuator/health', async () => {
+  it('checks readiness with GET /actuator/health and one authenticated read (client 0, Fineract’s own 404)', async () => {
     const core = connector();
     await core.ping(ctx());
-    assert.deepEqual(calls(), ['GET /fineract-provider/actuator/health']);
+    assert.deepEqual(calls(), ['GET /fineract-provider/actuator/health', 'GET /fineract-provider/api/v1/clients/0']);
+    await assert.rejects(connector({ credentials: { username: 'coregate-reader', password: 'wrong' } }).ping(ctx()), {
+      message: /not ready: Fineract refused the service user's credentials \(401 to GET \/v1\/clients\/\{id\}\)/,
+    });
     standIn.setFaults({ errorRate: 1, errorStatus: 503 });
     await assert.rejects(core.ping(ctx()), CoreUnavailable);
   });

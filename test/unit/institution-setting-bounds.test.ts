@@ -25,6 +25,7 @@ const VARIABLE: { readonly [Name in InstitutionSettingName]: SettingName } = {
   fineractTenant: 'COREGATE_FINERACT_TENANT',
   fineractSsnDocumentType: 'COREGATE_FINERACT_SSN_DOCUMENT_TYPE',
   fineractCustomerKey: 'COREGATE_FINERACT_CUSTOMER_KEY',
+  fineractSsnLookup: 'COREGATE_FINERACT_SSN_LOOKUP',
   fineractSessionTtlSeconds: 'COREGATE_FINERACT_SESSION_TTL_SECONDS',
 };
 

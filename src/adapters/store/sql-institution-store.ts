@@ -5,6 +5,7 @@ import {
   type CoreKind,
   type FineractCustomerKeyMode,
   type FineractSettings,
+  type FineractSsnLookupMode,
   type InstitutionRecord,
 } from '../../domain/institution.js';
 import type { InstitutionChanges, InstitutionStore, NewInstitution } from '../../ports/institution-store.js';
@@ -26,6 +27,7 @@ interface InstitutionRow {
   fineract_ssn_document_type: string | null;
   fineract_customer_key: FineractCustomerKeyMode | null;
   fineract_session_ttl_seconds: number | null;
+  fineract_ssn_lookup: FineractSsnLookupMode | null;
   core_credentials_sealed: string | null;
   enabled: boolean;
   created_at: Date;
@@ -33,7 +35,7 @@ interface InstitutionRow {
 }
 
 const COLUMNS =
-  'id, name, core_url, core_api_key_sealed, core_ca_file, core_cert_file, core_key_file, core_timeout_ms, core_kind, fineract_tenant, fineract_ssn_document_type, fineract_customer_key, fineract_session_ttl_seconds, core_credentials_sealed, enabled, created_at, updated_at';
+  'id, name, core_url, core_api_key_sealed, core_ca_file, core_cert_file, core_key_file, core_timeout_ms, core_kind, fineract_tenant, fineract_ssn_document_type, fineract_customer_key, fineract_session_ttl_seconds, fineract_ssn_lookup, core_credentials_sealed, enabled, created_at, updated_at';
 
 /** Binds a sealed API key to its institution: it cannot be copied to another one. */
 function sealContext(id: string): string {
@@ -67,6 +69,7 @@ function fineractOf(row: InstitutionRow): FineractSettings | undefined {
     tenant: row.fineract_tenant ?? FINERACT_DEFAULTS.tenant,
     ssnDocumentType: row.fineract_ssn_document_type ?? FINERACT_DEFAULTS.ssnDocumentType,
     customerKey: row.fineract_customer_key ?? FINERACT_DEFAULTS.customerKey,
+    ssnLookup: row.fineract_ssn_lookup ?? FINERACT_DEFAULTS.ssnLookup,
     sessionTtlSeconds:
       row.fineract_session_ttl_seconds === null
         ? FINERACT_DEFAULTS.sessionTtlSeconds
@@ -127,8 +130,8 @@ export class SqlInstitutionStore implements InstitutionStore {
     );
     const rows = await this.db.query<InstitutionRow>(
       `insert into institutions (id, name, core_url, core_api_key_sealed, core_api_key_key_id, core_ca_file, core_cert_file, core_key_file, core_timeout_ms, enabled, created_at, updated_at,
-         core_kind, fineract_tenant, fineract_ssn_document_type, fineract_customer_key, fineract_session_ttl_seconds, core_credentials_sealed, core_credentials_key_id)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10, $10, $11, $12, $13, $14, $15, $16, $17)
+         core_kind, fineract_tenant, fineract_ssn_document_type, fineract_customer_key, fineract_session_ttl_seconds, core_credentials_sealed, core_credentials_key_id, fineract_ssn_lookup)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10, $10, $11, $12, $13, $14, $15, $16, $17, $18)
        on conflict (id) do nothing
        returning ${COLUMNS}`,
       [
@@ -146,6 +149,7 @@ export class SqlInstitutionStore implements InstitutionStore {
         ...fineractColumns(institution.fineract),
         credentials,
         credentialsKeyId,
+        institution.fineract?.ssnLookup ?? null,
       ],
     );
     return rows[0] && this.toRecord(rows[0]);
@@ -175,7 +179,8 @@ export class SqlInstitutionStore implements InstitutionStore {
          fineract_customer_key = coalesce($14, fineract_customer_key),
          fineract_session_ttl_seconds = coalesce($15, fineract_session_ttl_seconds),
          core_credentials_sealed = coalesce($16, core_credentials_sealed),
-         core_credentials_key_id = coalesce($17, core_credentials_key_id)
+         core_credentials_key_id = coalesce($17, core_credentials_key_id),
+         fineract_ssn_lookup = coalesce($18, fineract_ssn_lookup)
        where id = $1
        returning ${COLUMNS}`,
       [
@@ -193,6 +198,7 @@ export class SqlInstitutionStore implements InstitutionStore {
         ...fineractColumns(changes.fineract),
         credentials,
         credentialsKeyId,
+        changes.fineract?.ssnLookup ?? null,
       ],
     );
     return rows[0] && this.toRecord(rows[0]);

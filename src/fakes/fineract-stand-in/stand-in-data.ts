@@ -30,8 +30,8 @@ export interface StandInSavings {
   readonly externalId?: string;
   readonly productName: string;
   readonly shortProductName: string;
-  /** 100 savings, 200 fixed deposit, 300 recurring deposit, 400 current. */
-  readonly depositType: 100 | 200 | 300 | 400;
+  /** 100 savings (a current account is one with overdraft), 200 fixed deposit, 300 recurring deposit. */
+  readonly depositType: 100 | 200 | 300;
   readonly status: 'active' | 'closed' | 'submitted';
   readonly submittedOn: WireDate;
   readonly activatedOn?: WireDate;
@@ -40,6 +40,8 @@ export interface StandInSavings {
   readonly accountBalance: number;
   readonly availableBalance?: number;
   readonly interestNotPosted?: number;
+  /** An overdraft; with no limit (or 0) Fineract leaves `overdraftLimit` out. Set when a limit is. */
+  readonly allowOverdraft?: boolean;
   readonly overdraftLimit?: number;
   readonly transactions: readonly StandInSavingsTransaction[];
   /** Fixed and recurring deposits. */
@@ -47,9 +49,24 @@ export interface StandInSavings {
   readonly depositAmount?: number;
 }
 
+/**
+ * Loan transaction types the stand-in serves: the disbursement, and those
+ * `LoanTransactionType.isRepaymentType()` counts (`interestPaymentWaiver` since develop).
+ */
+export const LOAN_TRANSACTION_KINDS = [
+  'disbursement',
+  'repayment',
+  'merchantIssuedRefund',
+  'payoutRefund',
+  'goodwillCredit',
+  'chargeRefund',
+  'downPayment',
+  'interestPaymentWaiver',
+] as const;
+
 interface StandInLoanTransaction {
   readonly id: number;
-  readonly kind: 'disbursement' | 'repayment';
+  readonly kind: (typeof LOAN_TRANSACTION_KINDS)[number];
   readonly date: WireDate;
   readonly amount: number;
   readonly interestPortion?: number;
@@ -79,6 +96,7 @@ export interface StandInLoan {
 export interface StandInClient {
   readonly id: number;
   readonly externalId?: string;
+  readonly mobileNo?: string;
   readonly firstname: string;
   readonly lastname: string;
   readonly active: boolean;
@@ -106,7 +124,7 @@ export const DEMO_CLIENTS: readonly StandInClient[] = Object.freeze([
         accountNo: '70001234',
         productName: 'Everyday Current',
         shortProductName: 'CUR1',
-        depositType: 400,
+        depositType: 100,
         status: 'active',
         submittedOn: [2019, 4, 28],
         activatedOn: [2019, 5, 1],

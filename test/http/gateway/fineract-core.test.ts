@@ -26,6 +26,7 @@ import {
   assertSuccess,
   associationRow,
   BAD_GATEWAY,
+  BAD_REQUEST,
   FollowingClock,
   formA,
   getAccounts,
@@ -131,4 +132,39 @@ for (const backend of BACKENDS) {
       assert.ok(Number(response.headers['retry-after']) >= 1);
     });
   });
+
+  describe(
+    `gateway with a Fineract institution that registers by key only (${backend.name})`,
+    { skip: backend.skip, timeout: 30_000 },
+    () => {
+      let h: Harness;
+      let token: string;
+
+      before(async () => {
+        // Never called: with the SSN lookup off, Form A is refused before any Fineract call.
+        const core = new FineractCoreConnector({
+          ...FINERACT_DEFAULTS,
+          ssnLookup: 'off',
+          baseUrl: 'http://127.0.0.1:9/fineract-provider',
+          credentials: { username: 'u', password: 'p' },
+          institution: 'default',
+          timeoutMs: 1000,
+          clock: new FollowingClock(),
+          sealer: new AesGcmSealer([encryptionKey(randomBytes(32))]),
+        });
+        h = await createHarness(backend, { core });
+        token = await h.token(await h.client({ platform: 'fineract-off' }));
+      });
+      after(() => h?.close());
+
+      it('answers Form A with 400 naming demographics and saying the bank registers by key only', async () => {
+        const envelope = assertError(await postSession(h, { token }, formA(uniqueId('off'), ADA)), BAD_REQUEST);
+        assert.match(envelope.message, /registers customers by customer key only/);
+        assert.deepEqual(
+          (envelope.data as { errors: { path: string }[] }).errors.map((problem) => problem.path),
+          ['/demographics'],
+        );
+      });
+    },
+  );
 }

@@ -1,8 +1,9 @@
 /**
  * Fineract accounts as account records (docs/cores/fineract.md#mapping): pure functions of
- * Fineract's answers and the read's context (the customer key, the tenant, coregate's
- * clock). Every field of the record follows the mapping table there; a Fineract answer
- * that lacks what the table needs is a {@link MalformedAnswer}.
+ * Fineract's answers and the read's context (the client, the customer key, the tenant,
+ * coregate's clock). Every field of the record follows the mapping table there; a Fineract
+ * answer that lacks what the table needs is a {@link MalformedAnswer}, and an answer about
+ * another client's account is a {@link ForeignAccount}.
  */
 import { NO_DATE, type AccountRecord } from '../../../domain/account.js';
 import {
@@ -18,32 +19,49 @@ import {
   optionalDate,
   optionalNumber,
   optionalObject,
-  optionalString,
-  stringField,
+  optionalText,
+  textField,
   type FineractDate,
 } from './answer-reader.js';
 import { URL_NAMESPACE, uuidV5 } from './uuid-v5.js';
 
 /** What a record needs beyond Fineract's answers. */
 export interface MappingContext {
+  /** The session's Fineract client id: every account answer must name it as its `clientId`. */
+  readonly clientId: string;
   readonly customerKey: string;
   readonly tenant: string;
   /** Now, on coregate's clock: "this calendar year" is its year in UTC. */
   readonly now: Date;
 }
 
-/** Fineract's deposit types (`depositType.id`) and the record's type letter for each. */
+/**
+ * An account answer names another client than the session's (or none): nothing of it may
+ * pass. Carries no id, so a log line built from it cannot leak one.
+ */
+export class ForeignAccount extends Error {
+  constructor(readonly path: string) {
+    super(`${path}: names another client`);
+    this.name = 'ForeignAccount';
+  }
+}
+
+/**
+ * Fineract's deposit types (`depositType.id`, `DepositAccountType`). 400, "current deposit",
+ * is an enum value no account takes in 1.9, 1.10 or develop: a current account is a savings
+ * product (100) with overdraft (docs/cores/fineract.md#releases).
+ */
 const DEPOSIT_TYPES = Object.freeze({
-  100: { name: 'savings', letter: 'S' },
-  200: { name: 'fixed deposit', letter: 'T' },
-  300: { name: 'recurring deposit', letter: 'R' },
-  400: { name: 'current', letter: 'D' },
+  100: 'savings',
+  200: 'fixed deposit',
+  300: 'recurring deposit',
 } as const);
 type DepositTypeId = keyof typeof DEPOSIT_TYPES;
 
 /** An account as `GET /v1/clients/{id}/accounts` lists it. */
 export interface ListedAccount {
-  readonly id: number;
+  /** Fineract's id, as its decimal digits. */
+  readonly id: string;
   readonly accountNo: string;
   readonly shortProductName: string;
   readonly active: boolean;
@@ -61,14 +79,14 @@ function listedAccount(value: unknown, path: string, savings: boolean): ListedAc
   const status = objectField(account, 'status', path);
   const listed = {
     id: idField(account, 'id', path),
-    accountNo: stringField(account, 'accountNo', path),
-    shortProductName: optionalString(account, 'shortProductName', path) ?? '',
+    accountNo: textField(account, 'accountNo', path),
+    shortProductName: optionalText(account, 'shortProductName', path) ?? '',
     active: flag(status, 'active', `${path}.status`),
   };
   if (!savings) return listed;
-  const depositType = idField(objectField(account, 'depositType', path), 'id', `${path}.depositType`);
+  const depositType = Number(idField(objectField(account, 'depositType', path), 'id', `${path}.depositType`));
   if (!Object.hasOwn(DEPOSIT_TYPES, depositType))
-    throw new MalformedAnswer(`${path}.depositType.id`, 'expected 100, 200, 300 or 400');
+    throw new MalformedAnswer(`${path}.depositType.id`, 'expected 100, 200 or 300');
   return { ...listed, depositType: depositType as DepositTypeId };
 }
 
@@ -94,11 +112,20 @@ export function dateTime(date: FineractDate | undefined): string {
 }
 
 /** The account's `externalId` when set; else a UUID v5 of `fineract:{tenant}:{savings|loan}:{id}` (URL namespace). */
-function accountGuid(details: Record<string, unknown>, tenant: string, kind: 'savings' | 'loan', id: number): string {
-  const externalId = optionalString(details, 'externalId', '');
+function accountGuid(details: Record<string, unknown>, tenant: string, kind: 'savings' | 'loan', id: string): string {
+  const externalId = optionalText(details, 'externalId', '');
   return externalId !== undefined && externalId.trim() !== ''
     ? externalId
     : uuidV5(`fineract:${tenant}:${kind}:${id}`, URL_NAMESPACE);
+}
+
+/**
+ * The answer's `clientId` must be the session's client: Fineract names the owner in every
+ * savings, deposit and loan answer, so an account of another client never passes.
+ */
+function ownedBy(details: Record<string, unknown>, context: MappingContext, path = ''): void {
+  if (absent(details, 'clientId') || idField(details, 'clientId', path) !== context.clientId)
+    throw new ForeignAccount(path === '' ? 'clientId' : `${path}.clientId`);
 }
 
 /** The record's fields that are the same for every Fineract account. */
@@ -138,41 +165,9 @@ function sumForYear(
   return sum;
 }
 
-/** What a fixed or recurring deposit adds to its savings account. */
-export interface TermDeposit {
-  readonly maturityDate: FineractDate | undefined;
-  readonly depositAmount: number;
-}
-
-/** Reads `GET /v1/fixeddepositaccounts/{id}` or `GET /v1/recurringdepositaccounts/{id}`. */
-export function readTermDeposit(json: unknown): TermDeposit {
-  const deposit = object(json, '');
-  return {
-    maturityDate: optionalDate(deposit, 'maturityDate', ''),
-    depositAmount: optionalNumber(deposit, 'depositAmount', '') ?? 0,
-  };
-}
-
-/**
- * A savings, current, fixed or recurring deposit account: `details` is
- * `GET /v1/savingsaccounts/{id}?associations=transactions`; `term`, for fixed and
- * recurring deposits, comes from their own answer ({@link readTermDeposit}).
- */
-export function savingsRecord(
-  listed: ListedAccount,
-  detailsJson: unknown,
-  term: TermDeposit | undefined,
-  context: MappingContext,
-): AccountRecord {
-  const details = object(detailsJson, '');
-  const summary = objectField(details, 'summary', '');
-  const accountBalance = numberField(summary, 'accountBalance', 'summary');
-  const availableBalance = optionalNumber(summary, 'availableBalance', 'summary') ?? accountBalance;
-  const timeline = objectField(details, 'timeline', '');
-  const origination =
-    optionalDate(timeline, 'activatedOnDate', 'timeline') ?? dateField(timeline, 'submittedOnDate', 'timeline');
-  const year = context.now.getUTCFullYear();
-  const interestPosted = sumForYear(
+/** Sum of this calendar year's non-reversed interest postings in a savings or deposit answer's `transactions`. */
+function interestPostedThisYear(details: Record<string, unknown>, year: number): number {
+  return sumForYear(
     listField(details, 'transactions', ''),
     'transactions',
     year,
@@ -181,14 +176,62 @@ export function savingsRecord(
       flag(objectField(transaction, 'transactionType', at), 'interestPosting', `${at}.transactionType`),
     (transaction, at) => numberField(transaction, 'amount', at),
   );
+}
+
+/** What a fixed or recurring deposit adds to its savings account. */
+export interface TermDeposit {
+  readonly maturityDate: FineractDate | undefined;
+  readonly depositAmount: number;
+  /**
+   * This year's interest postings: `GET /v1/savingsaccounts/{id}?associations=transactions`
+   * lists transactions of deposit type 100 only, so a term deposit's come from its own answer.
+   */
+  readonly interestPosted: number;
+}
+
+/**
+ * Reads `GET /v1/fixeddepositaccounts/{id}?associations=transactions` or
+ * `GET /v1/recurringdepositaccounts/{id}?associations=transactions`.
+ */
+export function readTermDeposit(json: unknown, context: MappingContext): TermDeposit {
+  const deposit = object(json, '');
+  ownedBy(deposit, context);
+  return {
+    maturityDate: optionalDate(deposit, 'maturityDate', ''),
+    depositAmount: optionalNumber(deposit, 'depositAmount', '') ?? 0,
+    interestPosted: interestPostedThisYear(deposit, context.now.getUTCFullYear()),
+  };
+}
+
+/**
+ * A savings, current, fixed or recurring deposit account: `details` is
+ * `GET /v1/savingsaccounts/{id}?associations=transactions`; `term`, for fixed and
+ * recurring deposits, comes from their own answer ({@link readTermDeposit}). A savings
+ * product with overdraft is a current account (`D`); Fineract leaves `overdraftLimit` out
+ * when it is 0.
+ */
+export function savingsRecord(
+  listed: ListedAccount,
+  detailsJson: unknown,
+  term: TermDeposit | undefined,
+  context: MappingContext,
+): AccountRecord {
+  const details = object(detailsJson, '');
+  ownedBy(details, context);
+  const summary = objectField(details, 'summary', '');
+  const accountBalance = numberField(summary, 'accountBalance', 'summary');
+  const availableBalance = optionalNumber(summary, 'availableBalance', 'summary') ?? accountBalance;
+  const timeline = objectField(details, 'timeline', '');
+  const origination =
+    optionalDate(timeline, 'activatedOnDate', 'timeline') ?? dateField(timeline, 'submittedOnDate', 'timeline');
+  const interestPosted = term ? term.interestPosted : interestPostedThisYear(details, context.now.getUTCFullYear());
   const overdraft = flag(details, 'allowOverdraft', '');
-  const overdraftLimit = overdraft ? numberField(details, 'overdraftLimit', '') : 0;
-  const type = listed.depositType ?? 100;
+  const overdraftLimit = overdraft ? (optionalNumber(details, 'overdraftLimit', '') ?? 0) : 0;
   return {
     id: `savings-${listed.id}`,
     guid: accountGuid(details, context.tenant, 'savings', listed.id),
     accountReferenceId: listed.accountNo,
-    type: DEPOSIT_TYPES[type].letter,
+    type: typeLetter(listed.depositType ?? 100, overdraft),
     currentBalance: accountBalance,
     availableBalance,
     interestRate: numberField(details, 'nominalAnnualInterestRate', '') / 100,
@@ -207,6 +250,27 @@ export function savingsRecord(
   };
 }
 
+function typeLetter(depositType: DepositTypeId, overdraft: boolean): AccountRecord['type'] {
+  if (depositType === 200) return 'T';
+  if (depositType === 300) return 'R';
+  return overdraft ? 'D' : 'S';
+}
+
+/**
+ * The loan transaction types Fineract itself counts as repayments
+ * (`LoanTransactionType.isRepaymentType()`: six in 1.9 and 1.10, `interestPaymentWaiver`
+ * added on develop), as the flags of a transaction's `type`.
+ */
+const REPAYMENT_TYPE_FLAGS = [
+  'repayment',
+  'merchantIssuedRefund',
+  'payoutRefund',
+  'goodwillCredit',
+  'chargeRefund',
+  'downPayment',
+  'interestPaymentWaiver',
+] as const;
+
 /** The due date of the first repayment period not yet complete (`complete: false`). */
 function nextDueDate(details: Record<string, unknown>): FineractDate | undefined {
   const schedule = optionalObject(details, 'repaymentSchedule', '');
@@ -223,6 +287,7 @@ function nextDueDate(details: Record<string, unknown>): FineractDate | undefined
 /** A loan: `details` is `GET /v1/loans/{id}?associations=repaymentSchedule,transactions`. */
 export function loanRecord(listed: ListedAccount, detailsJson: unknown, context: MappingContext): AccountRecord {
   const details = object(detailsJson, '');
+  ownedBy(details, context);
   const summary = objectField(details, 'summary', '');
   const timeline = objectField(details, 'timeline', '');
   const origination =
@@ -231,9 +296,11 @@ export function loanRecord(listed: ListedAccount, detailsJson: unknown, context:
     listField(details, 'transactions', ''),
     'transactions',
     context.now.getUTCFullYear(),
-    (transaction, at) =>
-      !flag(transaction, 'manuallyReversed', at) &&
-      flag(objectField(transaction, 'type', at), 'repayment', `${at}.type`),
+    (transaction, at) => {
+      if (flag(transaction, 'manuallyReversed', at)) return false;
+      const type = objectField(transaction, 'type', at);
+      return REPAYMENT_TYPE_FLAGS.some((name) => flag(type, name, `${at}.type`));
+    },
     (transaction, at) => optionalNumber(transaction, 'interestPortion', at) ?? 0,
   );
   return {

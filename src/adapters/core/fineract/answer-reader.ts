@@ -5,6 +5,7 @@
  * {@link MalformedAnswer}, naming the field's path and what was expected, never its value
  * (values are customers' financial data and demographics).
  */
+import { isInteger, isLosslessNumber, isSafeNumber, LosslessNumber, parse } from 'lossless-json';
 import { isCalendarDate } from '../../../domain/calendar-date.js';
 import { isPlainObject } from '../../../domain/json.js';
 import { jsonType } from '../account-record.js';
@@ -22,20 +23,51 @@ export class MalformedAnswer extends Error {
 
 type Json = Record<string, unknown>;
 
+/** A number too large for a double keeps its digits (a Fineract id is a 64-bit integer); every other number is a double. */
+function parseNumber(text: string): unknown {
+  return isInteger(text) && !isSafeNumber(text) ? new LosslessNumber(text) : Number(text);
+}
+
+/** What an answer holds at a field, for a message: never the value itself. */
+function typeOf(value: unknown): string {
+  return isLosslessNumber(value) ? 'a number out of range' : jsonType(value);
+}
+
+/**
+ * An answer's JSON, read strictly: an integer beyond a double's precision keeps its digits,
+ * and a key given twice with different values in one object is refused (JSON.parse would
+ * keep the last, and a reader in between might keep the first: RFC 8259 §4 leaves it open).
+ * A key repeated with the same value reads the same to every reader and is let through.
+ * The error names neither the key nor any value.
+ */
+export function parseAnswer(text: string): unknown {
+  try {
+    return parse(text, null, {
+      parseNumber,
+      onDuplicateKey: () => {
+        throw new MalformedAnswer('(answer)', 'an object names the same key twice with different values');
+      },
+    });
+  } catch (error) {
+    if (error instanceof MalformedAnswer) throw error;
+    throw new MalformedAnswer('(answer)', 'not JSON');
+  }
+}
+
 function join(path: string, field: string): string {
   return path === '' ? field : `${path}.${field}`;
 }
 
 /** `value` as an object, or {@link MalformedAnswer} at `path`. */
 export function object(value: unknown, path: string): Json {
-  if (!isPlainObject(value))
-    throw new MalformedAnswer(path || '(answer)', `expected an object, got ${jsonType(value)}`);
+  if (!isPlainObject(value) || isLosslessNumber(value))
+    throw new MalformedAnswer(path || '(answer)', `expected an object, got ${typeOf(value)}`);
   return value;
 }
 
 /** `value` as an array, or {@link MalformedAnswer} at `path`. */
 export function array(value: unknown, path: string): unknown[] {
-  if (!Array.isArray(value)) throw new MalformedAnswer(path || '(answer)', `expected an array, got ${jsonType(value)}`);
+  if (!Array.isArray(value)) throw new MalformedAnswer(path || '(answer)', `expected an array, got ${typeOf(value)}`);
   return value;
 }
 
@@ -62,7 +94,7 @@ export function numberField(from: Json, field: string, path: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value))
     throw new MalformedAnswer(
       join(path, field),
-      `expected a number, got ${value === undefined ? 'nothing' : jsonType(value)}`,
+      `expected a number, got ${value === undefined ? 'nothing' : typeOf(value)}`,
     );
   return value;
 }
@@ -71,12 +103,24 @@ export function optionalNumber(from: Json, field: string, path: string): number 
   return absent(from, field) ? undefined : numberField(from, field, path);
 }
 
-/** A Fineract id: a positive integer. */
-export function idField(from: Json, field: string, path: string): number {
-  const value = numberField(from, field, path);
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new MalformedAnswer(join(path, field), 'expected a positive integer');
-  return value;
+/** A Fineract id as its decimal digits: 1 to 18 of them, no sign, no leading zero (a positive 64-bit integer that any id fits). */
+export const FINERACT_ID = /^[1-9][0-9]{0,17}$/;
+
+/**
+ * A Fineract id (a Java `Long`) as the decimal string it is: kept as text end to end, so an
+ * id beyond a double's precision is neither rounded nor confused with its neighbour.
+ */
+export function idField(from: Json, field: string, path: string): string {
+  const value = from[field];
+  const digits =
+    typeof value === 'number' && Number.isSafeInteger(value)
+      ? String(value)
+      : isLosslessNumber(value)
+        ? value.toString()
+        : undefined;
+  if (digits === undefined || !FINERACT_ID.test(digits))
+    throw new MalformedAnswer(join(path, field), 'expected a positive integer of at most 18 digits');
+  return digits;
 }
 
 export function stringField(from: Json, field: string, path: string): string {
@@ -84,9 +128,31 @@ export function stringField(from: Json, field: string, path: string): string {
   if (typeof value !== 'string')
     throw new MalformedAnswer(
       join(path, field),
-      `expected a string, got ${value === undefined ? 'nothing' : jsonType(value)}`,
+      `expected a string, got ${value === undefined ? 'nothing' : typeOf(value)}`,
     );
   return value;
+}
+
+/** The longest text taken from Fineract into a record or a customer key. */
+const MAX_TEXT_LENGTH = 256;
+// C0 controls, DEL and C1 controls: nothing a product name, account number or key holds.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * A text field passed on to platforms (`accountNo`, `shortProductName`, `externalId`): a
+ * string of at most {@link MAX_TEXT_LENGTH} characters without control characters.
+ */
+export function textField(from: Json, field: string, path: string): string {
+  const value = stringField(from, field, path);
+  if (value.length > MAX_TEXT_LENGTH)
+    throw new MalformedAnswer(join(path, field), `expected at most ${MAX_TEXT_LENGTH} characters`);
+  if (CONTROL_CHARACTER.test(value)) throw new MalformedAnswer(join(path, field), 'holds a control character');
+  return value;
+}
+
+export function optionalText(from: Json, field: string, path: string): string | undefined {
+  return absent(from, field) ? undefined : textField(from, field, path);
 }
 
 export function optionalString(from: Json, field: string, path: string): string | undefined {
@@ -98,7 +164,7 @@ export function flag(from: Json, field: string, path: string): boolean {
   if (absent(from, field)) return false;
   const value = from[field];
   if (typeof value !== 'boolean')
-    throw new MalformedAnswer(join(path, field), `expected a boolean, got ${jsonType(value)}`);
+    throw new MalformedAnswer(join(path, field), `expected a boolean, got ${typeOf(value)}`);
   return value;
 }
 

@@ -55,16 +55,39 @@ export function fineractHttpClient(options: FineractHttpOptions): CoreHttpClient
   });
 }
 
+/** Why Fineract refused, in words an operator acts on; also what `core check` prints. */
+export const FINERACT_REFUSALS = {
+  credentials: CREDENTIALS_REFUSED,
+  tenant: (tenant: string) =>
+    `Fineract does not know the tenant "${tenant}" (400 from its tenant filter): check the institution's --fineract-tenant`,
+  readOnly:
+    'Fineract answered 405 to a POST: a read-only Fineract node refuses every POST; point coregate at a node that takes writes, or set --fineract-ssn-lookup identifier-search (a GET)',
+} as const;
+
+/**
+ * Whether a 400 is Fineract's tenant filter refusing the tenant: it answers through the
+ * servlet's error page (`response.sendError`), not Fineract's error body, which always
+ * carries `userMessageGlobalisationCode` (docs/cores/fineract.md#failures).
+ */
+export function isTenantRefusal(answer: Answer): boolean {
+  if (answer.status !== 400) return false;
+  return !/"userMessageGlobalisationCode"\s*:/.test(answer.text);
+}
+
 /**
  * The failure an answer other than 200 means, for the statuses every call shares: the
  * service user refused (401/403: a configuration problem, never the customer's, so not a
- * rejected session), Fineract shedding load (429), Fineract failing (5xx). A 404 means
+ * rejected session), an unknown tenant (a 400 from the tenant filter), a read-only node
+ * (405 to a POST), Fineract shedding load (429), Fineract failing (5xx). A 404 means
  * something different per call: the caller decides it before asking here.
  */
-export function failureOf(answer: Answer, request: FineractRequest): CoreError {
+export function failureOf(answer: Answer, request: FineractRequest, tenant: string): CoreError {
   const { status } = answer;
   if (status === 401 || status === 403)
     return new CoreProtocolError(`${CREDENTIALS_REFUSED} (${status} to ${request.template})`, true);
+  if (isTenantRefusal(answer)) return new CoreProtocolError(`${FINERACT_REFUSALS.tenant(tenant)}`, true);
+  if (status === 405 && request.method === 'POST')
+    return new CoreProtocolError(`${FINERACT_REFUSALS.readOnly} (${request.template})`, true);
   if (status === 429) return coreBusy();
   if (status >= 500 && status <= 599)
     return new CoreUnavailable(`Fineract answered ${status} to ${request.template}`, true);

@@ -12,7 +12,8 @@ import type { SecretSealer } from '../../../ports/secret-sealer.js';
 
 /** What a token carries. */
 export interface FineractSession {
-  readonly clientId: number;
+  /** Fineract's client id, as its decimal digits. */
+  readonly clientId: string;
   readonly customerKey: string;
   readonly expiresAt: Date;
 }
@@ -56,12 +57,7 @@ export function openSession(
   }
   if (!isPlainObject(body)) return undefined;
   const { c: clientId, k: customerKey, x: expiresAt } = body;
-  if (
-    typeof clientId !== 'number' ||
-    !Number.isSafeInteger(clientId) ||
-    typeof customerKey !== 'string' ||
-    typeof expiresAt !== 'number'
-  )
+  if (typeof clientId !== 'string' || typeof customerKey !== 'string' || typeof expiresAt !== 'number')
     return undefined;
   if (now.getTime() >= expiresAt) return undefined;
   return { clientId, customerKey, expiresAt: new Date(expiresAt) };

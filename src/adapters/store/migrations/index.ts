@@ -369,6 +369,14 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 17,
+    name: 'how a Fineract institution finds a client by SSN',
+    statements: [
+      // Unset reads as the default, `client-search` (docs/cores/fineract.md#releases).
+      `alter table institutions add column fineract_ssn_lookup text check (fineract_ssn_lookup in ('client-search', 'identifier-search', 'off'))`,
+    ],
+  },
+  {
     version: 18,
     name: 'transaction sync state: ids and keyed digests only',
     statements: [
