@@ -44,13 +44,7 @@ import type { InstitutionStore } from '../ports/institution-store.js';
 
 /** The checks' names, in the order they run. */
 type CoreCheckName =
-  | 'readiness'
-  | 'form_a'
-  | 'session'
-  | 'accounts'
-  | 'transactions'
-  | 'forged_session_rejected'
-  | 'end_session';
+  'readiness' | 'form_a' | 'session' | 'accounts' | 'transactions' | 'forged_session_rejected' | 'end_session';
 
 /** A test customer's demographics, for the `form_a` check. */
 export type FormADemographics = Omit<Extract<RegistrationSubject, { kind: 'demographics' }>, 'kind'>;

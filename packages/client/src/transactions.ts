@@ -2,8 +2,6 @@
  * `cg.transactions`: an account's transactions (`GET /core/transactions`) as an async
  * iterator over pages, and incremental sync (`GET /core/transactions/sync`), Plaid-style.
  */
-import type { AbortSignalLike } from './platform-types.js';
-
 import type { CallOptions } from './client.js';
 
 /** One movement of an account. */

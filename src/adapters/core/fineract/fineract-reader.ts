@@ -85,7 +85,12 @@ export class FineractReader {
     if (message)
       this.where.logger?.error(
         // The request's id, like every line a request causes; `institution` once, from here.
-        { reqId: context.requestId, institution: this.where.institution, status: answer.status, call: request.template },
+        {
+          reqId: context.requestId,
+          institution: this.where.institution,
+          status: answer.status,
+          call: request.template,
+        },
         message,
       );
   }
