@@ -14,6 +14,7 @@ import { FINERACT_DEFAULTS } from '../domain/institution.js';
 import { institutionSettingSchema } from './institution-setting-schema.js';
 import { KEY_STORES, SIGNING_ALGS } from '../domain/signing-alg.js';
 import './setting-formats.js';
+import { TRACING_SETTINGS } from './tracing-settings.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LogLevelSchema = Type.Union(
@@ -431,67 +432,7 @@ export const ConfigSchema = Type.Object({
     description:
       'retries of a core call that is safe to repeat (reading accounts) after an unreachable core or a 5xx, with jittered backoff, within `COREGATE_CORE_TIMEOUT_MS`; starting a session is never retried; 0 = off',
   }),
-  // OpenTelemetry's own variables (their standard names, so a collector's usual set-up applies as
-  // written): tracing is off unless an endpoint is set (docs/operations.md#observability).
-  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
-    Type.String({
-      format: 'http-url',
-      defaultText: 'unset → tracing off',
-      description:
-        'OpenTelemetry collector (OTLP/HTTP, usually port 4318): traces go to `{this}/v1/traces`; unset (and no `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`): no tracing at all',
-    }),
-  ),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(
-    Type.String({
-      format: 'http-url',
-      defaultText: 'unset',
-      description: 'the full URL traces are sent to, used as written; wins over `OTEL_EXPORTER_OTLP_ENDPOINT`',
-    }),
-  ),
-  OTEL_EXPORTER_OTLP_PROTOCOL: Type.Union([Type.Literal('http/protobuf'), Type.Literal('http/json')], {
-    default: 'http/protobuf',
-    description: 'how traces are encoded for the collector (gRPC is not offered)',
-  }),
-  OTEL_EXPORTER_OTLP_HEADERS: Type.Optional(
-    Type.String({
-      format: 'otlp-headers',
-      description:
-        'headers sent to the collector (its API key, say), `name=value` pairs separated by commas, values percent-encoded; a secret: never logged',
-    }),
-  ),
-  OTEL_SERVICE_NAME: Type.String({
-    default: 'coregate',
-    description: 'the `service.name` of the traces',
-  }),
-  OTEL_RESOURCE_ATTRIBUTES: Type.Optional(
-    Type.String({
-      format: 'otel-attributes',
-      description:
-        'more attributes of the service in every trace (`deployment.environment.name=prod,service.namespace=bank`), `key=value` pairs separated by commas, values percent-encoded',
-    }),
-  ),
-  OTEL_TRACES_SAMPLER: Type.Union(
-    [
-      Type.Literal('parentbased_always_on'),
-      Type.Literal('parentbased_always_off'),
-      Type.Literal('parentbased_traceidratio'),
-      Type.Literal('always_on'),
-      Type.Literal('always_off'),
-      Type.Literal('traceidratio'),
-    ],
-    {
-      default: 'always_on',
-      description:
-        "which requests are traced: `always_on` records every incoming request, whatever the caller's `traceparent` says (a platform is outside the bank's trust boundary); `parentbased_*` follow the caller's sampling decision when there is one; `traceidratio` samples the share `OTEL_TRACES_SAMPLER_ARG` of traces",
-    },
-  ),
-  OTEL_TRACES_SAMPLER_ARG: Type.Optional(
-    Type.String({
-      format: 'sampling-ratio',
-      defaultText: '`1` for the ratio samplers',
-      description: 'the share of traces sampled by the `*traceidratio` samplers, from 0 to 1',
-    }),
-  ),
+  ...TRACING_SETTINGS,
 });
 
 /** The settings after coercion and defaults: every variable without a default may be `undefined`. */
