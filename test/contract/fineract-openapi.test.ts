@@ -169,6 +169,7 @@ describe('Fineract connector requests against Fineract’s published OpenAPI doc
         'GET /v1/clients/external-id/{externalId}',
         'GET /v1/clients/{clientId}/accounts',
         'GET /v1/savingsaccounts/{accountId}',
+        'GET /v1/savingsaccounts/{savingsId}/transactions/search',
         'GET /v1/fixeddepositaccounts/{accountId}',
         'GET /v1/recurringdepositaccounts/{accountId}',
         'GET /v1/loans/{loanId}',
@@ -255,7 +256,7 @@ describe('Fineract connector requests against Fineract’s published OpenAPI doc
           `${request.method} ${request.path.replace(/\d+/g, '{n}').replace(/external-id\/[^?]+/, 'external-id/{x}')}`,
       ),
     );
-    assert.equal(operations.size, 9, [...operations].join('\n'));
+    assert.equal(operations.size, 10, [...operations].join('\n'));
     for (const request of apiRequests) assert.deepEqual(problemsOf(request), [], `${request.method} ${request.path}`);
   });
 });

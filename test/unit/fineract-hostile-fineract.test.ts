@@ -25,6 +25,8 @@ const listed = (ids: string[]) =>
   `{"savingsAccounts":[${ids.map((id) => `{"id":${id},"accountNo":"A${id}","status":{"active":true},"depositType":{"id":100}}`).join(',')}]}`;
 const client = (id: string, extra = '') =>
   `{"id":${id},"active":true,"dateOfBirth":[1980,4,12],"externalId":"E${id}"${extra}}`;
+/** The transaction search's answer with no interest posting this year. */
+const NO_POSTINGS = '{"content":[],"pageable":{"page":0,"size":200},"total":0}';
 const identifiers =
   '[{"documentType":{"name":"SSN"},"documentKey":"123-45-6789","status":"clientIdentifierStatusType.active"}]';
 
@@ -89,6 +91,7 @@ describe('Fineract connector against a hostile Fineract', () => {
     const session = await sessionFor(core, '7');
     route = (_req, path) => {
       if (path === '/api/v1/clients/7/accounts') return [200, listed(['70', '71', '99'])];
+      if (path.includes('/transactions/search?')) return [200, NO_POSTINGS];
       const match = /^\/api\/v1\/savingsaccounts\/(\d+)/.exec(path);
       return match ? [200, savings(match[1]!, match[1] === '99' ? '8' : '7')] : undefined;
     };
@@ -181,6 +184,7 @@ describe('Fineract connector against a hostile Fineract', () => {
     const ids = Array.from({ length: 60 }, (_, index) => String(100 + index));
     route = (_req, path) => {
       if (path === '/api/v1/clients/7/accounts') return [200, listed(ids)];
+      if (path.includes('/transactions/search?')) return [200, NO_POSTINGS];
       const match = /^\/api\/v1\/savingsaccounts\/(\d+)/.exec(path);
       return match ? [200, savings(match[1]!, '7')] : undefined;
     };
@@ -192,6 +196,34 @@ describe('Fineract connector against a hostile Fineract', () => {
     seen = [];
     await assert.rejects(core.listAccounts(session.delegateReferenceId, ctx), /more than 500 active accounts/);
     assert.equal(seen.length, 1);
+  });
+
+  it('refuses a transaction search over the page bound, or whose pages do not add up to its total', async () => {
+    const core = connector();
+    const session = await sessionFor(core, '7');
+    const posting = (day: number) =>
+      `{"id":${day},"transactionType":{"interestPosting":true},"date":[2026,1,${day}],"amount":1,"reversed":false}`;
+    let search = (_page: number): string => '{"content":[],"total":10001}';
+    route = (_req, path) => {
+      if (path === '/api/v1/clients/7/accounts') return [200, listed(['70'])];
+      const page = /\/transactions\/search\?.*offset=(\d+)/.exec(path);
+      if (page) return [200, search(Number(page[1]))];
+      return path === '/api/v1/savingsaccounts/70' ? [200, savings('70', '7')] : undefined;
+    };
+    seen = [];
+    await assert.rejects(
+      core.listAccounts(session.delegateReferenceId, ctx),
+      /more than 10000 interest postings this year/,
+    );
+    assert.equal(seen.filter((call) => call.includes('/transactions/search')).length, 1);
+    // A total of 201 asks two pages; the second holds nothing.
+    search = (page) =>
+      page === 0
+        ? `{"content":[${Array.from({ length: 200 }, (_, day) => posting(1 + (day % 28))).join(',')}],"total":201}`
+        : NO_POSTINGS.replace('"total":0', '"total":201');
+    await assert.rejects(core.listAccounts(session.delegateReferenceId, ctx), /answered 200 rows for a total of 201/);
+    search = () => `{"content":[${posting(1)},${posting(2)}],"total":2}`;
+    assert.equal((await core.listAccounts(session.delegateReferenceId, ctx))[0]?.yearToDateInterest, 2);
   });
 
   it('refuses a search over 50 hits, in either lookup, naming the limit', async () => {

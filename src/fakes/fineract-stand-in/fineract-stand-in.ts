@@ -14,6 +14,7 @@ import { RELEASE_BEHAVIOUR, type FineractRelease, type ReleaseBehaviour } from '
 import { DEMO_CLIENTS, type StandInClient } from './stand-in-data.js';
 import { StandInAnswers } from './stand-in-answers.js';
 import { clientSearchV2, searchV1 } from './stand-in-search.js';
+import { searchSavingsTransactions } from './stand-in-transaction-search.js';
 import { fineractError, notFound, Refusal, servletError, type Json } from './wire-shapes.js';
 
 export interface FineractStandInOptions {
@@ -204,6 +205,12 @@ class FineractStandIn {
         if (match[2] === '/identifiers') return this.answers.identifiers(client);
         if (match[2] === '/accounts') return this.answers.accounts(client);
         return this.answers.client(client);
+      }
+      if ((match = /^\/api\/v1\/savingsaccounts\/(\d+)\/transactions\/search$/.exec(path))) {
+        const found = this.find((client) => client.savings, Number(match[1]));
+        return searchSavingsTransactions(found?.[1], query, (account, transaction) =>
+          this.answers.savingsTransaction(account, transaction),
+        );
       }
       if (
         (match = /^\/api\/v1\/(savingsaccounts|fixeddepositaccounts|recurringdepositaccounts|loans)\/(\d+)$/.exec(path))

@@ -157,20 +157,24 @@ export class StandInAnswers {
   }
 
   private addTransactions(body: Json, account: StandInSavings): void {
-    if (account.transactions.length > 0) {
-      body.transactions = account.transactions.map((transaction) => ({
-        id: transaction.id,
-        transactionType: savingsTransactionType(transaction.kind),
-        accountId: account.id,
-        accountNo: account.accountNo,
-        date: this.date(transaction.date),
-        currency: CURRENCY,
-        amount: transaction.amount,
-        reversed: transaction.reversed ?? false,
-        submittedOnDate: this.date(transaction.date),
-        interestedPostedAsOn: false,
-      }));
-    }
+    if (account.transactions.length > 0)
+      body.transactions = account.transactions.map((transaction) => this.savingsTransaction(account, transaction));
+  }
+
+  /** One row of a savings account's transactions (`SavingsAccountTransactionsMapper`), as listed and as searched. */
+  savingsTransaction(account: StandInSavings, transaction: StandInSavings['transactions'][number]): Json {
+    return {
+      id: transaction.id,
+      transactionType: savingsTransactionType(transaction.kind),
+      accountId: account.id,
+      accountNo: account.accountNo,
+      date: this.date(transaction.date),
+      currency: CURRENCY,
+      amount: transaction.amount,
+      reversed: transaction.reversed ?? false,
+      submittedOnDate: this.date(transaction.date),
+      interestedPostedAsOn: false,
+    };
   }
 
   termDeposit(client: StandInClient, account: StandInSavings, withTransactions: boolean): Json {

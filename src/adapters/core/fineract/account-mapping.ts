@@ -167,9 +167,17 @@ function sumForYear(
 
 /** Sum of this calendar year's non-reversed interest postings in a savings or deposit answer's `transactions`. */
 function interestPostedThisYear(details: Record<string, unknown>, year: number): number {
+  return sumInterestPostings(listField(details, 'transactions', ''), 'transactions', year);
+}
+
+/**
+ * Sum of the non-reversed interest postings dated in `year` among `transactions` (at `path`):
+ * an answer's `transactions`, or a page of the transaction search's `content`.
+ */
+export function sumInterestPostings(transactions: unknown[], path: string, year: number): number {
   return sumForYear(
-    listField(details, 'transactions', ''),
-    'transactions',
+    transactions,
+    path,
     year,
     (transaction, at) =>
       !flag(transaction, 'reversed', at) &&
@@ -183,8 +191,8 @@ export interface TermDeposit {
   readonly maturityDate: FineractDate | undefined;
   readonly depositAmount: number;
   /**
-   * This year's interest postings: `GET /v1/savingsaccounts/{id}?associations=transactions`
-   * lists transactions of deposit type 100 only, so a term deposit's come from its own answer.
+   * This year's interest postings: Fineract lists a savings account's transactions for deposit
+   * type 100 only, so a term deposit's come from its own answer.
    */
   readonly interestPosted: number;
 }
@@ -205,8 +213,10 @@ export function readTermDeposit(json: unknown, context: MappingContext): TermDep
 
 /**
  * A savings, current, fixed or recurring deposit account: `details` is
- * `GET /v1/savingsaccounts/{id}?associations=transactions`; `term`, for fixed and
- * recurring deposits, comes from their own answer ({@link readTermDeposit}). A savings
+ * `GET /v1/savingsaccounts/{id}`; `term`, for fixed and recurring deposits, comes from their
+ * own answer ({@link readTermDeposit}); `searchedInterest`, for deposit type 100, is this
+ * year's interest postings from the paged transaction search (without it, the sum of
+ * `details.transactions`, as `?associations=transactions` lists them). A savings
  * product with overdraft is a current account (`D`); Fineract leaves `overdraftLimit` out
  * when it is 0.
  */
@@ -215,6 +225,7 @@ export function savingsRecord(
   detailsJson: unknown,
   term: TermDeposit | undefined,
   context: MappingContext,
+  searchedInterest?: number,
 ): AccountRecord {
   const details = object(detailsJson, '');
   ownedBy(details, context);
@@ -224,7 +235,9 @@ export function savingsRecord(
   const timeline = objectField(details, 'timeline', '');
   const origination =
     optionalDate(timeline, 'activatedOnDate', 'timeline') ?? dateField(timeline, 'submittedOnDate', 'timeline');
-  const interestPosted = term ? term.interestPosted : interestPostedThisYear(details, context.now.getUTCFullYear());
+  const interestPosted = term
+    ? term.interestPosted
+    : (searchedInterest ?? interestPostedThisYear(details, context.now.getUTCFullYear()));
   const overdraft = flag(details, 'allowOverdraft', '');
   const overdraftLimit = overdraft ? (optionalNumber(details, 'overdraftLimit', '') ?? 0) : 0;
   return {

@@ -39,10 +39,28 @@ export const calls = {
     path: `/api/v1/clients/${id}/accounts`,
     template: 'GET /v1/clients/{id}/accounts',
   }),
+  /** Without `associations=transactions`: a long history would not fit the answer size limit. */
   savings: (id: string): FineractRequest => ({
     method: 'GET',
-    path: `/api/v1/savingsaccounts/${id}?associations=transactions`,
+    path: `/api/v1/savingsaccounts/${id}`,
     template: 'GET /v1/savingsaccounts/{id}',
+  }),
+  /**
+   * One page of a deposit type 100 account's interest postings (type 3) valued in `year`. Fineract's
+   * `offset` is a page number, not a row count: it is handed to `PageRequest.of(page, size)`.
+   */
+  savingsInterestPostings: (id: string, year: number, page: number, pageSize: number): FineractRequest => ({
+    method: 'GET',
+    path: `/api/v1/savingsaccounts/${id}/transactions/search?${new URLSearchParams({
+      fromDate: `${year}-01-01`,
+      toDate: `${year}-12-31`,
+      dateFormat: 'yyyy-MM-dd',
+      locale: 'en',
+      types: '3',
+      offset: String(page),
+      limit: String(pageSize),
+    }).toString()}`,
+    template: 'GET /v1/savingsaccounts/{id}/transactions/search',
   }),
   fixedDeposit: (id: string): FineractRequest => ({
     method: 'GET',

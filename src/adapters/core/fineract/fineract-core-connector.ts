@@ -43,6 +43,7 @@ import { FineractClientLookup } from './client-lookup.js';
 import { calls, PROBE_CLIENT_ID } from './fineract-calls.js';
 import { failureOf, fineractHttpClient } from './fineract-http.js';
 import { callGate, FineractReader, readAnswer } from './fineract-reader.js';
+import { interestPostedBySearch } from './interest-search.js';
 import { openSession, sealSession } from './session-token.js';
 
 export interface FineractCoreConnectorOptions extends FineractSettings {
@@ -198,13 +199,17 @@ export class FineractCoreConnector implements CoreConnector {
           ? calls.recurringDeposit(account.id)
           : undefined;
     // An account the client's list named: a 404 now means the list and the account disagree.
-    const [details, term] = await Promise.all([
+    // Deposit type 100's interest postings come from the paged search; a term deposit's from its own answer.
+    const [details, term, searchedInterest] = await Promise.all([
       this.reader.required(request, context, gate),
       depositRequest && this.reader.required(depositRequest, context, gate),
+      depositRequest
+        ? undefined
+        : interestPostedBySearch(this.reader, account.id, mapping.now.getUTCFullYear(), context, gate),
     ]);
     return owned(() => {
       const deposit = depositRequest && readAnswer(depositRequest, () => readTermDeposit(term, mapping));
-      return readAnswer(request, () => savingsRecord(account, details, deposit, mapping));
+      return readAnswer(request, () => savingsRecord(account, details, deposit, mapping, searchedInterest));
     });
   }
 

@@ -1,0 +1,75 @@
+/**
+ * This year's interest postings of a deposit type 100 savings account, read through Fineract's
+ * paged, date-filtered transaction search (`GET /v1/savingsaccounts/{id}/transactions/search`,
+ * docs/cores/fineract.md#calls) rather than the unpaged `?associations=transactions`, whose
+ * answer for a long history exceeds the answer size limit. The answer is Spring's `Page` as
+ * Fineract's Gson writes it: `{ content, pageable, total }`.
+ */
+import type { Semaphore } from 'async-mutex';
+import { CoreProtocolError, type CoreCallContext } from '../../../ports/core-connector.js';
+import { sumInterestPostings } from './account-mapping.js';
+import { listField, MalformedAnswer, numberField, object } from './answer-reader.js';
+import { calls } from './fineract-calls.js';
+import type { FineractReader } from './fineract-reader.js';
+import { readAnswer } from './fineract-reader.js';
+
+/** Rows asked per page: a page of interest postings stays far below the answer size limit. */
+const INTEREST_PAGE_SIZE = 200;
+/**
+ * Pages one account's year may take (10,000 postings): daily posting is 366 a year, so more
+ * means an answer that is not what it claims, and the read fails rather than fan out further.
+ */
+const MAX_INTEREST_PAGES = 50;
+
+interface SearchPage {
+  readonly total: number;
+  readonly interest: number;
+  readonly rows: number;
+}
+
+function readPage(json: unknown, year: number): SearchPage {
+  const page = object(json, '');
+  const total = numberField(page, 'total', '');
+  if (!Number.isSafeInteger(total) || total < 0)
+    throw new MalformedAnswer('total', 'expected a count, a non-negative integer');
+  const content = listField(page, 'content', '');
+  if (content.length > INTEREST_PAGE_SIZE)
+    throw new MalformedAnswer('content', `expected at most ${INTEREST_PAGE_SIZE} rows, the page size asked`);
+  return { total, interest: sumInterestPostings(content, 'content', year), rows: content.length };
+}
+
+/**
+ * Sum of `year`'s non-reversed interest postings of savings account `accountId`: the first page
+ * tells the total, the other pages are asked together through the request's call `gate`, each
+ * call with its own deadline.
+ */
+export async function interestPostedBySearch(
+  reader: FineractReader,
+  accountId: string,
+  year: number,
+  context: CoreCallContext,
+  gate: Semaphore,
+): Promise<number> {
+  const fetchPage = async (index: number): Promise<SearchPage> => {
+    const request = calls.savingsInterestPostings(accountId, year, index, INTEREST_PAGE_SIZE);
+    const json = await reader.required(request, context, gate);
+    return readAnswer(request, () => readPage(json, year));
+  };
+  const first = await fetchPage(0);
+  const pages = Math.ceil(first.total / INTEREST_PAGE_SIZE);
+  if (pages > MAX_INTEREST_PAGES)
+    throw new CoreProtocolError(
+      `a Fineract savings account has more than ${MAX_INTEREST_PAGES * INTEREST_PAGE_SIZE} interest postings this year, the limit of one read`,
+      true,
+    );
+  const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, index) => fetchPage(index + 1)));
+  const all = [first, ...rest];
+  const rows = all.reduce((sum, page) => sum + page.rows, 0);
+  // A posting made between two page reads shifts the pages: the sum would miss or repeat a row.
+  if (rows !== first.total)
+    throw new CoreProtocolError(
+      `the Fineract transaction search answered ${rows} rows for a total of ${first.total}: the history changed during the read`,
+      true,
+    );
+  return all.reduce((sum, page) => sum + page.interest, 0);
+}
