@@ -4,7 +4,7 @@
  * and, when a request caused it, that request's id as `reqId`.
  */
 import assert from 'node:assert/strict';
-import { firstDuplicateKey } from '../../src/http/json-duplicate-keys.js';
+import { firstDuplicateKey } from '../../src/domain/json-duplicate-keys.js';
 
 /**
  * Fails on a line that is not JSON, names a key twice, or (when `requestCaused` says the line

@@ -78,7 +78,7 @@ describe('Fineract answers that break the rules', () => {
       );
   });
 
-  it('refuses a key given twice with different values, naming neither key nor value', () => {
+  it('refuses a key given twice, with different values or the same, naming neither key nor value', () => {
     refused(
       () => parseAnswer('{"clientId":42,"summary":{"accountBalance":1},"clientId":43}'),
       MalformedAnswer,
@@ -86,7 +86,8 @@ describe('Fineract answers that break the rules', () => {
     );
     refused(() => parseAnswer('{"a":[{"x":1,"x":"1"}]}'), MalformedAnswer, /same key twice/);
     refused(() => parseAnswer('{"a":1'), MalformedAnswer, /^\(answer\): not JSON$/);
-    assert.deepEqual(parseAnswer('{"a":1,"a":1}'), { a: 1 });
+    refused(() => parseAnswer('{"a":1,"a":1}'), MalformedAnswer, /^\(answer\): an object names the same key twice$/);
+    assert.deepEqual(parseAnswer('{"a":1,"b":{"a":1}}'), { a: 1, b: { a: 1 } });
   });
 
   it('refuses text fields with control characters or over 256 characters, naming the field', () => {

@@ -1,7 +1,7 @@
 /** Duplicate member names found in JSON text, with the path to the second one. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { firstDuplicateKey } from '../../src/http/json-duplicate-keys.js';
+import { firstDuplicateKey } from '../../src/domain/json-duplicate-keys.js';
 
 describe('firstDuplicateKey', () => {
   it('finds a repeated name in the same object, at any depth, and in arrays of objects', () => {

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../../domain/errors.js';
-import { firstDuplicateKey, type JsonPath } from '../json-duplicate-keys.js';
+import { firstDuplicateKey, type JsonPath } from '../../domain/json-duplicate-keys.js';
 
 /** Member names the API uses are letters only; anything else may be a value typed as a name. */
 const FIELD_NAME = /^[A-Za-z]{1,64}$/;

@@ -9,6 +9,7 @@ import { isInteger, isLosslessNumber, isSafeNumber, LosslessNumber, parse } from
 import { isCalendarDate } from '../../../domain/calendar-date.js';
 import { isPlainObject } from '../../../domain/json.js';
 import { jsonType } from '../account-record.js';
+import { firstDuplicateKey } from '../../../domain/json-duplicate-keys.js';
 
 /** A field of a Fineract answer is missing or has the wrong type; `path` names it, e.g. `summary.accountBalance`. */
 export class MalformedAnswer extends Error {
@@ -41,8 +42,9 @@ function typeOf(value: unknown): string {
  * The error names neither the key nor any value.
  */
 export function parseAnswer(text: string): unknown {
+  let json: unknown;
   try {
-    return parse(text, null, {
+    json = parse(text, null, {
       parseNumber,
       onDuplicateKey: () => {
         throw new MalformedAnswer('(answer)', 'an object names the same key twice with different values');
@@ -52,6 +54,11 @@ export function parseAnswer(text: string): unknown {
     if (error instanceof MalformedAnswer) throw error;
     throw new MalformedAnswer('(answer)', 'not JSON');
   }
+  // The parser lets a key given twice with the same value through; an answer naming a key twice
+  // is not one Fineract sends, so it is refused whatever the values (I-JSON, RFC 7493 §2.3).
+  if (firstDuplicateKey(text) !== undefined)
+    throw new MalformedAnswer('(answer)', 'an object names the same key twice');
+  return json;
 }
 
 function join(path: string, field: string): string {
