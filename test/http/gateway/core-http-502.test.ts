@@ -73,6 +73,7 @@ for (const backend of BACKENDS) {
     let registered: string;
     let expected: string;
     let live: HttpCoreConnector;
+    let impatient: HttpCoreConnector;
     let unreachable: HttpCoreConnector;
     let core: SwitchableCore;
     const clock = new FollowingClock();
@@ -82,13 +83,14 @@ for (const backend of BACKENDS) {
       const handler = simulatorHandler(simulator);
       server = createServer((req, res) => (misbehaviour ? misbehaviour(res, req) : handler(req, res)));
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      live = new HttpCoreConnector({
-        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        timeoutMs: 300,
-      });
-      // Port 1 on loopback: nothing listens there, the connection is refused.
-      unreachable = new HttpCoreConnector({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 300 });
-      core = new SwitchableCore(live, [unreachable]);
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      // Calls that must succeed go through a deadline none meets on a loaded machine; only the
+      // misbehaving core's calls, all meant to fail (one by not answering), through a short one.
+      live = new HttpCoreConnector({ baseUrl, timeoutMs: 10_000 });
+      impatient = new HttpCoreConnector({ baseUrl, timeoutMs: 300 });
+      // Port 1 on loopback: nothing listens there, the connection is refused (at once, not at the deadline).
+      unreachable = new HttpCoreConnector({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 10_000 });
+      core = new SwitchableCore(live, [impatient, unreachable]);
       h = await createHarness(backend, {
         core,
         // These tests fail the core many times to see each 502; the rate breaker would
@@ -122,6 +124,7 @@ for (const backend of BACKENDS) {
         const rows = await associationCount(h);
         const sessions = simulator.stats().sessionsStarted;
         misbehaviour = behaviour;
+        core.current = impatient;
         try {
           assertError(
             await postSession(h, { token }, formA(uniqueId('refused'), BOB)),
@@ -131,6 +134,7 @@ for (const backend of BACKENDS) {
           assertError(await getAccounts(h, { token }, registered), BAD_GATEWAY, `accounts: ${what}`);
         } finally {
           misbehaviour = undefined;
+          core.current = live;
         }
         assert.equal(await associationCount(h), rows, 'nothing stored');
         assert.deepEqual(await associationRow(h, platform, registered), row, 'no renewal, nothing marked');
