@@ -10,18 +10,14 @@
  * `CI=true`, where it fails.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { killAll, ROOT, startServer, tempDataDir, type ServerProcess } from './support/process.js';
+import { chromiumSkip, launchChromium } from './support/chromium.js';
 
 after(killAll);
-
-const CHROMIUM = process.env['COREGATE_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
-const chromiumMissing = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
-/** Skipped only outside CI: under CI=true a missing Chromium fails the test. */
-const chromiumSkip = process.env['CI'] === 'true' ? false : chromiumMissing;
 
 describe('API reference on a running server', { timeout: 180_000 }, () => {
   let data: { dir: string; remove: () => void };
@@ -46,22 +42,7 @@ describe('API reference on a running server', { timeout: 180_000 }, () => {
     '/docs renders both gateway endpoints in headless Chromium, from this server only',
     { skip: chromiumSkip },
     async () => {
-      if (chromiumMissing) assert.fail(`${chromiumMissing}: CI requires it`);
-      const browser: Browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        // playwright-core gives each launch a fresh temporary profile.
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-        timeout: 20_000,
-      });
+      const browser: Browser = await launchChromium();
       try {
         const page = await browser.newPage();
         const requested: string[] = [];

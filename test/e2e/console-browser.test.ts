@@ -10,11 +10,10 @@
  * api-docs-browser.test.ts; without it the test is skipped, except under CI=true.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { ADA, formA } from '../http/gateway/gateway-requests.js';
 import {
   killAll,
@@ -26,12 +25,10 @@ import {
   type CreatedClient,
   type ServerProcess,
 } from './support/process.js';
+import { chromiumSkip, launchChromium } from './support/chromium.js';
 
 after(killAll);
 
-const CHROMIUM = process.env['COREGATE_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
-const chromiumMissing = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
-const chromiumSkip = process.env['CI'] === 'true' ? false : chromiumMissing;
 const SCREENSHOTS = process.env['CONSOLE_SCREENSHOTS'] === '1';
 const PAGES = ['Overview', 'Clients', 'Institutions', 'Customers', 'Webhooks', 'Keys', 'Audit'] as const;
 
@@ -66,26 +63,12 @@ describe('operator console in a browser', { timeout: 120_000 }, () => {
   });
 
   it('signs in by a link and does the day’s work; every page passes axe', { skip: chromiumSkip }, async () => {
-    if (chromiumMissing) assert.fail(`${chromiumMissing}: CI requires it`);
     const link = await runJson<{ url: string; operator: string }>(
       ['console', 'link', '--operator', 'alice', '--json'],
       env,
     );
     assert.equal(link.operator, 'alice');
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: 20_000,
-    });
+    const browser: Browser = await launchChromium();
     try {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
