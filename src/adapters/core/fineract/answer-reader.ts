@@ -9,7 +9,7 @@ import { isInteger, isLosslessNumber, isSafeNumber, LosslessNumber, parse } from
 import { isCalendarDate } from '../../../domain/calendar-date.js';
 import { isPlainObject } from '../../../domain/json.js';
 import { jsonType } from '../account-record.js';
-import { firstDuplicateKey } from '../../../domain/json-duplicate-keys.js';
+import { scanJsonText } from '../../../domain/json-duplicate-keys.js';
 
 /** A field of a Fineract answer is missing or has the wrong type; `path` names it, e.g. `summary.accountBalance`. */
 export class MalformedAnswer extends Error {
@@ -36,29 +36,22 @@ function typeOf(value: unknown): string {
 
 /**
  * An answer's JSON, read strictly: an integer beyond a double's precision keeps its digits,
- * and a key given twice with different values in one object is refused (JSON.parse would
- * keep the last, and a reader in between might keep the first: RFC 8259 §4 leaves it open).
- * A key repeated with the same value reads the same to every reader and is let through.
- * The error names neither the key nor any value.
+ * and an object naming a key twice is refused whatever the values (JSON.parse would keep the
+ * last, and a reader in between might keep the first: RFC 8259 §4 leaves it open; I-JSON,
+ * RFC 7493 §2.3, forbids it; Fineract never sends one). The error names neither the key nor
+ * any value. The text is parsed natively and scanned once for both; only a text holding an
+ * integer of more than 15 digits is parsed again by lossless-json, which keeps its digits.
  */
 export function parseAnswer(text: string): unknown {
   let json: unknown;
   try {
-    json = parse(text, null, {
-      parseNumber,
-      onDuplicateKey: () => {
-        throw new MalformedAnswer('(answer)', 'an object names the same key twice with different values');
-      },
-    });
-  } catch (error) {
-    if (error instanceof MalformedAnswer) throw error;
+    json = JSON.parse(text);
+  } catch {
     throw new MalformedAnswer('(answer)', 'not JSON');
   }
-  // The parser lets a key given twice with the same value through; an answer naming a key twice
-  // is not one Fineract sends, so it is refused whatever the values (I-JSON, RFC 7493 §2.3).
-  if (firstDuplicateKey(text) !== undefined)
-    throw new MalformedAnswer('(answer)', 'an object names the same key twice');
-  return json;
+  const facts = scanJsonText(text);
+  if (facts.duplicateKey) throw new MalformedAnswer('(answer)', 'an object names the same key twice');
+  return facts.longInteger ? parse(text, null, parseNumber) : json;
 }
 
 function join(path: string, field: string): string {
