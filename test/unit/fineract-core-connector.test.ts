@@ -19,7 +19,11 @@ import {
   STAND_IN_CREDENTIALS,
   type RunningFineractStandIn,
 } from '../../src/fakes/fineract-stand-in/fineract-stand-in.js';
-import { DEMO_CLIENTS, type StandInClient } from '../../src/fakes/fineract-stand-in/stand-in-data.js';
+import {
+  DEMO_CLIENTS,
+  type StandInClient,
+  type StandInSavings,
+} from '../../src/fakes/fineract-stand-in/stand-in-data.js';
 import { FINERACT_DEFAULTS } from '../../src/domain/institution.js';
 import type { RegistrationSubject } from '../../src/domain/registration.js';
 import {
@@ -44,6 +48,9 @@ const SECRETS = ['123456789', '123-45-6789', '70001234', '1980-04-12', '1980', S
 const sealer = new AesGcmSealer([encryptionKey(randomBytes(32))]);
 let requestCounter = 0;
 const ctx = () => ({ requestId: `req-${++requestCounter}` });
+/** The first page of a savings account's 2026 interest postings, below the context root. */
+const interestSearch = (id: number) =>
+  `/api/v1/savingsaccounts/${id}/transactions/search?fromDate=2026-01-01&toDate=2026-12-31&dateFormat=yyyy-MM-dd&locale=en&types=3&offset=0&limit=200`;
 
 describe('FineractCoreConnector against the Fineract stand-in', () => {
   let standIn: RunningFineractStandIn;
@@ -206,13 +213,14 @@ describe('FineractCoreConnector against the Fineract stand-in', () => {
     const session = await core.startSession({ kind: 'customerKey', customerKey: '1' }, ctx());
     standIn.requests.length = 0;
     const accounts = await core.listAccounts(session.delegateReferenceId, ctx());
-    assert.deepEqual(calls(), [
+    // Each savings account's search follows its own answer: sorted, the order of the others is the machine's.
+    assert.deepEqual(calls().sort(), [
       'GET /fineract-provider/api/v1/clients/1/accounts',
-      'GET /fineract-provider/api/v1/savingsaccounts/11',
-      'GET /fineract-provider/api/v1/savingsaccounts/11/transactions/search?fromDate=2026-01-01&toDate=2026-12-31&dateFormat=yyyy-MM-dd&locale=en&types=3&offset=0&limit=200',
-      'GET /fineract-provider/api/v1/savingsaccounts/12',
-      'GET /fineract-provider/api/v1/savingsaccounts/12/transactions/search?fromDate=2026-01-01&toDate=2026-12-31&dateFormat=yyyy-MM-dd&locale=en&types=3&offset=0&limit=200',
       'GET /fineract-provider/api/v1/loans/21?associations=repaymentSchedule,transactions',
+      'GET /fineract-provider/api/v1/savingsaccounts/11',
+      `GET /fineract-provider${interestSearch(11)}`,
+      'GET /fineract-provider/api/v1/savingsaccounts/12',
+      `GET /fineract-provider${interestSearch(12)}`,
     ]);
     assert.deepEqual(
       accounts.map((account) => [account.id, account.type, account.accountReferenceId, account.customerKey]),
@@ -235,6 +243,44 @@ describe('FineractCoreConnector against the Fineract stand-in', () => {
     assert.equal(loan.nextPaymentDate, '2026-03-15T00:00:00');
     assert.equal(loan.paidYearToDateInterest, 87.25);
     assert.equal(loan.originalBalance, 6000);
+  });
+
+  it('searches a savings account’s interest postings only when its answer leaves them open', async () => {
+    const core = connector({ sessionTtlSeconds: 60 });
+    const adaClient = DEMO_CLIENTS[0]!;
+    let session = await core.startSession({ kind: 'customerKey', customerKey: '1' }, ctx());
+    const searches = () => calls().filter((made) => made.includes('/transactions/search'));
+    const read = async () => {
+      standIn.requests.length = 0;
+      const accounts = await core.listAccounts(session.delegateReferenceId, ctx());
+      return accounts.map((account) => account.yearToDateInterest);
+    };
+    assert.deepEqual(await read(), [0.38, 112.95, 87.25]);
+    assert.equal(searches().length, 2);
+    // The same summaries within the session TTL: the sums searched before.
+    assert.deepEqual(await read(), [0.38, 112.95, 87.25]);
+    assert.deepEqual(searches(), []);
+    assert.equal(calls().length, 4);
+    // A new posting changes account 12's summary (its total posted): that account is searched again.
+    const [current, savings] = adaClient.savings as [StandInSavings, StandInSavings];
+    const posting = { id: 1299, kind: 'interestPosting', date: [2026, 3, 31], amount: 1.05 } as const;
+    const posted = { ...savings, transactions: [...savings.transactions, posting] };
+    standIn.setClient(1, { ...adaClient, savings: [current, posted] });
+    assert.deepEqual(await read(), [0.38, 114, 87.25]);
+    assert.deepEqual(searches(), [`GET /fineract-provider${interestSearch(12)}`]);
+    // No summary changes, but the remembered sums are a session TTL old: both searched again.
+    clock.advance(60);
+    session = await core.startSession({ kind: 'customerKey', customerKey: '1' }, ctx());
+    assert.deepEqual(await read(), [0.38, 114, 87.25]);
+    assert.equal(searches().length, 2);
+    // No interest ever posted: Fineract leaves `totalInterestPosted` out, and there is nothing to search.
+    const withoutPostings = {
+      ...current,
+      transactions: current.transactions.filter((t) => t.kind !== 'interestPosting'),
+    };
+    standIn.setClient(1, { ...adaClient, savings: [withoutPostings, posted] });
+    assert.deepEqual(await read(), [0, 114, 87.25]);
+    assert.deepEqual(searches(), []);
   });
 
   it('reads a fixed and a recurring deposit’s maturity from their own calls, and leaves out closed accounts', async () => {
@@ -375,13 +421,14 @@ describe('FineractCoreConnector against the Fineract stand-in', () => {
     );
     // The read's other calls, already passed to the gate, still reach the stand-in: wait for them before the next test.
     const readCalls = ['/savingsaccounts/11', '/savingsaccounts/12', '/loans/21'];
-    while (
-      readCalls.some((call) => !calls().some((made) => made.includes(call))) ||
-      calls().filter((made) => made.includes('/transactions/search')).length < 2
-    )
+    // (An answer without `summary` leaves no interest to search.)
+    while (readCalls.some((call) => !calls().some((made) => made.includes(call))))
       await new Promise((resolve) => setImmediate(resolve));
     const registering = await core.startSession(ada, ctx()).catch((caught: unknown) => caught);
     assert.ok(registering instanceof CoreProtocolError, String(registering));
+    // Form A's account list call, made beside the client's, may land after the refusal: wait for it too.
+    while (calls().filter((made) => made.endsWith('/clients/1/accounts')).length < 2)
+      await new Promise((resolve) => setImmediate(resolve));
     assert.match(
       registering.message,
       /GET \/v1\/clients\/\{id\}: dateOfBirth: expected a date as an array of three integers/,

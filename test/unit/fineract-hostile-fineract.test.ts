@@ -208,7 +208,9 @@ describe('Fineract connector against a hostile Fineract', () => {
       if (path === '/api/v1/clients/7/accounts') return [200, listed(['70'])];
       const page = /\/transactions\/search\?.*offset=(\d+)/.exec(path);
       if (page) return [200, search(Number(page[1]))];
-      return path === '/api/v1/savingsaccounts/70' ? [200, savings('70', '7')] : undefined;
+      // Interest posted at some time: the year's postings are searched.
+      const posted = savings('70', '7').replace('"accountBalance":1', '"accountBalance":1,"totalInterestPosted":2');
+      return path === '/api/v1/savingsaccounts/70' ? [200, posted] : undefined;
     };
     seen = [];
     await assert.rejects(

@@ -43,7 +43,7 @@ import { FineractClientLookup } from './client-lookup.js';
 import { calls, PROBE_CLIENT_ID } from './fineract-calls.js';
 import { failureOf, fineractHttpClient } from './fineract-http.js';
 import { callGate, FineractReader, readAnswer } from './fineract-reader.js';
-import { interestPostedBySearch } from './interest-search.js';
+import { YearInterest } from './interest-search.js';
 import { openSession, sealSession } from './session-token.js';
 
 export interface FineractCoreConnectorOptions extends FineractSettings {
@@ -74,6 +74,7 @@ const FOREIGN = Symbol('another client');
 export class FineractCoreConnector implements CoreConnector {
   private readonly reader: FineractReader;
   private readonly lookup: FineractClientLookup;
+  private readonly interest: YearInterest;
   private readonly binding: { readonly institution: string; readonly tenant: string };
 
   constructor(readonly options: FineractCoreConnectorOptions) {
@@ -97,6 +98,7 @@ export class FineractCoreConnector implements CoreConnector {
       ...(options.logger ? { logger: options.logger } : {}),
     });
     this.lookup = new FineractClientLookup(this.reader, options);
+    this.interest = new YearInterest(this.reader, options.sessionTtlSeconds * 1000);
     this.binding = { institution: options.institution, tenant: options.tenant };
   }
 
@@ -199,14 +201,15 @@ export class FineractCoreConnector implements CoreConnector {
           ? calls.recurringDeposit(account.id)
           : undefined;
     // An account the client's list named: a 404 now means the list and the account disagree.
-    // Deposit type 100's interest postings come from the paged search; a term deposit's from its own answer.
-    const [details, term, searchedInterest] = await Promise.all([
+    const [details, term] = await Promise.all([
       this.reader.required(request, context, gate),
       depositRequest && this.reader.required(depositRequest, context, gate),
-      depositRequest
-        ? undefined
-        : interestPostedBySearch(this.reader, account.id, mapping.now.getUTCFullYear(), context, gate),
     ]);
+    // Deposit type 100's interest postings come from the paged search, when its answer leaves them
+    // open; a term deposit's from its own answer.
+    const searchedInterest = depositRequest
+      ? undefined
+      : await this.interest.posted(account.id, details, request, mapping, context, gate);
     return owned(() => {
       const deposit = depositRequest && readAnswer(depositRequest, () => readTermDeposit(term, mapping));
       return readAnswer(request, () => savingsRecord(account, details, deposit, mapping, searchedInterest));

@@ -4,12 +4,19 @@
  * docs/cores/fineract.md#calls) rather than the unpaged `?associations=transactions`, whose
  * answer for a long history exceeds the answer size limit. The answer is Spring's `Page` as
  * Fineract's Gson writes it: `{ content, pageable, total }`.
+ *
+ * The search is skipped when the account's own answer shows it cannot change the sum
+ * ({@link YearInterest}): no interest posted ever, or the same account state as a search made
+ * moments ago.
  */
 import type { Semaphore } from 'async-mutex';
+import { LRUCache } from 'lru-cache';
 import { CoreProtocolError, type CoreCallContext } from '../../../ports/core-connector.js';
 import { sumInterestPostings } from './account-mapping.js';
-import { listField, MalformedAnswer, numberField, object } from './answer-reader.js';
+import { isPlainObject } from '../../../domain/json.js';
+import { listField, MalformedAnswer, numberField, object, optionalNumber } from './answer-reader.js';
 import { calls } from './fineract-calls.js';
+import type { FineractRequest } from './fineract-http.js';
 import type { FineractReader } from './fineract-reader.js';
 import { readAnswer } from './fineract-reader.js';
 
@@ -72,4 +79,67 @@ export async function interestPostedBySearch(
       true,
     );
   return all.reduce((sum, page) => sum + page.interest, 0);
+}
+
+/** Savings accounts whose year's interest one connector remembers; the least recently read go first. */
+const REMEMBERED_ACCOUNTS = 10_000;
+
+interface Remembered {
+  /** The year, the owner and the account's `summary` the sum was searched for. */
+  readonly state: string;
+  readonly interest: number;
+  /** When it was searched, on coregate's clock (ms). */
+  readonly at: number;
+}
+
+/**
+ * This year's interest postings of deposit type 100 accounts, searched only when the account's
+ * `GET /v1/savingsaccounts/{id}` answer (already read for the record) leaves them open
+ * (docs/cores/fineract.md#calls):
+ * - `summary.totalInterestPosted` absent or 0: Fineract sums every non-reversed interest posting
+ *   into it and writes nothing when the sum is 0, so there is none this year either;
+ * - the same year and `summary` as a search at most `maxAgeMs` ago: a posting or a
+ *   reversal since changes `totalInterestPosted` and the balance, so an unchanged summary means
+ *   the same postings. The age bounds what an edit that leaves every total as it was could hide.
+ * Sums are kept in memory only, never logged or stored.
+ */
+export class YearInterest {
+  private readonly remembered = new LRUCache<string, Remembered>({ max: REMEMBERED_ACCOUNTS });
+
+  constructor(
+    private readonly reader: FineractReader,
+    private readonly maxAgeMs: number,
+  ) {}
+
+  /**
+   * Sum of `now`'s year's non-reversed interest postings of `accountId`, whose answer to `request`
+   * is `details`. An answer without a `summary` or about another client's account searches
+   * nothing: the record refuses it.
+   */
+  async posted(
+    accountId: string,
+    details: unknown,
+    request: FineractRequest,
+    mapping: { readonly clientId: string; readonly now: Date },
+    context: CoreCallContext,
+    gate: Semaphore,
+  ): Promise<number> {
+    const year = mapping.now.getUTCFullYear();
+    const state = readAnswer(request, () => searchState(details, mapping.clientId, year));
+    if (state === undefined) return 0;
+    const known = this.remembered.get(accountId);
+    const at = mapping.now.getTime();
+    if (known?.state === state && at - known.at < this.maxAgeMs) return known.interest;
+    const interest = await interestPostedBySearch(this.reader, accountId, year, context, gate);
+    this.remembered.set(accountId, { state, interest, at });
+    return interest;
+  }
+}
+
+/** What a remembered sum must match, or `undefined` when the answer leaves nothing to search. */
+function searchState(details: unknown, clientId: string, year: number): string | undefined {
+  if (!isPlainObject(details) || !isPlainObject(details.summary) || String(details.clientId) !== clientId)
+    return undefined;
+  if ((optionalNumber(details.summary, 'totalInterestPosted', 'summary') ?? 0) === 0) return undefined;
+  return JSON.stringify([year, details.summary]);
 }
