@@ -4,8 +4,9 @@
  * stand-in (`coregate fineract-sim`, on the core's CPU like the simulator), beside the same read
  * through the reference protocol (a coregate in front of the simulator), in rounds taken in
  * turn. Fineract has no accounts call that answers everything: one read is the client's
- * account list, one call per account and one transaction-search page per savings or current
- * account (its year's interest postings), which the row counts as core calls per read.
+ * account list and one call per account, plus a transaction-search page per savings or current
+ * account whose answer leaves its year's interest postings open (the first read of an account
+ * with interest posted; docs/cores/fineract.md#calls), which the row counts as core calls per read.
  */
 import { measurePair, roundsNote } from '../lib/measure.mjs';
 import { register } from '../lib/checks.mjs';

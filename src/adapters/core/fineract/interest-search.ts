@@ -6,14 +6,14 @@
  * Fineract's Gson writes it: `{ content, pageable, total }`.
  *
  * The search is skipped when the account's own answer shows it cannot change the sum
- * ({@link YearInterest}): no interest posted ever, or the same account state as a search made
- * moments ago.
+ * ({@link YearInterest}): no interest posted ever, or the same account summary as a search made
+ * less than the session TTL ago.
  */
 import type { Semaphore } from 'async-mutex';
 import { LRUCache } from 'lru-cache';
+import { isPlainObject } from '../../../domain/json.js';
 import { CoreProtocolError, type CoreCallContext } from '../../../ports/core-connector.js';
 import { sumInterestPostings } from './account-mapping.js';
-import { isPlainObject } from '../../../domain/json.js';
 import { listField, MalformedAnswer, numberField, object, optionalNumber } from './answer-reader.js';
 import { calls } from './fineract-calls.js';
 import type { FineractRequest } from './fineract-http.js';
@@ -50,7 +50,7 @@ function readPage(json: unknown, year: number): SearchPage {
  * tells the total, the other pages are asked together through the request's call `gate`, each
  * call with its own deadline.
  */
-export async function interestPostedBySearch(
+async function interestPostedBySearch(
   reader: FineractReader,
   accountId: string,
   year: number,
