@@ -177,3 +177,75 @@ for (const release of FINERACT_RELEASES) {
     });
   });
 }
+
+describe('Fineract transactions against a hostile Fineract', () => {
+  let server: Server;
+  let url: string;
+  let search = '';
+  before(async () => {
+    server = createServer((req, res) => {
+      const path = (req.url ?? '').replace('/fineract-provider', '');
+      const body =
+        path === '/api/v1/clients/7'
+          ? '{"id":7,"active":true}'
+          : path === '/api/v1/clients/7/accounts'
+            ? '{"savingsAccounts":[{"id":70,"accountNo":"A70","status":{"active":true},"depositType":{"id":100}}],' +
+              '"loanAccounts":[{"id":80,"accountNo":"L80","status":{"active":true}}]}'
+            : path.startsWith('/api/v1/savingsaccounts/70/transactions/search?')
+              ? search
+              : path === '/api/v1/loans/80?associations=transactions'
+                ? `{"id":80,"clientId":8,"transactions":[]}`
+                : undefined;
+      res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' }).end(body ?? '{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/fineract-provider`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const row = (fields: string) =>
+    `{"id":1,"transactionType":{"id":1,"value":"Deposit"},"currency":{"code":"USD"},"reversed":false,${fields}}`;
+  const page = (...rows: string[]) => `{"content":[${rows.join(',')}],"total":${rows.length}}`;
+
+  it('refuses missing fields, a key given twice, wrong types and rows out of order, naming the field, never a value', async () => {
+    const core = connectorFor(url);
+    const session = (await core.startSession({ kind: 'customerKey', customerKey: '7' }, ctx)).delegateReferenceId;
+    const request = { ...WINDOW, accountId: 'savings-70', limit: 10 };
+    const cases: [string, RegExp][] = [
+      [page(row('"date":[2026,1,5]')), /content\[0\]\.amount: expected a number, got nothing/],
+      [page(row('"date":[2026,1,5],"amount":-4.25')), /content\[0\]\.amount: expected a positive number/],
+      [page(row('"date":"2026-01-05","amount":4.25')), /content\[0\]\.date: expected a date as an array/],
+      [page(row('"date":[2026,1,5],"amount":4.25,"amount":4.25')), /names the same key twice/],
+      [page(row('"date":[2026,1,5],"amount":"4.25"')), /content\[0\]\.amount: expected a number, got a string/],
+      [page(row('"date":[2026,1,5],"amount":4.25,"isReversal":"no"')), /content\[0\]\.isReversal: expected a boolean/],
+      [
+        page(row('"date":[2026,1,5],"amount":4.25'), row('"date":[2026,1,6],"amount":4.25')),
+        /content\[1\]: out of order/,
+      ],
+      ['{"content":{},"total":1}', /content: expected an array/],
+      ['[]', /expected an object, got an array/],
+    ];
+    for (const [answer, message] of cases) {
+      search = answer;
+      await assert.rejects(core.listTransactions(session, request, ctx), (error: unknown) => {
+        assert.ok(error instanceof CoreProtocolError, String(error));
+        assert.match(
+          error.message,
+          /^core protocol error: invalid Fineract answer to GET \/v1\/savingsaccounts\/\{id\}\/transactions\/search: /,
+        );
+        assert.match(error.message, message);
+        assert.doesNotMatch(error.message, /4\.25|2026/);
+        return true;
+      });
+    }
+    await assert.rejects(
+      core.listTransactions(session, { ...request, accountId: 'loan-80' }, ctx),
+      /for another client than the session's/,
+    );
+    await assert.rejects(core.listTransactions(session, { ...request, cursor: 'elsewhere' }, ctx), CoreProtocolError);
+    await core.close();
+  });
+});
