@@ -4,7 +4,14 @@
  * transactions listing to take several search pages and several listing pages. Generated the
  * same way every time; one in 97 is reversed (it stays listed, `reversed` true).
  */
-import type { StandInSavings, WireDate } from './stand-in-data.js';
+/** A row as `stand-in-data.ts` holds it (named here, so that the data may import this file). */
+interface EverydayRow {
+  readonly id: number;
+  readonly kind: 'deposit' | 'withdrawal';
+  readonly date: readonly [number, number, number];
+  readonly amount: number;
+  readonly reversed?: boolean;
+}
 
 /** The first id of the generated rows: above every other demo transaction's. */
 const FIRST_ID = 110_001;
@@ -12,11 +19,11 @@ const FIRST_DAY = Date.UTC(2025, 10, 1);
 const DAYS = 119;
 const REVERSED_EVERY = 97;
 
-export function everydayHistory(): StandInSavings['transactions'][number][] {
-  const made: StandInSavings['transactions'][number][] = [];
+export function everydayHistory(): EverydayRow[] {
+  const made: EverydayRow[] = [];
   for (let offset = 0; offset < DAYS; offset += 1) {
     const at = new Date(FIRST_DAY + offset * 86_400_000);
-    const date: WireDate = [at.getUTCFullYear(), at.getUTCMonth() + 1, at.getUTCDate()];
+    const date: EverydayRow['date'] = [at.getUTCFullYear(), at.getUTCMonth() + 1, at.getUTCDate()];
     for (let slot = 0; slot < 2 + (offset % 3); slot += 1) {
       const id = FIRST_ID + made.length;
       made.push({
