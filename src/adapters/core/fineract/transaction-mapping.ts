@@ -30,7 +30,7 @@ type Kind = Pick<TransactionRecord, 'type' | 'creditDebit'>;
  * (1.10 on), 12–15 the transfer of an account between offices, 16 written off, and 20/21 amount
  * hold and release (holds are not transactions).
  */
-export const SAVINGS_KINDS: ReadonlyMap<number, Kind> = new Map<number, Kind>([
+const SAVINGS_KINDS: ReadonlyMap<number, Kind> = new Map<number, Kind>([
   [1, { type: 'deposit', creditDebit: 'C' }],
   [2, { type: 'withdrawal', creditDebit: 'D' }],
   [3, { type: 'interest', creditDebit: 'C' }],
@@ -50,7 +50,7 @@ export const SAVINGS_KINDS: ReadonlyMap<number, Kind> = new Map<number, Kind>([
  * office transfers, 19 income posting, 27 charge-off, 29 re-age, 30 re-amortize, 32 accrual
  * activity: accounting entries, not movements.
  */
-export const LOAN_KINDS: ReadonlyMap<number, Kind> = new Map<number, Kind>([
+const LOAN_KINDS: ReadonlyMap<number, Kind> = new Map<number, Kind>([
   [1, { type: 'disbursement', creditDebit: 'D' }],
   [2, { type: 'repayment', creditDebit: 'C' }],
   [4, { type: 'other', creditDebit: 'C' }],
@@ -90,7 +90,7 @@ export function day(date: FineractDate): string {
 }
 
 /** A transaction's id: a UUID v5 of `fineract:{tenant}:{savings|loan}-transaction:{id}`, stable and telling nothing. */
-export function transactionId(tenant: string, kind: 'savings' | 'loan', id: string): string {
+function transactionId(tenant: string, kind: 'savings' | 'loan', id: string): string {
   return uuidV5(`fineract:${tenant}:${kind}-transaction:${id}`, URL_NAMESPACE);
 }
 

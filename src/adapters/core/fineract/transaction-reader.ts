@@ -28,7 +28,8 @@ import {
   type TransactionPageRequest,
 } from '../../../ports/core-connector.js';
 import { readClientAccounts, type ListedAccount } from './account-mapping.js';
-import { dateField, idField, listField, MalformedAnswer, numberField, object } from './answer-reader.js';
+import { dateField, idField, listField, MalformedAnswer, object } from './answer-reader.js';
+import { readSearchPage } from './interest-search.js';
 import { calls } from './fineract-calls.js';
 import type { FineractRequest } from './fineract-http.js';
 import { readAnswer, type FineractReader } from './fineract-reader.js';
@@ -168,13 +169,7 @@ export class FineractTransactionReader {
       );
       const json = await this.reader.required(request, context, gate);
       return readAnswer(request, () => {
-        const page = object(json, '');
-        const total = numberField(page, 'total', '');
-        if (!Number.isSafeInteger(total) || total < 0)
-          throw new MalformedAnswer('total', 'expected a count, a non-negative integer');
-        const content = listField(page, 'content', '');
-        if (content.length > SEARCH_PAGE_SIZE)
-          throw new MalformedAnswer('content', `expected at most ${SEARCH_PAGE_SIZE} rows, the page size asked`);
+        const { total, content } = readSearchPage(json, SEARCH_PAGE_SIZE);
         const read = rows(content, 'content', previousOldest, (row, path) => savingsTransaction(row, path, mapping));
         return {
           ...read,
