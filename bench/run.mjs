@@ -16,7 +16,14 @@ import { METHOD } from './lib/method.mjs';
 import { cpuPlan } from './lib/pinning.mjs';
 import { postgresHelper } from './lib/postgres.mjs';
 import { onInterrupt, stopAll } from './lib/processes.mjs';
-import { profileAccounts, profileAccountsDpop, profileRegistration, profileToken } from './lib/profiling.mjs';
+import {
+  profileAccounts,
+  profileAccountsDpop,
+  profileRegistration,
+  profileToken,
+  profileTransactions,
+  profileTransactionsSync,
+} from './lib/profiling.mjs';
 import { printReport, writeJson, writeMarkdown } from './lib/report.mjs';
 import { createResults } from './lib/results.mjs';
 import { CONFIGURATION, ROOT } from './lib/servers.mjs';
@@ -61,7 +68,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --quick              smoke run: short loads, fewer storms, 100,000 associations (1–2 minutes)
   --only NAMES         comma-separated scenarios: ${SCENARIOS.flatMap((scenario) => scenario.names).join(', ')}
   --storage KINDS      comma-separated: postgres, pglite (default both)
-  --profile            CPU-profile coregate on the token, accounts, accounts-dpop and registration scenarios (default in a full run)
+  --profile            CPU-profile coregate on the token, accounts, accounts-dpop, registration and transactions scenarios (default in a full run)
   --no-profile         do not profile
   --compare REF        this checkout beside the build of git REF (e.g. HEAD~1) on ${COMPARED_BY_DEFAULT.join(' and ')}
                        (or the --only names among ${COMPARABLE.join(', ')}; registration in Form B), in rounds
@@ -244,13 +251,16 @@ try {
   if (profile) {
     profiles = {};
     const profilers = [
-      ['token', profileToken],
-      ['accounts', profileAccounts],
-      ['accounts-dpop', profileAccountsDpop],
-      ['registration', profileRegistration],
+      // The profile's name, the scenario it belongs to, the profiler.
+      ['token', 'token', profileToken],
+      ['accounts', 'accounts', profileAccounts],
+      ['accounts-dpop', 'accounts-dpop', profileAccountsDpop],
+      ['registration', 'registration', profileRegistration],
+      ['transactions', 'transactions', profileTransactions],
+      ['transactions-sync', 'transactions', profileTransactionsSync],
     ];
     // `--only registration --profile` profiles registration alone.
-    for (const [name, run] of profilers.filter(([name]) => selectedNames.includes(name))) {
+    for (const [name, , run] of profilers.filter(([, scenario]) => selectedNames.includes(scenario))) {
       log(`== CPU profile of coregate: ${name}`);
       try {
         profiles[name] = await run(ctx);

@@ -1,5 +1,5 @@
 /**
- * CPU profiles of coregate on the token, accounts and registration scenarios: the same load as
+ * CPU profiles of coregate on the token, accounts, registration and transactions scenarios: the same load as
  * the measured runs, with coregate under `node --cpu-prof`. Profiled runs are
  * not measured figures (the profiler costs CPU); only the samples taken during
  * the measured window count.
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { clientWithToken, coregateWithHotCustomer } from '../scenarios/accounts.mjs';
 import { prepareDpopRead } from '../scenarios/accounts-dpop.mjs';
 import { registrationSpec } from '../scenarios/registration.mjs';
+import { prepareTransactions } from '../scenarios/transactions.mjs';
 import { checkTokenEndpoint, tokenRequest } from './checks.mjs';
 import { summariseProfile } from './cpu-profile.mjs';
 import { startCoregate, startSimulator, ROOT } from './servers.mjs';
@@ -116,4 +117,19 @@ export async function profileRegistration(ctx) {
   return profiledWithClient(ctx, 'registration', async (coregate, accessToken) =>
     registrationSpec(coregate.url, { accessToken, tag: `profile-${ctx.runId}` }),
   );
+}
+
+/** A page of 100 transactions and a sync of the unchanged account (`scenarios/transactions.mjs`). */
+export async function profileTransactions(ctx) {
+  return profiledWithClient(ctx, 'transactions', async (coregate, accessToken) => {
+    const { page } = await prepareTransactions(ctx, coregate, accessToken);
+    return page;
+  });
+}
+
+export async function profileTransactionsSync(ctx) {
+  return profiledWithClient(ctx, 'transactions-sync', async (coregate, accessToken) => {
+    const { sync } = await prepareTransactions(ctx, coregate, accessToken);
+    return sync;
+  });
 }

@@ -418,6 +418,8 @@ export function renderMarkdown(report, method, { dbPoolMax }) {
       ...profileSection('Accounts hot path with a DPoP-bound token (scenario 2)', report.profiles['accounts-dpop']),
     );
     lines.push(...profileSection('Registration, Form B (scenario 3)', report.profiles.registration));
+    lines.push(...profileSection('A page of 100 transactions (scenario 2d)', report.profiles.transactions));
+    lines.push(...profileSection('A sync of an unchanged account (scenario 2d)', report.profiles['transactions-sync']));
   }
   if (report.failures.length)
     lines.push('## Problems in this run', '', ...report.failures.map((failure) => `- ${failure}`), '');

@@ -29,7 +29,11 @@ async function getData(url, headers, what) {
   return json.data;
 }
 
-export async function measureCoregate(ctx, { coregate, accessToken, kind, peers }) {
+/**
+ * Registers the hot customer, checks a page of 100 and a first sync (then one of the unchanged
+ * account): the accounts, page and unchanged-sync loads (also what `lib/profiling.mjs` profiles).
+ */
+export async function prepareTransactions(ctx, coregate, accessToken) {
   const accounts = await prepareHotCustomer(ctx, coregate, accessToken);
   const headers = accounts.headers;
   const query = `customerId=${HOT_CUSTOMER_ID}&accountId=${encodeURIComponent(ACCOUNT_ID)}`;
@@ -49,9 +53,17 @@ export async function measureCoregate(ctx, { coregate, accessToken, kind, peers 
   const unchanged = await getData(`${coregate.url}${syncPath}`, headers, 'a sync of the unchanged account');
   if (unchanged.added.length + unchanged.modified.length + unchanged.removed.length !== 0)
     throw new CheckFailed('a sync of the unchanged account answered changes');
+  return {
+    accounts,
+    page: { origin: coregate.url, path: pagePath, headers },
+    sync: { origin: coregate.url, path: syncPath, headers },
+  };
+}
+
+export async function measureCoregate(ctx, { coregate, accessToken, kind, peers }) {
+  const { accounts, page: pageSpec, sync: syncSpec } = await prepareTransactions(ctx, coregate, accessToken);
   ctx.log(`transactions: coregate on ${kind} answers a page of 100 and an unchanged sync; loading them in turns`);
 
-  const pageSpec = { origin: coregate.url, path: pagePath, headers };
   const pagePair = await measurePair(ctx, {
     subject: { server: coregate, peers, spec: pageSpec },
     baseline: { server: coregate, peers, spec: accounts },
@@ -77,7 +89,7 @@ export async function measureCoregate(ctx, { coregate, accessToken, kind, peers 
   });
 
   const syncPair = await measurePair(ctx, {
-    subject: { server: coregate, peers, spec: { origin: coregate.url, path: syncPath, headers } },
+    subject: { server: coregate, peers, spec: syncSpec },
     baseline: { server: coregate, peers, spec: pageSpec },
   });
   const syncRow = ctx.results.addRow({

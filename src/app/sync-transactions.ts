@@ -8,7 +8,7 @@
  * older one (a page answered twice, a sync started again elsewhere) is `invalid_cursor`.
  */
 import type { AssociationKey } from '../domain/association.js';
-import { invalidCursor } from '../domain/errors.js';
+import { customerNotRegistered, invalidCursor } from '../domain/errors.js';
 import type { TransactionRecord } from '../domain/transaction.js';
 import {
   addDays,
@@ -112,7 +112,8 @@ export class TransactionSyncer {
       this.clock.now(),
       callContext.deadline,
     );
-    if (generation === undefined) throw invalidCursor('another sync moved the kept state on meanwhile');
+    if (generation === 'unregistered') throw customerNotRegistered();
+    if (generation === 'moved-on') throw invalidCursor('another sync moved the kept state on meanwhile');
     return {
       added: page.added,
       modified: page.modified,

@@ -47,9 +47,13 @@ function dayStart(day: string): number | undefined {
   return start.getTime();
 }
 
-/** Whether `day` is a real `YYYY-MM-DD` day. */
+/**
+ * Whether `day` is a real `YYYY-MM-DD` day: {@link dayStart}'s checks without making a Date
+ * (two of them in every record a core answers).
+ */
 export function isDay(day: string): boolean {
-  return dayStart(day) !== undefined;
+  const match = DAY.exec(day);
+  return match !== null && isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]));
 }
 
 /** `day` moved by `days` (negative: earlier). `day` must be a real day. */

@@ -26,6 +26,9 @@ export interface SyncStateChanges {
   readonly deletes: readonly string[];
 }
 
+/** The new generation, or why nothing was written. */
+export type SyncApplied = number | 'moved-on' | 'unregistered';
+
 export interface TransactionSyncStore {
   /** The kept generation and window digest, or `undefined` when the platform never synced this account (or it was deleted). */
   head(key: SyncStateKey, deadline?: DatabaseDeadline): Promise<KeptSyncHead | undefined>;
@@ -35,7 +38,9 @@ export interface TransactionSyncStore {
    * Applies `changes`, sets the window digest (null while changes wait) and moves the
    * generation on by one, when it is still `from`;
    * `'restart'` replaces whatever is kept (a sync without a cursor). Returns the new
-   * generation, or `undefined` when another sync moved the state on meanwhile (nothing written).
+   * generation; `'moved-on'` when another sync moved the state on meanwhile, `'unregistered'`
+   * when the association is gone (deregistered while the core was read); in both cases
+   * nothing is written.
    */
   apply(
     key: SyncStateKey,
@@ -44,5 +49,5 @@ export interface TransactionSyncStore {
     windowDigest: string | null,
     now: Date,
     deadline?: DatabaseDeadline,
-  ): Promise<number | undefined>;
+  ): Promise<SyncApplied>;
 }

@@ -212,7 +212,7 @@ describe('Fineract connector requests against Fineract’s published OpenAPI doc
     assert.match(problemsOf({ ...base, headers: {}, path: `${API_PREFIX}/v1/clients/1` }).join(), /no Basic.*tenantid/);
   });
 
-  it('every request of every registration and account read conforms', async () => {
+  it('every request of every registration, account read and transactions page conforms', async () => {
     const clock = new FakeClock();
     const sealer = new AesGcmSealer([encryptionKey(randomBytes(32))]);
     const connectors = (['id', 'external-id'] as const).map(
@@ -238,7 +238,13 @@ describe('Fineract connector requests against Fineract’s published OpenAPI doc
         const session = await byExternalId
           .startSession({ kind: 'customerKey', customerKey: client.externalId! }, { requestId: 'r-2' })
           .catch(() => undefined);
-        if (session) await byExternalId.listAccounts(session.delegateReferenceId, { requestId: 'r-3' });
+        if (session)
+          for (const account of await byExternalId.listAccounts(session.delegateReferenceId, { requestId: 'r-3' }))
+            await byExternalId.listTransactions(
+              session.delegateReferenceId,
+              { accountId: account.id, fromDate: '2025-03-01', toDate: '2026-03-01', status: 'both', limit: 100 },
+              { requestId: 'r-6' },
+            );
         await byId
           .startSession({ kind: 'customerKey', customerKey: String(client.id) }, { requestId: 'r-4' })
           .catch(() => undefined);
@@ -256,7 +262,8 @@ describe('Fineract connector requests against Fineract’s published OpenAPI doc
           `${request.method} ${request.path.replace(/\d+/g, '{n}').replace(/external-id\/[^?]+/, 'external-id/{x}')}`,
       ),
     );
-    assert.equal(operations.size, 10, [...operations].join('\n'));
+    // The ten operations; the search and the loan each with two query strings (accounts', transactions').
+    assert.equal(operations.size, 12, [...operations].join('\n'));
     for (const request of apiRequests) assert.deepEqual(problemsOf(request), [], `${request.method} ${request.path}`);
   });
 });

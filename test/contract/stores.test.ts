@@ -133,6 +133,30 @@ function storeContract(backend: Backend): void {
       assert.equal(versions.length, 0);
       assert.deepEqual((await migrate(state.db)).applied, []);
     });
+
+    it('outlasts COREGATE_DB_TIMEOUT_MS: a slow migration, and the wait for another process applying it', async (t) => {
+      if (state.opened.databaseUrl === undefined) return t.skip('PGlite puts no time limit on a statement');
+      // Two processes whose requests may wait 300 ms each start at once; the migration takes longer.
+      const open = () =>
+        new PostgresDatabase({ connectionString: state.opened.databaseUrl!, poolMax: 1, timeoutMs: 300 });
+      const slow = { version: LATEST_VERSION + 1, name: 'slow', statements: ['select pg_sleep(0.8)'] };
+      const [first, second] = [open(), open()];
+      try {
+        const reports = await Promise.all([
+          migrate(first, [...MIGRATIONS, slow]),
+          migrate(second, [...MIGRATIONS, slow]),
+        ]);
+        assert.deepEqual(
+          reports.flatMap((report) => report.applied.map((m) => m.version)),
+          [slow.version],
+        );
+        // A request's statement on the same pool is still bounded by the 300 ms.
+        await assert.rejects(() => first.query('select pg_sleep(0.8)'), /timeout|time/i);
+      } finally {
+        await Promise.all([first.close(), second.close()]);
+        await state.db.query('delete from schema_migrations where version = $1', [slow.version]);
+      }
+    });
   });
 
   // The stores share one migrated database; every test uses its own rows.

@@ -24,6 +24,7 @@ import { FineractCoreConnector } from '../../src/adapters/core/fineract/fineract
 import { FINERACT_DEFAULTS } from '../../src/domain/institution.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { freePort } from '../support/free-port.js';
+import { startFineractStandIn } from '../../src/fakes/fineract-stand-in/fineract-stand-in.js';
 
 const clock = new FakeClock();
 const options = { institution: 'bank-t', now: () => clock.now(), checkRecord: checkAccountRecord };
@@ -117,6 +118,32 @@ describe('checkCore', () => {
     }
     const asked = await checkCore(core(), options);
     assert.doesNotMatch(asked.checks[1]!.detail, /locally/, 'a core that refused it itself');
+  });
+
+  it("checks Fineract transactions: the first account's page of the last 90 days", async () => {
+    const standIn = await startFineractStandIn();
+    const fineract = new FineractCoreConnector({
+      ...FINERACT_DEFAULTS,
+      baseUrl: standIn.url,
+      credentials: standIn.credentials,
+      institution: 'bank-t',
+      timeoutMs: 5000,
+      clock,
+      sealer: new AesGcmSealer([encryptionKey(randomBytes(32))]),
+    });
+    try {
+      const report = await checkCore(fineract, { ...options, customerKey: '1' });
+      const transactions = report.checks.find((check) => check.name === 'transactions')!;
+      assert.equal(transactions.ok, true, transactions.detail);
+      // The demo current account moves every day of the 90 before the clock's 2026-03-01.
+      assert.match(
+        transactions.detail,
+        /^100 transaction\(s\) of the first account in the last 90 days.*cursor to the next page$/,
+      );
+    } finally {
+      await fineract.close();
+      await standIn.close();
+    }
   });
 
   it('fails when a forged delegate reference ID is accepted, without printing either ID', async () => {

@@ -163,5 +163,12 @@ describe('protocol answers to transactions', () => {
       (error: unknown) => error instanceof CoreProtocolError && /bookingDate/.test(error.message),
     );
     assert.throws(() => readTransactionPage({ transactions: [], nextCursor: 5 }), CoreProtocolError);
+    // A core's running balance is passed on as it is, a number or null.
+    const balanced = readTransactionPage({ transactions: [{ ...wire, runningBalance: -12.5 }], nextCursor: null });
+    assert.equal(balanced.transactions[0]!.runningBalance, -12.5);
+    assert.throws(
+      () => readTransactionPage({ transactions: [{ ...wire, runningBalance: '12.50' }], nextCursor: null }),
+      (error: unknown) => error instanceof CoreProtocolError && /runningBalance/.test(error.message),
+    );
   });
 });

@@ -103,14 +103,15 @@ function deadlineSpent(): DatabaseUnavailable {
 
 /**
  * `wait(ms)` with the time `deadline` leaves, counted against it; without a deadline, `fullMs`
- * (COREGATE_DB_TIMEOUT_MS), as for work that no request waits for.
+ * (COREGATE_DB_TIMEOUT_MS), as for work that no request waits for. A request's deadline has
+ * that same budget; a longer one (the migrations') lets each wait take what it leaves.
  */
 export function waitWithin<T>(
   deadline: DatabaseDeadline | undefined,
   fullMs: number,
   wait: (ms: number) => Promise<T>,
 ): Promise<T> {
-  return deadline === undefined ? wait(fullMs) : deadline.wait(wait, deadlineSpent, fullMs);
+  return deadline === undefined ? wait(fullMs) : deadline.wait(wait, deadlineSpent);
 }
 
 /**

@@ -198,13 +198,17 @@ export class PostgresDatabase implements Database {
       throw unavailableIfUnreachable(error);
     }
     client.on('error', ignore);
+    // pg's read timeout and the server's statement_timeout are the pool's (COREGATE_DB_TIMEOUT_MS);
+    // a longer deadline (the migrations') lifts both for this transaction alone.
+    const longer = deadline !== undefined && deadline.budgetMs > this.timeoutMs;
     const statement = <Row>(text: string, params: readonly unknown[] = []): Promise<Row[]> =>
-      within(
-        async (ms) =>
-          (await withDeadline(client.query(text, params as unknown[]), ms, () => timedOut(ms))).rows as Row[],
-      );
+      within(async (ms) => {
+        const query = client.query({ text, values: params as unknown[], ...(longer ? { query_timeout: ms } : {}) });
+        return (await withDeadline(query, ms, () => timedOut(ms))).rows as Row[];
+      });
     try {
       await statement('BEGIN');
+      if (longer) await statement(`set local statement_timeout = ${Math.ceil(deadline.budgetMs)}`);
       const result = await work({ query: statement });
       await statement('COMMIT');
       client.off('error', ignore);

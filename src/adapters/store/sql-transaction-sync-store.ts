@@ -2,12 +2,14 @@
  * The sync state on PostgreSQL and PGlite alike (migration 18): one row per account naming
  * its generation, one per transaction told with its id and keyed digest. A page's changes
  * are written in one transaction that first moves the generation on with a compare-and-swap,
- * so two syncs with the same cursor cannot both apply theirs.
+ * so two syncs with the same cursor cannot both apply theirs. It locks the association first:
+ * a deregistration meanwhile either comes before (nothing is written) or deletes it all after.
  */
 import type { KeptTransaction } from '../../domain/transaction-sync.js';
 import type { DatabaseDeadline } from '../../ports/database-deadline.js';
 import type {
   KeptSyncHead,
+  SyncApplied,
   SyncStateChanges,
   SyncStateKey,
   TransactionSyncStore,
@@ -57,9 +59,17 @@ export class SqlTransactionSyncStore implements TransactionSyncStore {
     windowDigest: string | null,
     now: Date,
     deadline?: DatabaseDeadline,
-  ): Promise<number | undefined> {
+  ): Promise<SyncApplied> {
     const params = keyParams(key);
-    return this.db.transaction(async (tx) => {
+    return this.db.transaction(async (tx): Promise<SyncApplied> => {
+      // The association, locked against deletion until this commits: a deregistration that
+      // came first leaves nothing to write under (no foreign-key failure), one that comes
+      // later waits and then deletes what this wrote.
+      const association = await tx.query(
+        `select 1 from associations where institution = $1 and platform = $2 and customer_id = $3 for key share`,
+        params.slice(0, 3),
+      );
+      if (association.length === 0) return 'unregistered';
       const moved =
         from === 'restart'
           ? await tx.query<{ generation: string | number }>(
@@ -76,7 +86,7 @@ export class SqlTransactionSyncStore implements TransactionSyncStore {
                where ${KEY} and generation = $5 returning generation`,
               [...params, from, now, windowDigest],
             );
-      if (!moved[0]) return undefined;
+      if (!moved[0]) return 'moved-on';
       if (from === 'restart') await tx.query(`delete from transaction_sync_items where ${KEY}`, params);
       await writeChanges(tx, params, changes);
       return Number(moved[0].generation);

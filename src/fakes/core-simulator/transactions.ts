@@ -10,6 +10,10 @@
  * - a demand deposit account (`type` `D`) moves three to seven times a day, so the demo
  *   customer's checking account holds over 400 transactions in any 90 days; other accounts
  *   up to twice a day.
+ * - a booked transaction carries the account's running balance after it: the account's
+ *   `currentBalance` at the start of {@link BALANCE_ANCHOR_DAY}, moved by every transaction in
+ *   booking order (a day's in index order) and by each reversal on its day, before that day's
+ *   transactions. Fixed once booked, whatever the clock says later; null while pending.
  *
  * Pages follow the listing order and resume after a keyset (the last transaction's booking
  * day and id), so a page never repeats or skips one when newer ones arrive meanwhile.
@@ -26,6 +30,10 @@ const PENDING_DAYS = 2;
 const REVERSED_AFTER_DAYS = 3;
 /** No account's history starts earlier than this many days back: more than any window asks for. */
 const HISTORY_DAYS = 800;
+/** The day each account's running balance starts from (its `currentBalance` at the start of it). */
+const BALANCE_ANCHOR_DAY = '2026-01-01';
+/** Accounts whose start-of-day balances are kept; past it they are made again (cheap). */
+const MAX_BALANCE_ACCOUNTS = 1_000;
 
 const KINDS: readonly {
   type: TransactionRecord['type'];
@@ -49,6 +57,8 @@ interface DayTransaction {
   readonly day: string;
   readonly index: number;
   readonly amount: number;
+  /** The amount in cents, signed: negative for money out. */
+  readonly cents: number;
   readonly kind: (typeof KINDS)[number];
   readonly description: string;
   readonly reversible: boolean;
@@ -57,6 +67,8 @@ interface DayTransaction {
 /** Day-by-day transactions of every account, made once per account and day. */
 export class SimulatedTransactions {
   private readonly days = new Map<string, readonly DayTransaction[]>();
+  /** Per account, its balance in cents at the start of each day reckoned so far. */
+  private readonly dayStarts = new Map<string, Map<string, number>>();
 
   /** One page of `account`'s transactions on `today`, as `GET /v1/accounts/{id}/transactions` answers it. */
   page(account: AccountRecord, request: TransactionPageRequest, today: string): TransactionPage {
@@ -65,8 +77,12 @@ export class SimulatedTransactions {
     const last = request.toDate < today ? request.toDate : today;
     const records: TransactionRecord[] = [];
     for (let day = last; day >= first; day = addDays(day, -1)) {
-      for (const made of this.dayOf(account, day)) {
-        const record = recordOf(account, made, today);
+      const made = this.dayOf(account, day);
+      const booked = day <= addDays(today, -PENDING_DAYS);
+      let balance = booked ? this.dayStart(account, day) + this.reversedOn(account, day) : 0;
+      for (const one of made) {
+        balance += one.cents;
+        const record = recordOf(account, one, today, booked ? balance / 100 : null);
         if (request.status !== 'both' && record.status !== request.status) continue;
         if (after && !isAfter(record, after)) continue;
         records.push(record);
@@ -79,6 +95,42 @@ export class SimulatedTransactions {
       transactions,
       nextCursor: records.length > request.limit && lastShown ? writeCursor(lastShown) : null,
     };
+  }
+
+  /** The account's balance in cents at the start of `day`, reckoned from the anchor day. */
+  private dayStart(account: AccountRecord, day: string): number {
+    let starts = this.dayStarts.get(account.id);
+    if (!starts) {
+      if (this.dayStarts.size >= MAX_BALANCE_ACCOUNTS) this.dayStarts.clear();
+      starts = new Map([[BALANCE_ANCHOR_DAY, Math.round(account.currentBalance * 100)]]);
+      this.dayStarts.set(account.id, starts);
+    }
+    const known = starts.get(day);
+    if (known !== undefined) return known;
+    // Walk from the anchor towards `day`, keeping each start on the way.
+    const forward = day > BALANCE_ANCHOR_DAY;
+    let at = BALANCE_ANCHOR_DAY;
+    let balance = starts.get(at)!;
+    while (at !== day) {
+      const next = addDays(at, forward ? 1 : -1);
+      const moved = starts.get(next);
+      if (moved === undefined) {
+        // The day's movements: after `at` when going forward, those of `next` when going back.
+        const of = forward ? at : next;
+        const net = this.dayOf(account, of).reduce((sum, one) => sum + one.cents, 0) + this.reversedOn(account, of);
+        balance = forward ? balance + net : balance - net;
+        starts.set(next, balance);
+      } else balance = moved;
+      at = next;
+    }
+    return balance;
+  }
+
+  /** What the reversals shown on `day` move, in cents: each undoes a transaction booked {@link REVERSED_AFTER_DAYS} before. */
+  private reversedOn(account: AccountRecord, day: string): number {
+    return this.dayOf(account, addDays(day, -REVERSED_AFTER_DAYS))
+      .filter((one) => one.reversible)
+      .reduce((sum, one) => sum - one.cents, 0);
   }
 
   private dayOf(account: AccountRecord, day: string): readonly DayTransaction[] {
@@ -101,10 +153,12 @@ function makeDay(account: AccountRecord, day: string): DayTransaction[] {
   for (let index = 0; index < count; index += 1) {
     const at = 1 + index * 4;
     const kind = KINDS[bytes[at]! % KINDS.length]!;
+    const cents = 1 + bytes.readUInt16BE(at + 1) * 3;
     made.push({
       day,
       index,
-      amount: (1 + bytes.readUInt16BE(at + 1) * 3) / 100,
+      amount: cents / 100,
+      cents: kind.creditDebit === 'C' ? cents : -cents,
       kind,
       description: kind.descriptions[bytes[at + 3]! % kind.descriptions.length]!,
       reversible: bytes[at + 3]! % 20 === 7,
@@ -113,7 +167,12 @@ function makeDay(account: AccountRecord, day: string): DayTransaction[] {
   return made;
 }
 
-function recordOf(account: AccountRecord, made: DayTransaction, today: string): TransactionRecord {
+function recordOf(
+  account: AccountRecord,
+  made: DayTransaction,
+  today: string,
+  runningBalance: number | null,
+): TransactionRecord {
   const pending = made.day > addDays(today, -PENDING_DAYS);
   const serial = `${made.day.replaceAll('-', '')}-${String(made.index).padStart(2, '0')}`;
   return {
@@ -127,7 +186,7 @@ function recordOf(account: AccountRecord, made: DayTransaction, today: string): 
     currency: 'USD',
     description: made.description,
     type: made.kind.type,
-    runningBalance: null,
+    runningBalance,
     reversed: !pending && made.reversible && today >= addDays(made.day, REVERSED_AFTER_DAYS),
   };
 }

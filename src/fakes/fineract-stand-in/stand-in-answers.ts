@@ -171,6 +171,7 @@ export class StandInAnswers {
       date: this.date(transaction.date),
       currency: CURRENCY,
       amount: transaction.amount,
+      runningBalance: runningBalances(account).get(transaction.id),
       reversed: transaction.reversed ?? false,
       submittedOnDate: this.date(transaction.date),
       interestedPostedAsOn: false,
@@ -268,4 +269,30 @@ export class StandInAnswers {
     }
     return body;
   }
+}
+
+const balances = new WeakMap<StandInSavings, ReadonlyMap<number, number>>();
+
+/**
+ * Each transaction's `runningBalance` (`running_balance_derived`): the account's balance after
+ * it, in value date and id order, counting the transactions not reversed; a reversed one keeps
+ * the balance before it. Amounts are cents-exact in the demo data, so the sums are rounded to cents.
+ */
+function runningBalances(account: StandInSavings): ReadonlyMap<number, number> {
+  let made = balances.get(account);
+  if (!made) {
+    const ordered = [...account.transactions].sort(
+      (a, b) => a.date[0] - b.date[0] || a.date[1] - b.date[1] || a.date[2] - b.date[2] || a.id - b.id,
+    );
+    const map = new Map<number, number>();
+    let balance = 0;
+    for (const transaction of ordered) {
+      if (!transaction.reversed)
+        balance = Math.round((balance + (transaction.kind === 'withdrawal' ? -1 : 1) * transaction.amount) * 100) / 100;
+      map.set(transaction.id, balance);
+    }
+    made = map;
+    balances.set(account, made);
+  }
+  return made;
 }

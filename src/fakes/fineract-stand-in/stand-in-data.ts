@@ -6,6 +6,8 @@
  * accounts re-cast as Fineract products.
  */
 
+import { everydayHistory } from './demo-history.js';
+
 /** A date as Fineract writes it. */
 export type WireDate = readonly [number, number, number];
 
@@ -138,6 +140,7 @@ export const DEMO_CLIENTS: readonly StandInClient[] = Object.freeze([
           { id: 1102, kind: 'interestPosting', date: [2025, 12, 31], amount: 0.31 },
           { id: 1103, kind: 'interestPosting', date: [2026, 1, 31], amount: 0.19 },
           { id: 1104, kind: 'interestPosting', date: [2026, 2, 28], amount: 0.19 },
+          ...everydayHistory(),
         ],
       },
       {
@@ -190,6 +193,15 @@ export const DEMO_CLIENTS: readonly StandInClient[] = Object.freeze([
           { id: 2102, kind: 'repayment', date: [2025, 12, 15], amount: 193.32, interestPortion: 45.4 },
           { id: 2103, kind: 'repayment', date: [2026, 1, 15], amount: 193.32, interestPortion: 44.2 },
           { id: 2104, kind: 'repayment', date: [2026, 2, 15], amount: 193.32, interestPortion: 43.05 },
+          // Entered twice by mistake and reversed by hand: listed with `manuallyReversed`.
+          {
+            id: 2105,
+            kind: 'repayment',
+            date: [2026, 2, 15],
+            amount: 193.32,
+            interestPortion: 43.05,
+            manuallyReversed: true,
+          },
         ],
       },
     ],

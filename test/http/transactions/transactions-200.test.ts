@@ -8,7 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { compareNewestFirst } from '../../../src/domain/transaction.js';
+import { compareNewestFirst, type TransactionRecord } from '../../../src/domain/transaction.js';
+import { addDays } from '../../../src/domain/transaction-query.js';
 import { BACKENDS } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 import { assertSuccess } from '../gateway/gateway-requests.js';
@@ -78,6 +79,42 @@ for (const backend of BACKENDS) {
       assert.equal(
         all.findIndex((record) => record.status === 'booked'),
         all.filter((r) => r.status === 'pending').length,
+      );
+    });
+
+    it('carries the running balance after each booked transaction, none while pending', async () => {
+      const all = await allPages(h, ada, { accountId: CHECKING, limit: 500 });
+      const cents = (value: number) => Math.round(value * 100);
+      const signed = (record: TransactionRecord) => (record.creditDebit === 'C' ? 1 : -1) * cents(record.amount);
+      for (const record of all)
+        if (record.status === 'pending') assert.equal(record.runningBalance, null, record.id);
+        else assert.equal(typeof record.runningBalance, 'number', record.id);
+      // Oldest first: each balance is the one before it moved by the transaction, and by the
+      // reversals shown on its day (each undoing a transaction booked three days before).
+      const booked = all.filter((record) => record.status === 'booked').reverse();
+      const reversedOn = (day: string) =>
+        booked
+          .filter((record) => record.reversed && addDays(record.bookingDate!, 3) === day)
+          .reduce((sum, record) => sum - signed(record), 0);
+      const firstDay = booked[0]!.bookingDate!;
+      let checked = 0;
+      for (let index = 1; index < booked.length; index += 1) {
+        const [older, newer] = [booked[index - 1]!, booked[index]!];
+        // Reversals of transactions before the listed ones are not known here.
+        if (older.bookingDate! < addDays(firstDay, 3)) continue;
+        let expected = cents(older.runningBalance!) + signed(newer);
+        for (let day = addDays(older.bookingDate!, 1); day <= newer.bookingDate!; day = addDays(day, 1))
+          expected += reversedOn(day);
+        assert.equal(cents(newer.runningBalance!), expected, `${older.id} → ${newer.id}`);
+        checked += 1;
+      }
+      assert.ok(checked > 300, `${checked} balances checked`);
+      assert.ok(booked.some((record) => record.reversed && record.bookingDate! >= addDays(firstDay, 3)));
+      // The same balances on another read: fixed once booked.
+      const again = await allPages(h, ada, { accountId: CHECKING, limit: 500 });
+      assert.deepEqual(
+        again.map((record) => record.runningBalance),
+        all.map((record) => record.runningBalance),
       );
     });
 

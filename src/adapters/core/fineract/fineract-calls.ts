@@ -49,14 +49,26 @@ export const calls = {
    * One page of a deposit type 100 account's interest postings (type 3) valued in `year`. Fineract's
    * `offset` is a page number, not a row count: it is handed to `PageRequest.of(page, size)`.
    */
-  savingsInterestPostings: (id: string, year: number, page: number, pageSize: number): FineractRequest => ({
+  savingsInterestPostings: (id: string, year: number, page: number, pageSize: number): FineractRequest =>
+    calls.savingsTransactions(id, { fromDate: `${year}-01-01`, toDate: `${year}-12-31`, types: '3' }, page, pageSize),
+  /**
+   * One page of a deposit type 100 account's transactions of the types that move money, valued
+   * `fromDate`..`toDate` (inclusive), in Fineract's default order (value date, creation, id, all
+   * descending). `offset` is a page number, as for the interest postings.
+   */
+  savingsTransactions: (
+    id: string,
+    window: { readonly fromDate: string; readonly toDate: string; readonly types: string },
+    page: number,
+    pageSize: number,
+  ): FineractRequest => ({
     method: 'GET',
     path: `/api/v1/savingsaccounts/${id}/transactions/search?${new URLSearchParams({
-      fromDate: `${year}-01-01`,
-      toDate: `${year}-12-31`,
+      fromDate: window.fromDate,
+      toDate: window.toDate,
       dateFormat: 'yyyy-MM-dd',
       locale: 'en',
-      types: '3',
+      types: window.types,
       offset: String(page),
       limit: String(pageSize),
     }).toString()}`,
@@ -75,6 +87,12 @@ export const calls = {
   loan: (id: string): FineractRequest => ({
     method: 'GET',
     path: `/api/v1/loans/${id}?associations=repaymentSchedule,transactions`,
+    template: 'GET /v1/loans/{id}',
+  }),
+  /** A loan with its transactions only, for the transactions listing (Fineract does not page them). */
+  loanTransactions: (id: string): FineractRequest => ({
+    method: 'GET',
+    path: `/api/v1/loans/${id}?associations=transactions`,
     template: 'GET /v1/loans/{id}',
   }),
   health: (): FineractRequest => ({ method: 'GET', path: '/actuator/health', template: 'GET /actuator/health' }),

@@ -27,6 +27,8 @@ import {
   type CoreCallContext,
   type CoreConnector,
   type CoreSession,
+  type TransactionPage,
+  type TransactionPageRequest,
 } from '../../../ports/core-connector.js';
 import { describeProblems, readAccountRecord, type Problem } from '../account-record.js';
 import { CUSTOMER_KEY_PATTERN } from '../protocol.js';
@@ -45,6 +47,7 @@ import { failureOf, fineractHttpClient } from './fineract-http.js';
 import { callGate, FineractReader, readAnswer } from './fineract-reader.js';
 import { YearInterest } from './interest-search.js';
 import { openSession, sealSession } from './session-token.js';
+import { FineractTransactionReader } from './transaction-reader.js';
 
 export interface FineractCoreConnectorOptions extends FineractSettings {
   /** Fineract's context root, e.g. `https://fineract.bank.example/fineract-provider`. */
@@ -75,6 +78,7 @@ export class FineractCoreConnector implements CoreConnector {
   private readonly reader: FineractReader;
   private readonly lookup: FineractClientLookup;
   private readonly interest: YearInterest;
+  private readonly transactions: FineractTransactionReader;
   private readonly binding: { readonly institution: string; readonly tenant: string };
 
   constructor(readonly options: FineractCoreConnectorOptions) {
@@ -99,6 +103,7 @@ export class FineractCoreConnector implements CoreConnector {
     });
     this.lookup = new FineractClientLookup(this.reader, options);
     this.interest = new YearInterest(this.reader, options.sessionTtlSeconds * 1000);
+    this.transactions = new FineractTransactionReader(this.reader);
     this.binding = { institution: options.institution, tenant: options.tenant };
   }
 
@@ -160,6 +165,26 @@ export class FineractCoreConnector implements CoreConnector {
     if (problems.length > 0)
       throw new CoreProtocolError(`the Fineract accounts map to invalid records: ${describeProblems(problems)}`, true);
     return valid;
+  }
+
+  /**
+   * One page of an account's transactions (docs/cores/fineract.md#transactions), through the
+   * same sealed session as accounts: an account that is not one of the client's active ones is
+   * not found (`AccountNotFound`).
+   */
+  async listTransactions(
+    delegateReferenceId: string,
+    request: TransactionPageRequest,
+    context: CoreCallContext,
+  ): Promise<TransactionPage> {
+    const session = openSession(this.options.sealer, this.binding, delegateReferenceId, this.options.clock.now());
+    if (!session) throw new SessionRejected('locally');
+    return this.transactions.page(
+      { clientId: session.clientId, tenant: this.options.tenant },
+      request,
+      context,
+      callGate(),
+    );
   }
 
   /**

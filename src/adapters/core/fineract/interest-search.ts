@@ -34,14 +34,23 @@ interface SearchPage {
   readonly rows: number;
 }
 
-function readPage(json: unknown, year: number): SearchPage {
+/** A page of the transaction search, `{ content, total }`: at most `pageSize` rows and a count. */
+export function readSearchPage(
+  json: unknown,
+  pageSize: number,
+): { readonly total: number; readonly content: unknown[] } {
   const page = object(json, '');
   const total = numberField(page, 'total', '');
   if (!Number.isSafeInteger(total) || total < 0)
     throw new MalformedAnswer('total', 'expected a count, a non-negative integer');
   const content = listField(page, 'content', '');
-  if (content.length > INTEREST_PAGE_SIZE)
-    throw new MalformedAnswer('content', `expected at most ${INTEREST_PAGE_SIZE} rows, the page size asked`);
+  if (content.length > pageSize)
+    throw new MalformedAnswer('content', `expected at most ${pageSize} rows, the page size asked`);
+  return { total, content };
+}
+
+function readPage(json: unknown, year: number): SearchPage {
+  const { total, content } = readSearchPage(json, INTEREST_PAGE_SIZE);
   return { total, interest: sumInterestPostings(content, 'content', year), rows: content.length };
 }
 
