@@ -10,7 +10,7 @@ const MIGRATION_LOCK_ID = 0x636f7265; // "core"
  * (docs/operations.md#the-database). Far above a request's COREGATE_DB_TIMEOUT_MS: an index
  * built on a large table, or a slow database at start, must not fail the start.
  */
-export const MIGRATION_TIMEOUT_MS = 10 * 60_000;
+const MIGRATION_TIMEOUT_MS = 10 * 60_000;
 
 export interface MigrationReport {
   readonly applied: ReadonlyArray<{ version: number; name: string }>;
