@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import {
@@ -52,8 +53,8 @@ describe('coregate CLI while a server holds the embedded database', { timeout: 4
     // its signing key, and only then opens its admin socket. A command sent in between
     // waits for the socket: it can neither open the data dir nor fail.
     const lockFile = join(data.dir, 'coregate.lock');
-    // Polled until the server has it; the suite's time limit bounds the wait.
-    while (!existsSync(lockFile)) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Polled until the server has it; the suite's time limit bounds the wait (and stops it).
+    while (!existsSync(lockFile)) await sleep(20, undefined, { signal: t.signal });
     const holder = JSON.parse(readFileSync(lockFile, 'utf8')) as { pid: number; role: string; adminSocket: string };
     assert.equal(holder.pid, spawned.pid);
     assert.equal(holder.role, 'server');

@@ -18,9 +18,12 @@ import { ADA, assertSuccess, formA, postSession, uniqueId } from '../gateway/gat
 import { HangingReceiver } from './hanging-receiver.js';
 import { TestReceiver } from './receiver.js';
 
-/** Polls `condition`; the suite's time limit bounds the wait (however slow the host, no step has a clock of its own). */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await sleep(5);
+/**
+ * Polls `condition` until it holds or the test is cancelled (`signal`, at the suite's time
+ * limit): however slow the host, no step has a clock of its own, and a cancelled test stops polling.
+ */
+async function until(condition: () => boolean, signal: AbortSignal): Promise<void> {
+  while (!condition()) await sleep(5, undefined, { signal });
 }
 
 for (const backend of BACKENDS) {
@@ -53,7 +56,7 @@ for (const backend of BACKENDS) {
       for (let index = 0; index < 25; index += 1)
         assertSuccess(await postSession(h, { token: tokenA }, formA(uniqueId('hang'), ADA)));
       h.services.webhookDispatcher.start();
-      await until(() => hanging.received >= DEFAULT_PER_ENDPOINT);
+      await until(() => hanging.received >= DEFAULT_PER_ENDPOINT, t.signal);
 
       const sentAt = Date.now();
       assertSuccess(await postSession(h, { token: tokenB }, formA(uniqueId('fast'), ADA)));
@@ -64,7 +67,7 @@ for (const backend of BACKENDS) {
         if (fast.received.length === 0) return false;
         heldByA = hanging.open;
         return true;
-      });
+      }, t.signal);
       t.diagnostic(`B's delivery arrived ${Date.now() - sentAt} ms after its commit`);
       assert.equal(heldByA, DEFAULT_PER_ENDPOINT, "B's delivery arrived while every one of A's attempts still hung");
       assert.equal(hanging.mostOpenAtOnce, DEFAULT_PER_ENDPOINT, 'A holds at most its endpoint limit of attempts');
@@ -84,7 +87,7 @@ describe('webhook sender deadline', { timeout: 30_000 }, () => {
     const stuck = Array.from({ length: 6 }, () => sender.send(hanging.url, {}, '{}').catch(() => undefined));
     // Behind the hanging ones, the last two would reach the receiver only after the first
     // ones' deadline closed them: fewer than six open at once.
-    await until(() => hanging.received === 6);
+    await until(() => hanging.received === 6, t.signal);
     // More requests than the old pool's four connections: every one of them reached the receiver.
     assert.equal(hanging.mostOpenAtOnce, 6);
     void stuck;
