@@ -24,6 +24,10 @@
 // says how long in its own `timeout` option, about twice what it took with the whole run
 // pinned to one core of a loaded 2-core host (`taskset -c 0 npm test -- --timings`), so a CI
 // host half as fast still has room. Run `--timings` after adding a slow suite and compare.
+// The slowest suites' limits were set from a run pinned to one core while other work kept
+// both cores busy (`taskset -c 1 node scripts/run-tests.mjs <files> --timings`): each says
+// what it took there. A step inside a suite waits for its condition, not for a fixed time:
+// the suite's limit bounds the wait (a CLI command's own limit only guards against a hang).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

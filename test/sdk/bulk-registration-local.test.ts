@@ -86,7 +86,9 @@ async function collect(results: AsyncIterable<BulkRegistrationResult>): Promise<
   return all;
 }
 
-describe('registerCustomers against a local stand-in for coregate', { timeout: 60_000 }, () => {
+// 31 s pinned to one core of a loaded 2-core host (two tests wait out a real Retry-After of
+// 1 s); 90 s leaves a host half as fast room.
+describe('registerCustomers against a local stand-in for coregate', { timeout: 90_000 }, () => {
   let server: Server;
   let baseUrl: string;
   let stop: () => void;

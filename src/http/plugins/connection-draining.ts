@@ -8,12 +8,13 @@
  *   after it: the client opens a new one for its next request (to another process, or to
  *   this one's successor);
  * - a kept-alive connection with no request under way is closed only once it has been
- *   quiet for {@link QUIET_MS}. Closing every idle connection at once (Node's
- *   `closeIdleConnections()`, Fastify's `forceCloseConnections: 'idle'`) races a client that
- *   is sending its next request at that moment: it sees a reset (seen with busy keep-alive
- *   clients; docs/operations.md#clients-at-the-edge-of-http). A busy client's
- *   connection is never quiet that long: its next request gets the `Connection: close` answer
- *   instead. This wait lasts at most {@link DRAIN_MS}; then Fastify closes whatever is left
+ *   quiet for {@link QUIET_MS}, judged only after the event loop has read what clients sent
+ *   (a next request that arrived while the process was busy counts). Closing every idle
+ *   connection at once (Node's `closeIdleConnections()`, Fastify's `forceCloseConnections:
+ *   'idle'`) races a client that is sending its next request at that moment: it sees a reset
+ *   (seen with busy keep-alive clients; docs/operations.md#clients-at-the-edge-of-http). A
+ *   busy client's connection is never quiet that long: its next request gets the
+ *   `Connection: close` answer instead. This wait lasts at most {@link DRAIN_MS}; then Fastify closes whatever is left
  *   idle, and requests in flight go on until they are answered.
  */
 import type { Socket } from 'node:net';
@@ -32,6 +33,19 @@ interface Connection {
   lastActive: number;
   /** `socket.bytesRead` when last looked at while draining. */
   bytesSeen: number;
+}
+
+/**
+ * Resolves once the event loop has polled its sockets after this call. Bytes a client sent
+ * while this process was busy wait in the kernel, unread, until a poll reads them; a timer, or
+ * an I/O callback such as the SIGTERM handler, runs before it. Judged on `bytesRead` from
+ * before that poll, a connection whose next request sat unread looked quiet and was closed
+ * under the request. An immediate runs in the check phase right after a poll phase, and one
+ * set from the check phase in the next turn's: the second of two runs after a poll that began
+ * after the call, whichever phase it was made in.
+ */
+function afterNextPoll(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 export function installConnectionDraining(app: FastifyInstance): void {
@@ -57,6 +71,7 @@ export function installConnectionDraining(app: FastifyInstance): void {
     const deadline = Date.now() + DRAIN_MS;
     for (const [socket, connection] of connections) connection.bytesSeen = socket.bytesRead;
     while (Date.now() < deadline) {
+      await afterNextPoll();
       const now = Date.now();
       let waiting = false;
       for (const [socket, connection] of connections) {

@@ -151,6 +151,43 @@ describe('requests while the app is closing', { timeout: 60_000 }, () => {
     assert.deepEqual(await answer, { status: 200, connection: 'close', body: '{"done":true}' });
     await closing;
   });
+  it('reads the next request a busy process left unread before closing a connection as idle', async (t) => {
+    const h = await createHarness(QUICKEST_BACKEND, {
+      routes: (app) => {
+        app.get('/test/ping', async () => ({ pong: true }));
+      },
+    });
+    t.after(() => h.close());
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const socket = net.connect((h.app.server.address() as AddressInfo).port, '127.0.0.1');
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write('GET /test/ping HTTP/1.1\r\nHost: coregate.test\r\n\r\n');
+    await new Promise<void>((resolve) => {
+      const answered = () => {
+        if (!received.includes('"pong"')) return;
+        socket.off('data', answered);
+        resolve();
+      };
+      socket.on('data', answered);
+    });
+    const answeredAt = Date.now();
+    received = '';
+    // The next request reaches the kernel at once (a write to a connected socket is tried
+    // straight away); then this process, which is also the server, is busy past the plugin's
+    // QUIET_MS (250 ms) and starts closing before its event loop has read a byte: by the wall
+    // clock the connection looks quiet, while a whole request waits on it. The wait is the
+    // subject, and however slow the host it ends past QUIET_MS.
+    socket.write('GET /core/accounts?customerId=c-1 HTTP/1.1\r\nHost: coregate.test\r\n\r\n');
+    while (Date.now() - answeredAt <= 300);
+    const closing = h.app.close();
+    await closed;
+    assert.match(received, /^HTTP\/1\.1 503 /, 'answered, not closed under the request');
+    assert.match(received, /\r\nconnection: close\r\n/i);
+    await closing;
+  });
 });
 
 describe('connections while the app is closing', { timeout: 60_000 }, () => {
