@@ -100,8 +100,10 @@ describe('AuditTrail', () => {
     });
     const started = Date.now();
     await trail.record(ENTRY);
+    // The write is held until the test finishes it below: record() returning at all is the
+    // proof that it stopped waiting; only the lower bound is about time.
     const waited = Date.now() - started;
-    assert.ok(waited >= 25 && waited < 1_000, `waited ${waited} ms`);
+    assert.ok(waited >= 25, `waited ${waited} ms`);
     assert.equal(log.written.length, 0, 'not written yet');
     let drained = false;
     const draining = trail.drain().then(() => (drained = true));

@@ -373,7 +373,9 @@ describe('HttpCoreConnector: reading answers and deadlines', () => {
   it('ends a call at its deadline while it still waits for a pool connection', async () => {
     const pool = new Pool(url, { connections: 1 });
     // Two connectors on one pool of one connection: the slow one holds it, unanswered.
-    const holding = new HttpCoreConnector({ baseUrl: `${url}/hang`, timeoutMs: 2000, dispatcher: pool });
+    // The two deadlines lie far apart, so that however late a loaded machine fires the 100 ms
+    // timer, the queued call cannot be mistaken for one that waited for the connection.
+    const holding = new HttpCoreConnector({ baseUrl: `${url}/hang`, timeoutMs: 5000, dispatcher: pool });
     const queued = new HttpCoreConnector({ baseUrl: `${url}/hang`, timeoutMs: 100, dispatcher: pool });
     try {
       const hanging = failure(holding.listAccounts(DELEGATE, ctx));
@@ -382,9 +384,9 @@ describe('HttpCoreConnector: reading answers and deadlines', () => {
       const elapsed = performance.now() - started;
       assert.ok(error instanceof CoreUnavailable, String(error));
       assert.match(error.message, /no answer within 100 ms/);
-      // Its own deadline is 100 ms; the connection frees up only after 2000 ms.
-      assert.ok(elapsed < 1500, `ended after ${Math.round(elapsed)} ms, not when the connection freed up`);
-      assert.match((await hanging).message, /no answer within 2000 ms/);
+      // Its own deadline is 100 ms; the connection frees up only after 5000 ms.
+      assert.ok(elapsed < 4000, `ended after ${Math.round(elapsed)} ms, not when the connection freed up`);
+      assert.match((await hanging).message, /no answer within 5000 ms/);
     } finally {
       await pool.destroy();
     }
