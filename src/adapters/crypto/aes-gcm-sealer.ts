@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { SecretSealer } from '../../ports/secret-sealer.js';
 import { deriveKey, type EncryptionKey } from './encryption-keys.js';
 
@@ -6,15 +6,11 @@ import { deriveKey, type EncryptionKey } from './encryption-keys.js';
 const VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-/** IVs drawn from the CSPRNG this many at a time: one call per 256 seals instead of one per seal. */
-const IVS_PER_DRAW = 256;
 
 /** AES-256-GCM sealing with the key id beside the ciphertext and a context bound as AAD. */
 export class AesGcmSealer implements SecretSealer {
   private readonly keys = new Map<string, Buffer>();
   private readonly sealingKeyId: string;
-  private readonly ivPool = Buffer.alloc(IV_BYTES * IVS_PER_DRAW);
-  private ivOffset = this.ivPool.length;
 
   constructor(keys: readonly [EncryptionKey, ...EncryptionKey[]]) {
     for (const key of keys) this.keys.set(key.id, deriveKey(key, 'aes-256-gcm sealing'));
@@ -22,22 +18,11 @@ export class AesGcmSealer implements SecretSealer {
   }
 
   seal(plaintext: string, context: string): string {
-    const iv = this.nextIv();
+    const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.sealingKeyId)!, iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
     return [VERSION, this.sealingKeyId, iv.toString('base64url'), body.toString('base64url')].join('.');
-  }
-
-  /** A fresh random IV; each slice of the pool is handed out once, then the pool is drawn anew. */
-  private nextIv(): Buffer {
-    if (this.ivOffset === this.ivPool.length) {
-      randomFillSync(this.ivPool);
-      this.ivOffset = 0;
-    }
-    const iv = this.ivPool.subarray(this.ivOffset, this.ivOffset + IV_BYTES);
-    this.ivOffset += IV_BYTES;
-    return iv;
   }
 
   open(sealed: string, context: string): string {
