@@ -47,13 +47,28 @@ function dayStart(day: string): number | undefined {
   return start.getTime();
 }
 
+/** The number the ASCII digits `day[from..to)` spell, or -1 when one is not a digit. */
+function digitsAt(day: string, from: number, to: number): number {
+  let value = 0;
+  for (let index = from; index < to; index += 1) {
+    const digit = day.charCodeAt(index) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 /**
- * Whether `day` is a real `YYYY-MM-DD` day: {@link dayStart}'s checks without making a Date
- * (two of them in every record a core answers).
+ * Whether `day` is a real `YYYY-MM-DD` day: {@link dayStart}'s checks without making a Date,
+ * read by character code rather than a regex with captures (two days in every record a core
+ * answers).
  */
 export function isDay(day: string): boolean {
-  const match = DAY.exec(day);
-  return match !== null && isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]));
+  if (day.length !== 10 || day.charCodeAt(4) !== 45 || day.charCodeAt(7) !== 45) return false;
+  const year = digitsAt(day, 0, 4);
+  const month = digitsAt(day, 5, 7);
+  const date = digitsAt(day, 8, 10);
+  return year >= 0 && month >= 0 && date >= 0 && isCalendarDate(year, month, date);
 }
 
 /** `day` moved by `days` (negative: earlier). `day` must be a real day. */

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { errorForAnswer } from '../../src/adapters/core/protocol.js';
 import { readTransactionPage } from '../../src/adapters/core/transaction-record.js';
 import { compareNewestFirst, type TransactionRecord } from '../../src/domain/transaction.js';
-import { addDays, resolveFilters } from '../../src/domain/transaction-query.js';
+import { addDays, isDay, resolveFilters } from '../../src/domain/transaction-query.js';
 import { syncPage, type KeptTransaction } from '../../src/domain/transaction-sync.js';
 import {
   AccountNotFound,
@@ -80,6 +80,52 @@ describe('transaction filters', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('takes a day exactly when it is YYYY-MM-DD in ASCII digits and a real calendar day', () => {
+    for (const day of ['2024-02-29', '2000-02-29', '0001-01-01', '9999-12-31', '2026-12-31'])
+      assert.equal(isDay(day), true, day);
+    for (const day of [
+      '2026-02-29',
+      '1900-02-29',
+      '0000-01-01',
+      '2026-13-01',
+      '2026-00-10',
+      '2026-01-00',
+      '2026-04-31',
+      '2026-1-01',
+      '2026-01-01\n',
+      ' 2026-01-01',
+      '2026/01/01',
+      '2026-0a-01',
+      // The characters on either side of the digits: '/' and ':'.
+      '2026-0:-01',
+      '2026-01-/1',
+      '20:6-01-01',
+      '/026-01-01',
+      '+2026-01-1',
+      '２０２６-01-01',
+      '',
+    ])
+      assert.equal(isDay(day), false, JSON.stringify(day));
+    // The reference: the pattern, then Date's own reading of the same parts, for years 1 to 9999.
+    const reference = (text: string): boolean => {
+      const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+      if (!match || Number(match[1]) < 1) return false;
+      const date = new Date(0);
+      date.setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+      return date.toISOString().slice(-24, -14) === text;
+    };
+    const twoDigits = fc.integer({ min: 0, max: 99 }).map((n) => String(n).padStart(2, '0'));
+    const shaped = fc
+      .tuple(fc.integer({ min: 0, max: 9999 }), twoDigits, twoDigits)
+      .map(([year, month, date]) => `${String(year).padStart(4, '0')}-${month}-${date}`);
+    fc.assert(
+      fc.property(fc.oneof(shaped, fc.string({ minLength: 10, maxLength: 10 })), (text) => {
+        assert.equal(isDay(text), reference(text), JSON.stringify(text));
+      }),
+      { numRuns: 2000 },
     );
   });
 });
