@@ -7,7 +7,7 @@ const MIGRATION_LOCK_ID = 0x636f7265; // "core"
 
 /**
  * How long the migrations may take, the wait for another process's migrations included
- * (docs/operations.md#the-database). Far above a request's COREGATE_DB_TIMEOUT_MS: an index
+ * (docs/operations.md#installing-from-a-clone). Far above a request's COREGATE_DB_TIMEOUT_MS: an index
  * built on a large table, or a slow database at start, must not fail the start.
  */
 const MIGRATION_TIMEOUT_MS = 10 * 60_000;
