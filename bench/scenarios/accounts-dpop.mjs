@@ -15,7 +15,7 @@ import { prepareHotCustomer } from './accounts.mjs';
 export const name = 'accounts-dpop';
 
 /** A DPoP read costs at most this many times a bearer read's CPU. */
-export const MAX_CPU_RATIO = 1.5;
+export const MAX_CPU_RATIO = 2;
 
 /** Measured on the deployed storage only (PostgreSQL when it is there): the replay store is its database. */
 export const onStorage = (ctx, kind) => kind === ctx.primaryStorage;
