@@ -73,7 +73,9 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+// A worker's start is a new Node process opening the database: a few seconds idle, more than 10
+// on one core of a busy host. The suite's own limit bounds the wait; this one only names what hung.
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 90_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
