@@ -38,8 +38,9 @@ export interface RunningServer {
 /**
  * On SIGTERM the process is gone within 10 s (docs/behaviour.md#graceful-shutdown). In-flight
  * requests get this long to finish; then the connections still open are cut and the process
- * exits 1 within {@link SHUTDOWN_FORCE_MS} more. The last second is the exit's own: a loaded
- * host may take hundreds of milliseconds to run a due timer and to tear the process down.
+ * exits 1 at most {@link SHUTDOWN_FORCE_MS} after the grace ended, counted from the signal: a
+ * grace timer that a loaded host ran late leaves the exit less time, not the budget more. The
+ * last second is the exit's own: tearing the process down takes time on a loaded host too.
  */
 const SHUTDOWN_GRACE_MS = 8_500;
 const SHUTDOWN_FORCE_MS = 500;
@@ -177,12 +178,13 @@ export async function serve(config: Config): Promise<number> {
       if (shuttingDown) return;
       shuttingDown = true;
       server.services.logger.info({ signal }, 'shutting down');
+      const exitBy = performance.now() + SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MS;
       const timer = setTimeout(() => {
         server.services.logger.error('in-flight requests did not finish in time; exiting');
         // Open connections would keep the process alive past the budget; a request still
         // working on the database is rolled back by it when the connection goes.
         server.app.server.closeAllConnections();
-        setTimeout(() => process.exit(1), SHUTDOWN_FORCE_MS).unref();
+        setTimeout(() => process.exit(1), Math.max(0, exitBy - performance.now())).unref();
         resolve(1);
       }, SHUTDOWN_GRACE_MS);
       timer.unref();

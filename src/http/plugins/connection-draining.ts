@@ -9,23 +9,31 @@
  *   this one's successor);
  * - a kept-alive connection with no request under way is closed only once it has been
  *   quiet for {@link QUIET_MS}, judged only after the event loop has read what clients sent
- *   (a next request that arrived while the process was busy counts). Closing every idle
- *   connection at once (Node's `closeIdleConnections()`, Fastify's `forceCloseConnections:
- *   'idle'`) races a client that is sending its next request at that moment: it sees a reset
- *   (seen with busy keep-alive clients; docs/operations.md#clients-at-the-edge-of-http). A
- *   busy client's connection is never quiet that long: its next request gets the
- *   `Connection: close` answer instead. This wait lasts at most {@link DRAIN_MS}; then Fastify closes whatever is left
- *   idle, and requests in flight go on until they are answered.
+ *   (a next request that arrived while the process was busy counts). HTTP/1.1 has no way to
+ *   tell a client "no more requests here" but the `Connection: close` of an answer, so a
+ *   connection closed between a client's answer and its next request resets that request
+ *   (RFC 9112 §9.3.1 lets clients retry it, and few do). Closing every idle connection at
+ *   once (Node's `closeIdleConnections()`, Fastify's `forceCloseConnections: 'idle'`) did that
+ *   to every busy client. A busy client's connection is seldom quiet for a second, even on
+ *   a loaded host: its next request gets the `Connection: close` answer instead — the drain
+ *   Envoy performs (`--drain-time-s`), made short because a gateway's idle connections are
+ *   mostly pooled ones that went quiet long before. The wait lasts at most {@link DRAIN_MS};
+ *   then Fastify closes whatever is left idle, and requests in flight go on until they are
+ *   answered (docs/operations.md#shutdown-and-restarts).
  */
 import type { Socket } from 'node:net';
 import { Server as NetServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { unavailable } from '../../domain/errors.js';
 
-/** A connection without a request this long is closed as idle while shutting down. */
-const QUIET_MS = 250;
+/**
+ * A connection without a request this long is closed as idle while shutting down. At 250 ms,
+ * clients sharing one loaded core with the server stalled past it between an answer and their
+ * next request, and were reset (13 in 80 busy connections, test/e2e/graceful-shutdown.test.ts).
+ */
+export const QUIET_MS = 1_000;
 /** The longest the shutdown waits for idle connections to go quiet before closing them anyway. */
-const DRAIN_MS = 2_000;
+const DRAIN_MS = 3_000;
 const POLL_MS = 20;
 
 interface Connection {

@@ -10,6 +10,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import { QUIET_MS } from '../../../src/http/plugins/connection-draining.js';
 import { QUICKEST_BACKEND } from '../../support/backends.js';
 import { createHarness, type Harness } from '../../support/harness.js';
 
@@ -102,8 +103,8 @@ describe('requests while the app is closing', { timeout: 60_000 }, () => {
     const inFlight = keepAliveGet(port, '/test/slow');
     await started;
     // Opened only now, right before closing: a connection without a request is closed as idle
-    // once it has been quiet for the plugin's QUIET_MS (250 ms of wall clock), and a loaded
-    // host took longer than that between opening them first and closing.
+    // once it has been quiet for the plugin's QUIET_MS (of wall clock), and a loaded host once
+    // took longer than that between opening them first and closing.
     const connected = accepted(h.app.server, 2);
     const gateway = await startedRequest(port, 'GET /core/accounts?customerId=c-1 HTTP/1.1\r\nHost: coregate.test\r\n');
     const token = await startedRequest(
@@ -144,9 +145,9 @@ describe('requests while the app is closing', { timeout: 60_000 }, () => {
     const answer = keepAliveGet(port, '/test/slow');
     await started;
     const closing = h.app.close();
-    // Well past QUIET_MS (250 ms, the plugin's wall clock) without a byte on the connection:
-    // the time that passes is what this test is about.
-    await sleep(600);
+    // Well past QUIET_MS (the plugin's wall clock) without a byte on the connection: the time
+    // that passes is what this test is about, and a slow host only makes it longer.
+    await sleep(QUIET_MS + 350);
     release();
     assert.deepEqual(await answer, { status: 200, connection: 'close', body: '{"done":true}' });
     await closing;
@@ -177,11 +178,11 @@ describe('requests while the app is closing', { timeout: 60_000 }, () => {
     received = '';
     // The next request reaches the kernel at once (a write to a connected socket is tried
     // straight away); then this process, which is also the server, is busy past the plugin's
-    // QUIET_MS (250 ms) and starts closing before its event loop has read a byte: by the wall
+    // QUIET_MS and starts closing before its event loop has read a byte: by the wall
     // clock the connection looks quiet, while a whole request waits on it. The wait is the
     // subject, and however slow the host it ends past QUIET_MS.
     socket.write('GET /core/accounts?customerId=c-1 HTTP/1.1\r\nHost: coregate.test\r\n\r\n');
-    while (Date.now() - answeredAt <= 300);
+    while (Date.now() - answeredAt <= QUIET_MS + 50);
     const closing = h.app.close();
     await closed;
     assert.match(received, /^HTTP\/1\.1 503 /, 'answered, not closed under the request');
@@ -223,7 +224,13 @@ describe('connections while the app is closing', { timeout: 60_000 }, () => {
     await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
     let received = '';
     socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    let closedAt = Infinity;
+    const closed = new Promise<void>((resolve) =>
+      socket.once('close', () => {
+        closedAt = Date.now();
+        resolve();
+      }),
+    );
     socket.write('GET /test/data-listeners HTTP/1.1\r\nHost: coregate.test\r\n\r\n');
     await new Promise<void>((resolve) => {
       const answered = () => {
@@ -234,16 +241,20 @@ describe('connections while the app is closing', { timeout: 60_000 }, () => {
       socket.on('data', answered);
     });
     received = '';
-    // The remaining sleeps place bytes against QUIET_MS on the plugin's wall clock: the timing is the subject.
-    await sleep(150);
     const closing = h.app.close();
-    // The last request ended 180 ms ago: without these bytes the connection would be quiet
-    // for QUIET_MS (250) at 100 ms into the shutdown, and closed under the request being sent.
-    await sleep(30);
-    socket.write('GET /core/accounts?customerId=c-1 HTTP/1.1\r\nHost: coregate.test\r\n');
-    await sleep(170);
-    socket.write('\r\n');
+    const closingAt = Date.now();
+    // The next request trickles in a header line every quarter of QUIET_MS, for more than twice
+    // QUIET_MS: counted by the clock since its last answer alone, the connection was quiet long
+    // before the request is whole, and closed under it. A slow host stretching one pause by
+    // less than three quarters of QUIET_MS does not change that.
+    socket.write('GET /core/accounts?customerId=c-1 HTTP/1.1\r\n');
+    for (let line = 0; Date.now() - closingAt < 2 * QUIET_MS + 100; line += 1) {
+      await sleep(QUIET_MS / 4);
+      socket.write(`X-Trickle-${line}: ${line}\r\n`);
+    }
+    socket.write('Host: coregate.test\r\n\r\n');
     await closed;
+    assert.ok(closedAt - closingAt > 2 * QUIET_MS, 'open for as long as bytes arrived');
     assert.match(received, /^HTTP\/1\.1 503 /);
     assert.match(received, /\r\nconnection: close\r\n/i);
     await closing;
