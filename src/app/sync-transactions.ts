@@ -67,8 +67,12 @@ export class TransactionSyncer {
     let head: KeptSyncHead | undefined;
     if (from !== 'restart') {
       head = await this.store.head(stateKey, callContext.deadline);
-      if (head?.generation !== from)
+      if (head?.generation !== from) {
+        // Deregistration deletes the kept state: a deregistered customer's cursor names nothing
+        // kept, and the answer is theirs (404), not the cursor's.
+        if (!head && !(await this.sessions.store.find(key, callContext.deadline))) throw customerNotRegistered();
         throw invalidCursor(head ? 'the cursor is older than the kept sync state' : 'no sync state is kept');
+      }
     }
     const today = utcDay(this.clock.now());
     const window: TransactionFilters = {

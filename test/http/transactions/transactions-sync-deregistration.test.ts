@@ -2,7 +2,8 @@
  * A sync racing the customer's deregistration (docs/behaviour.md#transaction-sync), on both
  * storage engines: the core's answer is held while the customer is deregistered, then
  * released; the sync answers the 404 `customer_not_registered` a deregistered customer gets
- * (never a 500 from writing under a deleted association) and nothing is kept afterwards.
+ * (never a 500 from writing under a deleted association) and nothing is kept afterwards. A
+ * customer deregistered before syncing again with its cursor gets that 404 too.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -130,6 +131,14 @@ for (const backend of BACKENDS) {
       h.clock.advance(86_400);
       await freshToken(h, ada);
       assertNotRegistered(await raced(ada, first.cursor));
+      assert.equal(await keptStates(ada), 0);
+    });
+
+    it('a customer deregistered before its next sync answers 404 with the cursor it was given, not invalid_cursor', async () => {
+      const ada = await registeredCustomer(h, 'tx-gone-before');
+      const first = await syncAll(h, ada, CHECKING, undefined, 500);
+      await deregister(ada);
+      assertNotRegistered(await syncTransactions(h, ada, { accountId: CHECKING, cursor: first.cursor, count: 500 }));
       assert.equal(await keptStates(ada), 0);
     });
   });
