@@ -137,7 +137,7 @@ for (const release of FINERACT_RELEASES) {
       assert.deepEqual(pending, { transactions: [], nextCursor: null });
     });
 
-    it('lists a loan: the disbursement as a debit, repayments as credits, a reversal by hand kept as reversed', async () => {
+    it('lists a loan: the disbursement as a debit, repayments as credits, what is owed after each, a reversal by hand kept as reversed', async () => {
       const { records } = await allPages(core, session, {
         accountId: 'loan-21',
         fromDate: '2025-09-01',
@@ -147,13 +147,21 @@ for (const release of FINERACT_RELEASES) {
       });
       assert.deepEqual([...records].sort(compareNewestFirst), records);
       const shown = (record: TransactionRecord) =>
-        [record.bookingDate, record.type, record.creditDebit, record.amount, record.reversed].join(' ');
+        [
+          record.bookingDate,
+          record.type,
+          record.creditDebit,
+          record.amount,
+          record.reversed,
+          record.runningBalance,
+        ].join(' ');
+      // Owed after each: the principal less each repayment's principal portion (amount less interest).
       assert.deepEqual(records.map(shown).sort(), [
-        '2025-09-15 disbursement D 6000 false',
-        '2025-12-15 repayment C 193.32 false',
-        '2026-01-15 repayment C 193.32 false',
-        '2026-02-15 repayment C 193.32 false',
-        '2026-02-15 repayment C 193.32 true',
+        '2025-09-15 disbursement D 6000 false 6000',
+        '2025-12-15 repayment C 193.32 false 5852.08',
+        '2026-01-15 repayment C 193.32 false 5702.96',
+        '2026-02-15 repayment C 193.32 false 5552.69',
+        '2026-02-15 repayment C 193.32 true ',
       ]);
     });
 

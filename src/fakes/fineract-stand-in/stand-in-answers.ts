@@ -262,6 +262,7 @@ export class StandInAnswers {
             currency: CURRENCY,
             amount: transaction.amount,
             manuallyReversed: transaction.manuallyReversed ?? false,
+            outstandingLoanBalance: outstandingBalances(loan).get(transaction.id),
           },
           { interestPortion: transaction.interestPortion },
         ),
@@ -271,28 +272,64 @@ export class StandInAnswers {
   }
 }
 
-const balances = new WeakMap<StandInSavings, ReadonlyMap<number, number>>();
+interface DatedTransaction {
+  readonly id: number;
+  readonly date: WireDate;
+}
+
+const balances = new WeakMap<readonly DatedTransaction[], ReadonlyMap<number, number>>();
 
 /**
- * Each transaction's `runningBalance` (`running_balance_derived`): the account's balance after
- * it, in value date and id order, counting the transactions not reversed; a reversed one keeps
- * the balance before it. Amounts are cents-exact in the demo data, so the sums are rounded to cents.
+ * Each transaction's balance after it, in value date and id order: `move` is how a transaction
+ * not reversed moves it, and a reversed one keeps the balance before it. Amounts are cents-exact
+ * in the demo data, so the sums are rounded to cents.
  */
-function runningBalances(account: StandInSavings): ReadonlyMap<number, number> {
-  let made = balances.get(account);
+function balancesAfter<T extends DatedTransaction>(
+  transactions: readonly T[],
+  reversed: (transaction: T) => boolean,
+  move: (transaction: T) => number,
+): ReadonlyMap<number, number> {
+  let made = balances.get(transactions);
   if (!made) {
-    const ordered = [...account.transactions].sort(
+    const ordered = [...transactions].sort(
       (a, b) => a.date[0] - b.date[0] || a.date[1] - b.date[1] || a.date[2] - b.date[2] || a.id - b.id,
     );
     const map = new Map<number, number>();
     let balance = 0;
     for (const transaction of ordered) {
-      if (!transaction.reversed)
-        balance = Math.round((balance + (transaction.kind === 'withdrawal' ? -1 : 1) * transaction.amount) * 100) / 100;
+      if (!reversed(transaction)) balance = Math.round((balance + move(transaction)) * 100) / 100;
       map.set(transaction.id, balance);
     }
     made = map;
-    balances.set(account, made);
+    balances.set(transactions, made);
   }
   return made;
+}
+
+/** Each savings transaction's `runningBalance` (`running_balance_derived`): the account's balance after it. */
+function runningBalances(account: StandInSavings): ReadonlyMap<number, number> {
+  return balancesAfter(
+    account.transactions,
+    (transaction) => transaction.reversed === true,
+    (transaction) => (transaction.kind === 'withdrawal' ? -1 : 1) * transaction.amount,
+  );
+}
+
+/**
+ * Each loan transaction's `outstandingLoanBalance`, as Fineract's `Loan.updateLoanOutstandingBalances`
+ * derives it (fineract-loan/…/loanaccount/domain/Loan.java, 1.9.0, 1.10.1 and develop): over the
+ * transactions not reversed, in date order, a disbursement adds its amount and any other takes off
+ * its principal portion (here the amount less its interest portion: the demo loans carry no fees).
+ * A reversed row keeps the balance before it; Fineract leaves whatever it held when reversed, and
+ * coregate reads no balance from a reversed row.
+ */
+function outstandingBalances(loan: StandInLoan): ReadonlyMap<number, number> {
+  return balancesAfter(
+    loan.transactions,
+    (transaction) => transaction.manuallyReversed === true,
+    (transaction) =>
+      transaction.kind === 'disbursement'
+        ? transaction.amount
+        : -(transaction.amount - (transaction.interestPortion ?? 0)),
+  );
 }
