@@ -165,6 +165,39 @@ for (const release of FINERACT_RELEASES) {
       ]);
     });
 
+    it('types fees, a charge, a dividend and the legs of transfers, with their direction and running balance', async () => {
+      const { records } = await allPages(core, session, {
+        accountId: 'savings-12',
+        fromDate: '2026-01-01',
+        toDate: '2026-02-28',
+        status: 'both',
+        limit: 100,
+      });
+      const shown = (record: TransactionRecord) =>
+        [record.bookingDate, record.type, record.creditDebit, record.amount, record.description, record.reversed].join(
+          ' ',
+        );
+      assert.deepEqual(records.map(shown), [
+        '2026-02-28 interest C 56.85 Interest posting false',
+        '2026-02-20 transfer D 80 Withdrawal false',
+        '2026-02-14 fee D 1.5 Withdrawal fee false',
+        '2026-02-14 withdrawal D 200 Withdrawal false',
+        '2026-02-10 interest C 10 Interest posting true',
+        '2026-02-03 transfer C 300 Deposit false',
+        '2026-01-31 interest C 56.1 Interest posting false',
+        '2026-01-20 other C 12.5 Dividend Payout false',
+        '2026-01-12 fee D 4 Pay Charge false',
+        '2026-01-05 fee D 25 Annual fee false',
+      ]);
+      // Each row's balance moves by its own amount, in its direction, from the row before it (reversed ones have none).
+      const counted = [...records].reverse().filter((record) => !record.reversed);
+      for (let index = 1; index < counted.length; index += 1) {
+        const { amount, creditDebit, runningBalance } = counted[index]!;
+        const moved = (creditDebit === 'C' ? 1 : -1) * amount;
+        assert.equal(Math.round((counted[index - 1]!.runningBalance! + moved) * 100) / 100, runningBalance);
+      }
+    });
+
     it("lists a fixed deposit from the deposit's own answer, and refuses an account not the session's", async () => {
       const chloe = (await core.startSession({ kind: 'customerKey', customerKey: '3' }, ctx)).delegateReferenceId;
       const page = await core.listTransactions(

@@ -13,6 +13,7 @@ import {
   pad,
   savingsStatus,
   savingsTransactionType,
+  isSavingsDebit,
   withOptional,
   type Json,
 } from './wire-shapes.js';
@@ -163,7 +164,7 @@ export class StandInAnswers {
 
   /** One row of a savings account's transactions (`SavingsAccountTransactionsMapper`), as listed and as searched. */
   savingsTransaction(account: StandInSavings, transaction: StandInSavings['transactions'][number]): Json {
-    return {
+    const row: Json = {
       id: transaction.id,
       transactionType: savingsTransactionType(transaction.kind),
       accountId: account.id,
@@ -176,6 +177,17 @@ export class StandInAnswers {
       submittedOnDate: this.date(transaction.date),
       interestedPostedAsOn: false,
     };
+    // `AccountTransferData.transferBasicDetails`: Gson leaves out its null fields.
+    if (transaction.transfer)
+      row.transfer = {
+        id: transaction.transfer.id,
+        reversed: transaction.reversed ?? false,
+        currency: CURRENCY,
+        transferAmount: transaction.amount,
+        transferDate: this.date(transaction.date),
+        transferDescription: transaction.transfer.description,
+      };
+    return row;
   }
 
   termDeposit(client: StandInClient, account: StandInSavings, withTransactions: boolean): Json {
@@ -311,7 +323,7 @@ function runningBalances(account: StandInSavings): ReadonlyMap<number, number> {
   return balancesAfter(
     account.transactions,
     (transaction) => transaction.reversed === true,
-    (transaction) => (transaction.kind === 'withdrawal' ? -1 : 1) * transaction.amount,
+    (transaction) => (isSavingsDebit(transaction.kind) ? -1 : 1) * transaction.amount,
   );
 }
 

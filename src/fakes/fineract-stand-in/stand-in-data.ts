@@ -18,12 +18,25 @@ interface StandInIdentifier {
   readonly active: boolean;
 }
 
+/** The `SavingsAccountTransactionType`s the stand-in holds, by their code's last part. */
+export const SAVINGS_TRANSACTION_KINDS = [
+  'deposit',
+  'withdrawal',
+  'interestPosting',
+  'withdrawalFee',
+  'annualFee',
+  'payCharge',
+  'dividendPayout',
+] as const;
+
 interface StandInSavingsTransaction {
   readonly id: number;
-  readonly kind: 'deposit' | 'withdrawal' | 'interestPosting';
+  readonly kind: (typeof SAVINGS_TRANSACTION_KINDS)[number];
   readonly date: WireDate;
   readonly amount: number;
   readonly reversed?: boolean;
+  /** One leg of an account transfer: the row carries `transfer` (`m_account_transfer_transaction`). */
+  readonly transfer?: { readonly id: number; readonly description: string };
 }
 
 export interface StandInSavings {
@@ -163,6 +176,25 @@ export const DEMO_CLIENTS: readonly StandInClient[] = Object.freeze([
           { id: 1204, kind: 'interestPosting', date: [2026, 2, 10], amount: 10, reversed: true },
           { id: 1205, kind: 'interestPosting', date: [2026, 2, 28], amount: 56.85 },
           { id: 1206, kind: 'withdrawal', date: [2026, 2, 14], amount: 200 },
+          // A fee, a charge, a dividend and both legs' kinds of a transfer: every other type the search is asked for.
+          { id: 1207, kind: 'annualFee', date: [2026, 1, 5], amount: 25 },
+          { id: 1208, kind: 'withdrawalFee', date: [2026, 2, 14], amount: 1.5 },
+          { id: 1209, kind: 'payCharge', date: [2026, 1, 12], amount: 4 },
+          { id: 1210, kind: 'dividendPayout', date: [2026, 1, 20], amount: 12.5 },
+          {
+            id: 1211,
+            kind: 'deposit',
+            date: [2026, 2, 3],
+            amount: 300,
+            transfer: { id: 71, description: 'from current account' },
+          },
+          {
+            id: 1212,
+            kind: 'withdrawal',
+            date: [2026, 2, 20],
+            amount: 80,
+            transfer: { id: 72, description: 'to current account' },
+          },
         ],
       },
     ],

@@ -11,10 +11,8 @@
  * The search does not look the account up: an unknown id is an empty page.
  */
 import type { StandInSavings } from './stand-in-data.js';
-import { fineractError, Refusal, type Json } from './wire-shapes.js';
+import { fineractError, Refusal, savingsTransactionTypeId, type Json } from './wire-shapes.js';
 
-/** `SavingsAccountTransactionType` ids of the kinds the stand-in holds. */
-const TYPE_IDS = { deposit: 1, withdrawal: 2, interestPosting: 3 } as const;
 const DEFAULT_PAGE_SIZE = 50;
 /** The sortable properties the stand-in knows, by the names `SearchUtil.validateToJdbcColumnName` accepts. */
 const SORT_KEYS: Readonly<Record<string, 'date' | 'id'>> = {
@@ -125,7 +123,7 @@ export function searchSavingsTransactions(
     return (
       (from === undefined || key >= from) &&
       (to === undefined || key <= to) &&
-      (types === undefined || types.includes(String(TYPE_IDS[transaction.kind])))
+      (types === undefined || types.includes(String(savingsTransactionTypeId(transaction.kind))))
     );
   });
   const keys = properties ?? ['transaction_date', 'created_date', 'id'];

@@ -2,7 +2,13 @@
  * Fineract's wire shapes as the stand-in writes them (docs/cores/fineract.md#wire-shape):
  * error bodies, status and type enums, and Gson's habit of leaving out null fields.
  */
-import { LOAN_TRANSACTION_KINDS, type StandInClient, type StandInLoan, type StandInSavings } from './stand-in-data.js';
+import {
+  LOAN_TRANSACTION_KINDS,
+  type SAVINGS_TRANSACTION_KINDS,
+  type StandInClient,
+  type StandInLoan,
+  type StandInSavings,
+} from './stand-in-data.js';
 import type { ReleaseBehaviour } from './releases.js';
 
 type LoanTransactionKind = (typeof LOAN_TRANSACTION_KINDS)[number];
@@ -122,16 +128,46 @@ export function withOptional(body: Json, optional: Json): Json {
   return body;
 }
 
-export function savingsTransactionType(kind: 'deposit' | 'withdrawal' | 'interestPosting'): Json {
-  const ids = { deposit: 1, withdrawal: 2, interestPosting: 3 };
+type SavingsTransactionKind = (typeof SAVINGS_TRANSACTION_KINDS)[number];
+
+/**
+ * `SavingsAccountTransactionType` ids and the value `SavingsEnumerations.transactionType` gives
+ * each (fineract-core/…/portfolio/savings/, the same on 1.9.0, 1.10.1 and develop).
+ */
+const SAVINGS_TRANSACTION_TYPES: Readonly<Record<SavingsTransactionKind, readonly [id: number, value: string]>> = {
+  deposit: [1, 'Deposit'],
+  withdrawal: [2, 'Withdrawal'],
+  interestPosting: [3, 'Interest posting'],
+  withdrawalFee: [4, 'Withdrawal fee'],
+  annualFee: [5, 'Annual fee'],
+  payCharge: [7, 'Pay Charge'],
+  dividendPayout: [8, 'Dividend Payout'],
+};
+
+export function savingsTransactionTypeId(kind: SavingsTransactionKind): number {
+  return SAVINGS_TRANSACTION_TYPES[kind][0];
+}
+
+/** Whether a kind takes money out of the account (`TransactionEntryType.DEBIT`). */
+export function isSavingsDebit(kind: SavingsTransactionKind): boolean {
+  return kind === 'withdrawal' || kind === 'withdrawalFee' || kind === 'annualFee' || kind === 'payCharge';
+}
+
+/**
+ * A savings transaction's `transactionType`: `SavingsAccountTransactionEnumData`, its flags set
+ * from the id as its constructor sets them (the ones of types the stand-in never holds stay false).
+ */
+export function savingsTransactionType(kind: SavingsTransactionKind): Json {
+  const [id, value] = SAVINGS_TRANSACTION_TYPES[kind];
   return {
-    id: ids[kind],
-    code: `savingsAccountTransactionType.${kind === 'interestPosting' ? 'interest.posting' : kind}`,
-    value: kind === 'interestPosting' ? 'Interest Posting' : kind[0]!.toUpperCase() + kind.slice(1),
+    id,
+    code: `savingsAccountTransactionType.${kind}`,
+    value,
     deposit: kind === 'deposit',
+    dividendPayout: kind === 'dividendPayout',
     withdrawal: kind === 'withdrawal',
     interestPosting: kind === 'interestPosting',
-    feeDeduction: false,
+    feeDeduction: kind === 'annualFee' || kind === 'withdrawalFee' || kind === 'payCharge',
   };
 }
 
