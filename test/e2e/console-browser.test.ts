@@ -36,7 +36,9 @@ async function screenshot(page: Page, name: string): Promise<void> {
   if (SCREENSHOTS) await page.screenshot({ path: join(ROOT, 'docs', 'images', `console-${name}.png`) });
 }
 
-describe('operator console in a browser', { timeout: 120_000 }, () => {
+// Chromium and a server: 79 s pinned to one core with another run on the other (two runs side
+// by side); 240 s leaves a host half as fast room.
+describe('operator console in a browser', { timeout: 240_000 }, () => {
   let data: { dir: string; remove: () => void };
   let server: ServerProcess;
   let env: Record<string, string>;
