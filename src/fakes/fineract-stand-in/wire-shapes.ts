@@ -131,26 +131,28 @@ export function withOptional(body: Json, optional: Json): Json {
 type SavingsTransactionKind = (typeof SAVINGS_TRANSACTION_KINDS)[number];
 
 /**
- * `SavingsAccountTransactionType` ids and the value `SavingsEnumerations.transactionType` gives
- * each (fineract-core/…/portfolio/savings/, the same on 1.9.0, 1.10.1 and develop).
+ * `SavingsAccountTransactionType` ids, entry types, and the value `SavingsEnumerations.transactionType`
+ * gives each (fineract-core/…/portfolio/savings/, the same on 1.9.0, 1.10.1 and develop).
  */
-const SAVINGS_TRANSACTION_TYPES: Readonly<Record<SavingsTransactionKind, readonly [id: number, value: string]>> = {
-  deposit: [1, 'Deposit'],
-  withdrawal: [2, 'Withdrawal'],
-  interestPosting: [3, 'Interest posting'],
-  withdrawalFee: [4, 'Withdrawal fee'],
-  annualFee: [5, 'Annual fee'],
-  payCharge: [7, 'Pay Charge'],
-  dividendPayout: [8, 'Dividend Payout'],
+const SAVINGS_TRANSACTION_TYPES: Readonly<
+  Record<SavingsTransactionKind, readonly [id: number, entry: 'CREDIT' | 'DEBIT', value: string]>
+> = {
+  deposit: [1, 'CREDIT', 'Deposit'],
+  withdrawal: [2, 'DEBIT', 'Withdrawal'],
+  interestPosting: [3, 'CREDIT', 'Interest posting'],
+  withdrawalFee: [4, 'DEBIT', 'Withdrawal fee'],
+  annualFee: [5, 'DEBIT', 'Annual fee'],
+  payCharge: [7, 'DEBIT', 'Pay Charge'],
+  dividendPayout: [8, 'CREDIT', 'Dividend Payout'],
 };
 
 export function savingsTransactionTypeId(kind: SavingsTransactionKind): number {
   return SAVINGS_TRANSACTION_TYPES[kind][0];
 }
 
-/** Whether a kind takes money out of the account (`TransactionEntryType.DEBIT`). */
+/** Whether a kind takes money out of the account (its `TransactionEntryType` is `DEBIT`). */
 export function isSavingsDebit(kind: SavingsTransactionKind): boolean {
-  return kind === 'withdrawal' || kind === 'withdrawalFee' || kind === 'annualFee' || kind === 'payCharge';
+  return SAVINGS_TRANSACTION_TYPES[kind][1] === 'DEBIT';
 }
 
 /**
@@ -158,7 +160,7 @@ export function isSavingsDebit(kind: SavingsTransactionKind): boolean {
  * from the id as its constructor sets them (the ones of types the stand-in never holds stay false).
  */
 export function savingsTransactionType(kind: SavingsTransactionKind): Json {
-  const [id, value] = SAVINGS_TRANSACTION_TYPES[kind];
+  const [id, , value] = SAVINGS_TRANSACTION_TYPES[kind];
   return {
     id,
     code: `savingsAccountTransactionType.${kind}`,
